@@ -1,0 +1,47 @@
+# lidarsim — top-level entry points.
+#   make        build (Release) -> build/lidarsim
+#   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
+#   make test   install Debian packages, build, run ctest normally and under ASan+UBSan
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+DEB_PKGS   = cmake make gcc libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
+             libpng-dev python3 python3-numpy
+PY         = /usr/bin/python3
+
+.PHONY: all build deps demo test test-release test-asan bench clean
+
+all: build
+
+build:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build -j $(JOBS)
+
+# Install only what is missing, so repeated runs need no network.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+
+demo: deps build
+	mkdir -p out/demo
+	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --stats
+
+test: deps test-release test-asan
+
+test-release: build
+	cd build && ctest --output-on-failure -j $(JOBS)
+
+test-asan:
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSIM_SANITIZE=ON >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE slow
+
+bench: build
+	build/lidarsim bench
+
+clean:
+	rm -rf build build-asan out

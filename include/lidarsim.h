@@ -1,0 +1,209 @@
+/*
+ * lidarsim — LiDAR and time-of-flight sensor simulator.
+ *
+ * The one public header. Conventions:
+ *   - opaque handles, created and destroyed in pairs (lsim_X_create / lsim_X_destroy);
+ *   - every call returns an lsim_status; on failure the context's last-error text
+ *     (lsim_context_last_error) names the file, line, key or value at fault and what to do;
+ *   - units: metres, seconds; angles in degrees at this interface (radians inside);
+ *   - world frame REP-103: x forward, y left, z up; rotations are roll, pitch, yaw in degrees,
+ *     R = Rz(yaw) * Ry(pitch) * Rx(roll).
+ *
+ * Typical use:
+ *   lsim_context *ctx;  lsim_context_create(&ctx);
+ *   lsim_scene *scene;  lsim_sensor *sensor;
+ *   lsim_scene_load(ctx, "street.yaml", &scene, &sensor);
+ *   lsim_scan_options opt;  lsim_scan_options_init(&opt);
+ *   lsim_points *pts;   lsim_scene_scan(scene, sensor, &opt, &pts);
+ *   lsim_points_write(pts, "out.pcd", LSIM_FORMAT_AUTO);
+ *   lsim_points_destroy(pts); lsim_sensor_destroy(sensor); lsim_scene_destroy(scene);
+ *   lsim_context_destroy(ctx);
+ */
+#ifndef LIDARSIM_H
+#define LIDARSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LSIM_VERSION_MAJOR 0
+#define LSIM_VERSION_MINOR 1
+#define LSIM_VERSION_PATCH 0
+
+typedef enum lsim_status {
+    LSIM_OK = 0,
+    LSIM_ERR_INVALID_ARGUMENT = 1, /* a value passed in is out of range or NULL */
+    LSIM_ERR_IO = 2,               /* a file could not be read or written */
+    LSIM_ERR_PARSE = 3,            /* a file's content is malformed (file:line in the message) */
+    LSIM_ERR_OUT_OF_MEMORY = 4,
+    LSIM_ERR_ENGINE = 5,           /* the ray-casting engine (Embree) failed */
+    LSIM_ERR_NOT_FOUND = 6,        /* a named preset, material, file or field does not exist */
+    LSIM_ERR_STATE = 7             /* call made in the wrong order (e.g. scan before commit) */
+} lsim_status;
+
+/* Human-readable name of a status code (static string). */
+const char *lsim_status_string(lsim_status status);
+
+/* ---------------------------------------------------------------- context */
+
+/* A context owns the last-error text. Handles created from it report errors into it.
+ * A context may be used from one thread at a time. */
+typedef struct lsim_context lsim_context;
+
+lsim_status lsim_context_create(lsim_context **out_ctx);
+void lsim_context_destroy(lsim_context *ctx);
+/* Last error message ("" if none). Valid until the next failing call on this context. */
+const char *lsim_context_last_error(const lsim_context *ctx);
+lsim_status lsim_context_last_status(const lsim_context *ctx);
+
+/* ---------------------------------------------------------------- sensor */
+
+typedef struct lsim_sensor lsim_sensor;
+
+/* Names of the built-in presets, NULL-terminated (static). */
+const char *const *lsim_sensor_preset_names(void);
+/* One-line description of a preset (static), or NULL if unknown. */
+const char *lsim_sensor_preset_description(const char *name);
+
+lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out);
+/* Rotating multi-channel lidar: `channels` elevations (degrees), `columns` firings per revolution. */
+lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const double *elevations_deg,
+                                        int columns, double rate_hz, lsim_sensor **out);
+/* Planar (2-D) scanner: `steps` beams evenly over `fov_deg` in the sensor's xy plane. */
+lsim_status lsim_sensor_create_planar(lsim_context *ctx, double fov_deg, int steps, double rate_hz,
+                                      lsim_sensor **out);
+/* Time-of-flight camera (pinhole), one beam per pixel. */
+lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, double hfov_deg,
+                                      double vfov_deg, double rate_hz, lsim_sensor **out);
+/* Arbitrary beam table. time_s and ring may be NULL (then 0 and the row index's order). */
+lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
+                                       const double *elevation_deg, const double *time_s,
+                                       const uint16_t *ring, lsim_sensor **out);
+void lsim_sensor_destroy(lsim_sensor *sensor);
+
+lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], const double rpy_deg[3]);
+lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_m);
+/* range_sigma_m: std of the Gaussian along the ray; intensity_sigma: relative std of intensity;
+ * detection_reflectance: Lambertian reflectance that is just detected at max range (sets the
+ * detection threshold of the range equation). */
+lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
+                                  double detection_reflectance);
+
+size_t lsim_sensor_beam_count(const lsim_sensor *sensor);
+/* Copy the beam table out (arrays of beam_count; any pointer may be NULL). Degrees, seconds. */
+lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
+                                  double *time_s, uint16_t *ring);
+const char *lsim_sensor_name(const lsim_sensor *sensor);
+
+/* ---------------------------------------------------------------- scene */
+
+typedef struct lsim_scene lsim_scene;
+
+/* Placement and semantics shared by every object. Initialise with lsim_object_desc_init. */
+typedef struct lsim_object_desc {
+    double position[3];      /* metres, world frame */
+    double rotation_deg[3];  /* roll, pitch, yaw */
+    double scale;            /* uniform scale, > 0 */
+    const char *material;    /* material name (NULL: "default", Lambertian 0.5) */
+    const char *label;       /* semantic class name (NULL: "unlabeled") */
+} lsim_object_desc;
+
+void lsim_object_desc_init(lsim_object_desc *desc);
+
+lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out);
+/* Load a scene file (YAML). If out_sensor is not NULL the file's `sensor:` is created too. */
+lsim_status lsim_scene_load(lsim_context *ctx, const char *path, lsim_scene **out_scene,
+                            lsim_sensor **out_sensor);
+void lsim_scene_destroy(lsim_scene *scene);
+
+lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance);
+/* Map a semantic label name to an id (overrides the SemanticKITTI defaults). */
+lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_t id);
+lsim_status lsim_scene_add_box(lsim_scene *scene, const double size[3], const lsim_object_desc *desc);
+lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_object_desc *desc);
+lsim_status lsim_scene_add_plane(lsim_scene *scene, const double size[2], const lsim_object_desc *desc);
+/* Triangle mesh from a file (OBJ, PLY, STL, glTF, ... via assimp). */
+lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_object_desc *desc);
+/* Triangle mesh from arrays (object frame, before desc's transform). */
+lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, size_t vertex_count,
+                                     const uint32_t *indices, size_t triangle_count,
+                                     const lsim_object_desc *desc);
+/* Build the acceleration structure. Called by lsim_scene_scan if needed. */
+lsim_status lsim_scene_commit(lsim_scene *scene);
+size_t lsim_scene_triangle_count(const lsim_scene *scene);
+size_t lsim_scene_object_count(const lsim_scene *scene);
+
+/* ---------------------------------------------------------------- scan */
+
+typedef enum lsim_frame { LSIM_FRAME_SENSOR = 0, LSIM_FRAME_WORLD = 1 } lsim_frame;
+
+typedef struct lsim_scan_options {
+    uint64_t seed;        /* noise seed */
+    uint32_t frame_index; /* frame counter, part of the random key */
+    int noise;            /* 1: range/intensity noise on; 0: exact geometry */
+    int threads;          /* 0: all cores */
+    lsim_frame frame;     /* coordinate frame of x, y, z, normals */
+    int keep_misses;      /* 1: write misses too (range 0, coordinates NaN) */
+} lsim_scan_options;
+
+void lsim_scan_options_init(lsim_scan_options *options);
+
+typedef struct lsim_points lsim_points;
+
+/* Scan one full frame (one revolution / pattern period / exposure). */
+lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor,
+                            const lsim_scan_options *options, lsim_points **out_points);
+
+/* ---------------------------------------------------------------- points */
+
+typedef enum lsim_field {
+    LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z, LSIM_FIELD_RANGE, LSIM_FIELD_INTENSITY,
+    LSIM_FIELD_REFLECTIVITY, LSIM_FIELD_RING, LSIM_FIELD_AZIMUTH, LSIM_FIELD_ELEVATION,
+    LSIM_FIELD_TIME, LSIM_FIELD_LABEL, LSIM_FIELD_INSTANCE, LSIM_FIELD_INCIDENCE,
+    LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ, LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN,
+    LSIM_FIELD_Z_CLEAN,
+    LSIM_FIELD_COUNT
+} lsim_field;
+
+typedef enum lsim_field_type { LSIM_TYPE_F32 = 0, LSIM_TYPE_U16 = 1, LSIM_TYPE_U32 = 2 } lsim_field_type;
+
+const char *lsim_field_name(lsim_field field);
+lsim_field_type lsim_field_get_type(lsim_field field);
+
+size_t lsim_points_count(const lsim_points *points);
+/* Column of a field: float*, uint16_t* or uint32_t* per lsim_field_get_type; count elements. */
+const void *lsim_points_column(const lsim_points *points, lsim_field field);
+void lsim_points_destroy(lsim_points *points);
+
+/* Time spent per stage of the last scan, milliseconds. */
+typedef struct lsim_scan_stats {
+    uint64_t rays, hits;
+    double load_ms, build_ms, trace_ms, shade_ms, noise_ms, write_ms, total_ms;
+} lsim_scan_stats;
+
+lsim_status lsim_points_get_stats(const lsim_points *points, lsim_scan_stats *out);
+
+typedef enum lsim_format {
+    LSIM_FORMAT_AUTO = 0, /* from the extension: .pcd .ply .bin .csv */
+    LSIM_FORMAT_PCD,      /* PCD binary */
+    LSIM_FORMAT_PCD_ASCII,
+    LSIM_FORMAT_PLY,      /* PLY binary little-endian */
+    LSIM_FORMAT_KITTI,    /* .bin x,y,z,intensity float32 + .label + label map */
+    LSIM_FORMAT_CSV
+} lsim_format;
+
+/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv". */
+lsim_status lsim_format_parse(const char *name, lsim_format *out);
+/* Write atomically (temporary file + rename); on failure no output file is left behind. */
+lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
+/* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. */
+lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *path, int pixels,
+                                       double half_extent_m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIDARSIM_H */

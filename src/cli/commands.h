@@ -1,0 +1,12 @@
+/* The lidarsim subcommands: one file each, int main-like entry points (exit codes). */
+#ifndef LSIM_CLI_COMMANDS_H
+#define LSIM_CLI_COMMANDS_H
+
+int lsim_cmd_scan(int argc, char **argv);    /* cli/cmd_scan.c */
+int lsim_cmd_presets(int argc, char **argv); /* cli/cmd_presets.c */
+int lsim_cmd_bench(int argc, char **argv);   /* cli/cmd_bench.c */
+
+/* Exit codes shared by all commands. */
+enum { LSIM_EXIT_OK = 0, LSIM_EXIT_FAILURE = 1, LSIM_EXIT_USAGE = 2 };
+
+#endif

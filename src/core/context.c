@@ -1,0 +1,49 @@
+#include "core/context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *lsim_status_string(lsim_status status)
+{
+    switch (status) {
+    case LSIM_OK: return "ok";
+    case LSIM_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case LSIM_ERR_IO: return "i/o error";
+    case LSIM_ERR_PARSE: return "parse error";
+    case LSIM_ERR_OUT_OF_MEMORY: return "out of memory";
+    case LSIM_ERR_ENGINE: return "ray-casting engine error";
+    case LSIM_ERR_NOT_FOUND: return "not found";
+    case LSIM_ERR_STATE: return "wrong state";
+    }
+    return "unknown status";
+}
+
+lsim_status lsim_context_create(lsim_context **out_ctx)
+{
+    if (!out_ctx)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return LSIM_ERR_OUT_OF_MEMORY;
+    *out_ctx = ctx;
+    return LSIM_OK;
+}
+
+void lsim_context_destroy(lsim_context *ctx) { free(ctx); }
+
+const char *lsim_context_last_error(const lsim_context *ctx) { return ctx ? ctx->last_error : ""; }
+
+lsim_status lsim_context_last_status(const lsim_context *ctx) { return ctx ? ctx->last_status : LSIM_OK; }
+
+lsim_status lsim_fail(lsim_context *ctx, lsim_status status, const char *fmt, ...)
+{
+    if (!ctx)
+        return status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    va_end(ap);
+    ctx->last_status = status;
+    return status;
+}

@@ -1,0 +1,18 @@
+/* Context: owner of the last-error text. Internal helpers to report failures. */
+#ifndef LSIM_CORE_CONTEXT_H
+#define LSIM_CORE_CONTEXT_H
+
+#include "lidarsim.h"
+
+#define LSIM_ERROR_MAX 2048
+
+struct lsim_context {
+    lsim_status last_status;
+    char last_error[LSIM_ERROR_MAX];
+};
+
+/* Record a failure (printf-style message) and return `status`. ctx may be NULL. */
+lsim_status lsim_fail(lsim_context *ctx, lsim_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,14 @@
+/* Bounded string helpers. */
+#ifndef LSIM_CORE_TEXT_H
+#define LSIM_CORE_TEXT_H
+
+#include <stddef.h>
+
+/* Copy with truncation, always NUL-terminated. */
+void lsim_strlcpy(char *dst, const char *src, size_t size);
+/* Duplicate a string (NULL on allocation failure). */
+char *lsim_strdup(const char *s);
+/* Case-sensitive suffix test. */
+int lsim_ends_with(const char *s, const char *suffix);
+
+#endif

@@ -1,0 +1,113 @@
+#include "points/points.h"
+
+#include "core/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    lsim_field_type type;
+} field_table[LSIM_FIELD_COUNT] = {
+    [LSIM_FIELD_X] = {"x", LSIM_TYPE_F32},
+    [LSIM_FIELD_Y] = {"y", LSIM_TYPE_F32},
+    [LSIM_FIELD_Z] = {"z", LSIM_TYPE_F32},
+    [LSIM_FIELD_RANGE] = {"range", LSIM_TYPE_F32},
+    [LSIM_FIELD_INTENSITY] = {"intensity", LSIM_TYPE_F32},
+    [LSIM_FIELD_REFLECTIVITY] = {"reflectivity", LSIM_TYPE_F32},
+    [LSIM_FIELD_RING] = {"ring", LSIM_TYPE_U16},
+    [LSIM_FIELD_AZIMUTH] = {"azimuth", LSIM_TYPE_F32},
+    [LSIM_FIELD_ELEVATION] = {"elevation", LSIM_TYPE_F32},
+    [LSIM_FIELD_TIME] = {"time", LSIM_TYPE_F32},
+    [LSIM_FIELD_LABEL] = {"label", LSIM_TYPE_U32},
+    [LSIM_FIELD_INSTANCE] = {"instance", LSIM_TYPE_U32},
+    [LSIM_FIELD_INCIDENCE] = {"incidence", LSIM_TYPE_F32},
+    [LSIM_FIELD_NX] = {"nx", LSIM_TYPE_F32},
+    [LSIM_FIELD_NY] = {"ny", LSIM_TYPE_F32},
+    [LSIM_FIELD_NZ] = {"nz", LSIM_TYPE_F32},
+    [LSIM_FIELD_X_CLEAN] = {"x_clean", LSIM_TYPE_F32},
+    [LSIM_FIELD_Y_CLEAN] = {"y_clean", LSIM_TYPE_F32},
+    [LSIM_FIELD_Z_CLEAN] = {"z_clean", LSIM_TYPE_F32},
+};
+
+const char *lsim_field_name(lsim_field field)
+{
+    return (unsigned)field < LSIM_FIELD_COUNT ? field_table[field].name : NULL;
+}
+
+lsim_field_type lsim_field_get_type(lsim_field field)
+{
+    return (unsigned)field < LSIM_FIELD_COUNT ? field_table[field].type : LSIM_TYPE_F32;
+}
+
+size_t lsim_field_size(lsim_field field)
+{
+    switch (lsim_field_get_type(field)) {
+    case LSIM_TYPE_U16: return 2;
+    case LSIM_TYPE_U32: return 4;
+    case LSIM_TYPE_F32: return 4;
+    }
+    return 4;
+}
+
+lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **out)
+{
+    lsim_points *p = calloc(1, sizeof *p);
+    if (!p)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating a point buffer");
+    p->ctx = ctx;
+    p->capacity = capacity;
+    size_t n = capacity ? capacity : 1;
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f) {
+        p->column[f] = malloc(n * lsim_field_size((lsim_field)f));
+        if (!p->column[f]) {
+            lsim_points_destroy(p);
+            return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
+                             "out of memory allocating %zu points (reduce the beam count)", capacity);
+        }
+    }
+    *out = p;
+    return LSIM_OK;
+}
+
+lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count)
+{
+    free(points->labels);
+    points->labels = NULL;
+    points->label_count = 0;
+    if (count == 0)
+        return LSIM_OK;
+    points->labels = malloc(count * sizeof *labels);
+    if (!points->labels)
+        return lsim_fail(points->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory copying the label map");
+    memcpy(points->labels, labels, count * sizeof *labels);
+    points->label_count = count;
+    return LSIM_OK;
+}
+
+void lsim_points_destroy(lsim_points *points)
+{
+    if (!points)
+        return;
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
+        free(points->column[f]);
+    free(points->labels);
+    free(points);
+}
+
+size_t lsim_points_count(const lsim_points *points) { return points ? points->count : 0; }
+
+const void *lsim_points_column(const lsim_points *points, lsim_field field)
+{
+    if (!points || (unsigned)field >= LSIM_FIELD_COUNT)
+        return NULL;
+    return points->column[field];
+}
+
+lsim_status lsim_points_get_stats(const lsim_points *points, lsim_scan_stats *out)
+{
+    if (!points || !out)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    *out = points->stats;
+    return LSIM_OK;
+}

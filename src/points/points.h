@@ -1,0 +1,36 @@
+/* The point buffer: user-facing columns, structure of arrays. Writers read only this. */
+#ifndef LSIM_POINTS_POINTS_H
+#define LSIM_POINTS_POINTS_H
+
+#include "lidarsim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* id -> name of a semantic class, for label-map files. */
+typedef struct lsim_label_entry { uint32_t id; char name[64]; } lsim_label_entry;
+
+struct lsim_points {
+    lsim_context *ctx;
+    size_t count;
+    size_t capacity;
+    /* One pointer per lsim_field, in enum order; element type per lsim_field_get_type. */
+    void *column[LSIM_FIELD_COUNT];
+    lsim_scan_stats stats;
+    lsim_label_entry *labels; /* classes present in the scene, sorted by id */
+    size_t label_count;
+};
+
+/* Allocate a buffer for `capacity` points (count = 0). */
+lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **out);
+/* Set the label map (copied). */
+lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count);
+
+static inline float *lsim_points_f32(lsim_points *p, lsim_field f) { return (float *)p->column[f]; }
+static inline uint16_t *lsim_points_u16(lsim_points *p, lsim_field f) { return (uint16_t *)p->column[f]; }
+static inline uint32_t *lsim_points_u32(lsim_points *p, lsim_field f) { return (uint32_t *)p->column[f]; }
+
+/* Size in bytes of one element of a field. */
+size_t lsim_field_size(lsim_field field);
+
+#endif

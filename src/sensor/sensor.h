@@ -1,0 +1,88 @@
+/* Sensors: the beam pattern of one frame, the pose, range limits and noise settings. */
+#ifndef LSIM_SENSOR_SENSOR_H
+#define LSIM_SENSOR_SENSOR_H
+
+#include "lidarsim.h"
+#include "core/vec.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum lsim_sensor_kind {
+    LSIM_SENSOR_ROTATING = 0, /* multi-channel spinning lidar */
+    LSIM_SENSOR_PLANAR,       /* 2-D scanner in the sensor's xy plane */
+    LSIM_SENSOR_CAMERA,       /* ToF camera, pinhole, one beam per pixel */
+    LSIM_SENSOR_PATTERN,      /* explicit beam table (file or arrays) */
+    LSIM_SENSOR_ROSETTE       /* non-repetitive rosette (Livox risley prisms) */
+} lsim_sensor_kind;
+
+/* Plain description of a sensor, filled from a preset, the API or a scene file.
+ * Angles in degrees, as a user writes them. */
+typedef struct lsim_sensor_spec {
+    lsim_sensor_kind kind;
+    char name[64];
+    /* rotating */
+    int channels;
+    double *elevations_deg;   /* owned, `channels` values, ring i = elevations_deg[i] */
+    int columns;              /* firings per revolution */
+    /* planar */
+    double fov_deg;
+    int steps;
+    /* camera */
+    int width, height;
+    double hfov_deg, vfov_deg;
+    /* rosette */
+    int rosette_points;       /* beams per frame */
+    double rosette_fov_deg;   /* full circular field of view */
+    double rosette_hz[2];     /* prism rotation rates (opposite signs) */
+    /* pattern */
+    size_t pattern_count;
+    double *pattern_azimuth_deg, *pattern_elevation_deg, *pattern_time_s; /* owned */
+    uint16_t *pattern_ring;                                               /* owned */
+    /* common */
+    double rate_hz;           /* frames per second */
+    double range_min, range_max;
+    double range_sigma;       /* metres, Gaussian along the ray */
+    double intensity_sigma;   /* relative std of intensity */
+    double detection_reflectance; /* Lambertian reflectance detected just at range_max */
+} lsim_sensor_spec;
+
+/* The beams of one frame, structure of arrays, in the sensor frame. */
+typedef struct lsim_beams {
+    size_t count;
+    float *azimuth;   /* radians, atan2(y, x) of the direction */
+    float *elevation; /* radians */
+    float *time;      /* seconds from the start of the frame */
+    uint16_t *ring;
+    float *dx, *dy, *dz; /* unit direction */
+} lsim_beams;
+
+struct lsim_sensor {
+    lsim_context *ctx;
+    lsim_sensor_spec spec;
+    lsim_beams beams;
+    lsim_pose pose; /* sensor -> world */
+    double position[3], rotation_deg[3];
+};
+
+/* Defaults every spec starts from (no beams). */
+void lsim_sensor_spec_defaults(lsim_sensor_spec *spec);
+/* Fill `spec` from a built-in preset; LSIM_ERR_NOT_FOUND (with the valid names) if unknown. */
+lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, lsim_sensor_spec *spec);
+/* Deep copy / free the owned arrays of a spec. */
+lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src, lsim_sensor_spec *dst);
+void lsim_sensor_spec_free(lsim_sensor_spec *spec);
+/* Check every value of a spec; the message names the offending key. */
+lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec *spec);
+
+/* Read a beam table CSV (header naming azimuth_deg, elevation_deg[, time_s, ring]) into spec. */
+lsim_status lsim_pattern_file_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec);
+
+/* Generate the beams of one frame from a validated spec. */
+lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec, lsim_beams *beams);
+void lsim_beams_free(lsim_beams *beams);
+
+/* Create a sensor handle that takes ownership of `spec` (validated, beams generated). */
+lsim_status lsim_sensor_create_from_spec(lsim_context *ctx, lsim_sensor_spec *spec, lsim_sensor **out);
+
+#endif

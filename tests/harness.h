@@ -1,0 +1,53 @@
+/* Minimal test harness: CHECK macros that report file:line and keep going, then a summary. */
+#ifndef LSIM_TEST_HARNESS_H
+#define LSIM_TEST_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int lsim_test_failures = 0;
+static int lsim_test_checks = 0;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        ++lsim_test_checks;                                                             \
+        if (!(cond)) {                                                                  \
+            ++lsim_test_failures;                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+        }                                                                               \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                           \
+    do {                                                                                \
+        ++lsim_test_checks;                                                             \
+        double va_ = (double)(a), vb_ = (double)(b);                                    \
+        if (!(fabs(va_ - vb_) <= (tol))) {                                              \
+            ++lsim_test_failures;                                                       \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.9g, %s = %.9g (tol %g)\n", \
+                    __FILE__, __LINE__, #a, va_, #b, vb_, (double)(tol));               \
+        }                                                                               \
+    } while (0)
+
+/* Require a status OK; print the context's message otherwise and abort the test. */
+#define REQUIRE_OK(ctx, call)                                                           \
+    do {                                                                                \
+        lsim_status st_ = (call);                                                       \
+        if (st_ != LSIM_OK) {                                                           \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,    \
+                    lsim_status_string(st_), lsim_context_last_error(ctx));             \
+            exit(1);                                                                    \
+        }                                                                               \
+    } while (0)
+
+static inline int lsim_test_summary(const char *name)
+{
+    if (lsim_test_failures) {
+        fprintf(stderr, "%s: %d of %d checks failed\n", name, lsim_test_failures, lsim_test_checks);
+        return 1;
+    }
+    printf("%s: all %d checks passed\n", name, lsim_test_checks);
+    return 0;
+}
+
+#endif
