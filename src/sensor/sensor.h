@@ -65,6 +65,11 @@ struct lsim_sensor {
     double position[3], rotation_deg[3];
 };
 
+/* "rotating", "planar", "camera", "pattern", "rosette" (static), or "unknown". */
+const char *lsim_sensor_kind_name(lsim_sensor_kind kind);
+/* Number of beams per frame the spec describes (0 for an unknown kind). */
+size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec);
+
 /* Defaults every spec starts from (no beams). */
 void lsim_sensor_spec_defaults(lsim_sensor_spec *spec);
 /* Fill `spec` from a built-in preset; LSIM_ERR_NOT_FOUND (with the valid names) if unknown. */
@@ -82,7 +87,9 @@ lsim_status lsim_pattern_file_read(lsim_context *ctx, const char *path, lsim_sen
 lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec, lsim_beams *beams);
 void lsim_beams_free(lsim_beams *beams);
 
-/* Create a sensor handle that takes ownership of `spec` (validated, beams generated). */
+/* Create a sensor handle that takes ownership of `spec` (validated, beams generated).
+ * On success and on failure alike the owned arrays move out of `spec` (it is left as
+ * lsim_sensor_spec_defaults), so the caller never frees them. */
 lsim_status lsim_sensor_create_from_spec(lsim_context *ctx, lsim_sensor_spec *spec, lsim_sensor **out);
 
 #endif

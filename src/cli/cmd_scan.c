@@ -1,0 +1,192 @@
+/* lidarsim scan SCENE.yaml -o OUT: one frame of the scene's sensor into a point cloud. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/clock.h"
+
+#include "lidarsim.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct scan_args {
+    const char *scene, *output, *bev;
+    lsim_format format;
+    lsim_scan_options options;
+    int stats, quiet;
+    long bev_pixels;
+    double bev_extent;
+} scan_args;
+
+static void scan_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: lidarsim scan SCENE.yaml -o OUT [options]\n\n"
+            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv)\n"
+            "  --format F              pcd | pcd-ascii | ply | kitti | csv (default: from the extension)\n"
+            "  --seed N                noise seed (default 0)\n"
+            "  --frame-index N         frame counter, part of the noise key (default 0)\n"
+            "  --noise on|off          off: exact geometry and intensity (default on)\n"
+            "  --threads N             worker threads, 0 = all cores (default 0)\n"
+            "  --frame sensor|world    coordinate frame of x, y, z and normals (default sensor)\n"
+            "  --keep-misses           also write beams without a return (range 0, NaN coordinates)\n"
+            "  --bev FILE.png          also write a bird's-eye PNG coloured by intensity\n"
+            "  --bev-size PIXELS       PNG width and height (default 1024)\n"
+            "  --bev-extent M          half-width of the bird's-eye view in metres (default 50)\n"
+            "  --stats                 print one JSON line of timings on stderr\n"
+            "  --quiet                 no summary line on stdout\n");
+}
+
+static int bad(const char *opt, const char *value, const char *valid)
+{
+    fprintf(stderr, "lidarsim scan: %s '%s' is invalid; expected %s\n", opt, value ? value : "", valid);
+    return LSIM_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, scan_args *a)
+{
+    memset(a, 0, sizeof *a);
+    lsim_scan_options_init(&a->options);
+    a->format = LSIM_FORMAT_AUTO;
+    a->bev_pixels = 1024;
+    a->bev_extent = 50.0;
+    for (int i = 1; i < argc; ++i) {
+        const char *opt = argv[i];
+        int has_value = i + 1 < argc;
+        const char *val = has_value ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                               \
+    do {                                                                                           \
+        if (!has_value) {                                                                          \
+            fprintf(stderr, "lidarsim scan: option %s needs a value (see lidarsim scan --help)\n", opt); \
+            return LSIM_EXIT_USAGE;                                                                \
+        }                                                                                          \
+        ++i;                                                                                       \
+    } while (0)
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            scan_usage(stdout);
+            return -1;
+        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
+            NEED_VALUE();
+            a->output = val;
+        } else if (strcmp(opt, "--format") == 0) {
+            NEED_VALUE();
+            if (lsim_format_parse(val, &a->format) != LSIM_OK)
+                return bad("--format", val, "pcd, pcd-ascii, ply, kitti or csv");
+        } else if (strcmp(opt, "--seed") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_u64(val, &a->options.seed))
+                return bad("--seed", val, "an integer 0..18446744073709551615");
+        } else if (strcmp(opt, "--frame-index") == 0) {
+            NEED_VALUE();
+            long v;
+            if (lsim_arg_long(val, 0, 4294967295L, &v))
+                return bad("--frame-index", val, "an integer 0..4294967295");
+            a->options.frame_index = (uint32_t)v;
+        } else if (strcmp(opt, "--noise") == 0) {
+            NEED_VALUE();
+            if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
+                return bad("--noise", val, "on or off");
+            a->options.noise = strcmp(val, "on") == 0;
+        } else if (strcmp(opt, "--threads") == 0) {
+            NEED_VALUE();
+            long v;
+            if (lsim_arg_long(val, 0, 1024, &v))
+                return bad("--threads", val, "an integer 0..1024 (0 = all cores)");
+            a->options.threads = (int)v;
+        } else if (strcmp(opt, "--frame") == 0) {
+            NEED_VALUE();
+            if (strcmp(val, "sensor") != 0 && strcmp(val, "world") != 0)
+                return bad("--frame", val, "sensor or world");
+            a->options.frame = strcmp(val, "world") == 0 ? LSIM_FRAME_WORLD : LSIM_FRAME_SENSOR;
+        } else if (strcmp(opt, "--keep-misses") == 0) {
+            a->options.keep_misses = 1;
+        } else if (strcmp(opt, "--bev") == 0) {
+            NEED_VALUE();
+            a->bev = val;
+        } else if (strcmp(opt, "--bev-size") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_long(val, 16, 16384, &a->bev_pixels))
+                return bad("--bev-size", val, "an integer 16..16384");
+        } else if (strcmp(opt, "--bev-extent") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_double(val, 1e-3, 1e6, &a->bev_extent))
+                return bad("--bev-extent", val, "a number of metres > 0");
+        } else if (strcmp(opt, "--stats") == 0) {
+            a->stats = 1;
+        } else if (strcmp(opt, "--quiet") == 0) {
+            a->quiet = 1;
+        } else if (opt[0] == '-' && opt[1]) {
+            fprintf(stderr, "lidarsim scan: unknown option '%s' (see lidarsim scan --help)\n", opt);
+            return LSIM_EXIT_USAGE;
+        } else if (!a->scene) {
+            a->scene = opt;
+        } else {
+            fprintf(stderr, "lidarsim scan: unexpected argument '%s' (one scene file only)\n", opt);
+            return LSIM_EXIT_USAGE;
+        }
+#undef NEED_VALUE
+    }
+    if (!a->scene || !a->output) {
+        fprintf(stderr, "lidarsim scan: %s\n", !a->scene ? "missing the scene file (SCENE.yaml)" : "missing -o OUT");
+        scan_usage(stderr);
+        return LSIM_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int fail(lsim_context *ctx, const char *what)
+{
+    fprintf(stderr, "lidarsim scan: %s: %s\n", what, lsim_context_last_error(ctx));
+    return LSIM_EXIT_FAILURE;
+}
+
+int lsim_cmd_scan(int argc, char **argv)
+{
+    scan_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? LSIM_EXIT_OK : rc;
+    lsim_context *ctx = NULL;
+    if (lsim_context_create(&ctx) != LSIM_OK) {
+        fprintf(stderr, "lidarsim scan: out of memory\n");
+        return LSIM_EXIT_FAILURE;
+    }
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    lsim_points *points = NULL;
+    rc = LSIM_EXIT_OK;
+    if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK)
+        rc = fail(ctx, "cannot load the scene");
+    else if (lsim_scene_scan(scene, sensor, &a.options, &points) != LSIM_OK)
+        rc = fail(ctx, "scan failed");
+    lsim_scan_stats stats = {0};
+    if (rc == LSIM_EXIT_OK) {
+        lsim_points_get_stats(points, &stats);
+        double t0 = lsim_now_ms();
+        if (lsim_points_write(points, a.output, a.format) != LSIM_OK)
+            rc = fail(ctx, "cannot write the point cloud");
+        else if (a.bev && lsim_points_write_birdseye(points, a.bev, (int)a.bev_pixels, a.bev_extent) != LSIM_OK) {
+            rc = fail(ctx, "cannot write the bird's-eye image");
+            unlink(a.output); /* all or nothing */
+        }
+        stats.write_ms = lsim_now_ms() - t0;
+        stats.total_ms += stats.write_ms;
+    }
+    if (rc == LSIM_EXIT_OK && !a.quiet) {
+        printf("lidarsim: %s, %llu beams, %zu points (%.1f%% returned), frame %.1f ms (trace %.1f ms), wrote %s%s%s\n",
+               lsim_sensor_name(sensor), (unsigned long long)stats.rays, lsim_points_count(points),
+               stats.rays ? 100.0 * (double)stats.hits / (double)stats.rays : 0.0, stats.total_ms, stats.trace_ms,
+               a.output, a.bev ? " and " : "", a.bev ? a.bev : "");
+    }
+    if (rc == LSIM_EXIT_OK && a.stats)
+        fprintf(stderr,
+                "{\"rays\": %llu, \"hits\": %llu, \"load_ms\": %.3f, \"build_ms\": %.3f, \"trace_ms\": %.3f, "
+                "\"shade_ms\": %.3f, \"noise_ms\": %.3f, \"write_ms\": %.3f, \"total_ms\": %.3f}\n",
+                (unsigned long long)stats.rays, (unsigned long long)stats.hits, stats.load_ms, stats.build_ms,
+                stats.trace_ms, stats.shade_ms, stats.noise_ms, stats.write_ms, stats.total_ms);
+    lsim_points_destroy(points);
+    lsim_sensor_destroy(sensor);
+    lsim_scene_destroy(scene);
+    lsim_context_destroy(ctx);
+    return rc;
+}

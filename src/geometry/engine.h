@@ -1,0 +1,39 @@
+/* Geometry engines: first hit per ray. Embree ray casting today; rasterization later fills
+ * the same hits, so nothing after this stage knows which engine produced them. */
+#ifndef LSIM_GEOMETRY_ENGINE_H
+#define LSIM_GEOMETRY_ENGINE_H
+
+#include "lidarsim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LSIM_NO_HIT UINT32_MAX
+
+/* Rays of one frame in world space, structure of arrays (unit directions). */
+typedef struct lsim_rays {
+    size_t count;
+    float *ox, *oy, *oz;
+    float *dx, *dy, *dz;
+} lsim_rays;
+
+/* First hit per ray: distance along the unit direction, object index (LSIM_NO_HIT for a miss),
+ * primitive index and the unnormalised geometric normal (world space). */
+typedef struct lsim_hits {
+    float *t;
+    uint32_t *object;
+    uint32_t *primitive;
+    float *ngx, *ngy, *ngz;
+} lsim_hits;
+
+typedef struct lsim_engine lsim_engine;
+
+/* Build the BVH over every object of the scene. */
+lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out);
+void lsim_engine_destroy(lsim_engine *engine);
+
+/* Trace rays [0, count) with hits accepted in [tnear, tfar]; `threads` OpenMP threads (>= 1). */
+void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, float tnear, float tfar,
+                       lsim_hits *hits, int threads);
+
+#endif

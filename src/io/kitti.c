@@ -1,0 +1,161 @@
+/* KITTI / SemanticKITTI output: three files written and committed together.
+ *
+ *   <stem>.bin          per point float32 x, y, z, intensity (little-endian). The 4th value is the
+ *                       *reflectivity* field clamped to [0, 1], not the raw `intensity` field:
+ *                       KITTI consumers expect a reflectance in [0, 1], whereas our intensity is a
+ *                       range-dependent return strength of arbitrary scale. NaN and values <= 0
+ *                       become 0, values >= 1 (and +inf) become 1.
+ *   <stem>.label        per point uint32 = (label & 0xFFFF) | (instance << 16) (SemanticKITTI:
+ *                       semantic id in the low 16 bits, instance id in the high 16 bits).
+ *   <stem>.labels.yaml  the id -> name map of points->labels, SemanticKITTI config style.
+ */
+#include "core/context.h"
+#include "core/text.h"
+#include "io/atomic_file.h"
+#include "io/field_io.h"
+#include "io/writers.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define ROWS_PER_CHUNK 4096
+
+static float clamp_unit(float v)
+{
+    if (!(v > 0.0f)) /* also NaN */
+        return 0.0f;
+    return v < 1.0f ? v : 1.0f;
+}
+
+static void write_bin(const lsim_points *points, FILE *fp, unsigned char *buf)
+{
+    const float *x = points->column[LSIM_FIELD_X], *y = points->column[LSIM_FIELD_Y];
+    const float *z = points->column[LSIM_FIELD_Z], *r = points->column[LSIM_FIELD_REFLECTIVITY];
+    for (size_t first = 0; first < points->count && !ferror(fp); first += ROWS_PER_CHUNK) {
+        size_t n = points->count - first < ROWS_PER_CHUNK ? points->count - first : ROWS_PER_CHUNK;
+        for (size_t k = 0; k < n; ++k) {
+            size_t i = first + k;
+            lsim_io_put_f32le(buf + 16 * k, x[i]);
+            lsim_io_put_f32le(buf + 16 * k + 4, y[i]);
+            lsim_io_put_f32le(buf + 16 * k + 8, z[i]);
+            lsim_io_put_f32le(buf + 16 * k + 12, clamp_unit(r[i]));
+        }
+        fwrite(buf, 16, n, fp);
+    }
+}
+
+static void write_label(const lsim_points *points, FILE *fp, unsigned char *buf)
+{
+    const uint32_t *label = points->column[LSIM_FIELD_LABEL], *inst = points->column[LSIM_FIELD_INSTANCE];
+    for (size_t first = 0; first < points->count && !ferror(fp); first += ROWS_PER_CHUNK) {
+        size_t n = points->count - first < ROWS_PER_CHUNK ? points->count - first : ROWS_PER_CHUNK;
+        for (size_t k = 0; k < n; ++k)
+            lsim_io_put_u32le(buf + 4 * k, (label[first + k] & 0xFFFFu) | (inst[first + k] << 16));
+        fwrite(buf, 4, n, fp);
+    }
+}
+
+/* Whether a class name can be written as a YAML plain scalar that reads back as the same string. */
+static int yaml_plain_ok(const char *s, size_t n)
+{
+    static const char *const reserved[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"};
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_') || s[n - 1] == ' ')
+        return 0;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(isalnum(c) || c == '_' || c == '-' || c == '.' || c == '/' || c == ' '))
+            return 0;
+    }
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; ++i)
+        if (strlen(reserved[i]) == n && strncasecmp(s, reserved[i], n) == 0)
+            return 0;
+    return 1;
+}
+
+static void write_yaml_name(FILE *fp, const char *s, size_t n)
+{
+    if (yaml_plain_ok(s, n)) {
+        fwrite(s, 1, n, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20 || c == 0x7F)
+            fprintf(fp, "\\x%02X", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+static void write_label_map(const lsim_points *points, FILE *fp)
+{
+    fputs("# SemanticKITTI-style label map written by lidarsim: id -> class name\n", fp);
+    if (points->label_count == 0) {
+        fputs("labels: {}\n", fp);
+        return;
+    }
+    fputs("labels:\n", fp);
+    for (size_t i = 0; i < points->label_count; ++i) {
+        const lsim_label_entry *e = &points->labels[i];
+        fprintf(fp, "  %lu: ", (unsigned long)e->id);
+        write_yaml_name(fp, e->name, strnlen(e->name, sizeof e->name));
+        fputc('\n', fp);
+    }
+}
+
+static int has_bin_extension(const char *path)
+{
+    size_t n = strlen(path);
+    const char *slash = strrchr(path, '/');
+    size_t base = slash ? (size_t)(slash - path) + 1 : 0;
+    return n >= base + 5 && strcasecmp(path + n - 4, ".bin") == 0;
+}
+
+lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
+{
+    lsim_context *ctx = points->ctx;
+    if (!has_bin_extension(path))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write KITTI output '%s': the path must end in .bin (the .label and "
+                         ".labels.yaml files are written beside it)", path);
+    size_t stem = strlen(path) - 4;
+    char *label_path = malloc(stem + sizeof ".labels.yaml");
+    char *yaml_path = malloc(stem + sizeof ".labels.yaml");
+    unsigned char *buf = malloc(16 * ROWS_PER_CHUNK);
+    if (!label_path || !yaml_path || !buf) {
+        free(label_path);
+        free(yaml_path);
+        free(buf);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
+    }
+    memcpy(label_path, path, stem);
+    memcpy(label_path + stem, ".label", sizeof ".label");
+    memcpy(yaml_path, path, stem);
+    memcpy(yaml_path + stem, ".labels.yaml", sizeof ".labels.yaml");
+
+    lsim_atomic_group group;
+    lsim_atomic_begin(&group, ctx);
+    FILE *bin_fp, *label_fp, *yaml_fp;
+    lsim_status st = lsim_atomic_open(&group, path, &bin_fp);
+    if (st == LSIM_OK)
+        st = lsim_atomic_open(&group, label_path, &label_fp);
+    if (st == LSIM_OK)
+        st = lsim_atomic_open(&group, yaml_path, &yaml_fp);
+    if (st == LSIM_OK) {
+        write_bin(points, bin_fp, buf);
+        write_label(points, label_fp, buf);
+        write_label_map(points, yaml_fp);
+    }
+    st = lsim_atomic_finish(&group, st);
+    free(label_path);
+    free(yaml_path);
+    free(buf);
+    return st;
+}

@@ -1,0 +1,35 @@
+#include "noise/noise.h"
+
+#include "core/rng.h"
+
+void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, size_t count,
+                      lsim_measurements *out, int threads)
+{
+    const long n = (long)count;
+    const float threshold = (float)model->intensity_threshold;
+    const float range_min = (float)model->range_min;
+    const float rs = (float)model->range_sigma, is = (float)model->intensity_sigma;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (long i = 0; i < n; ++i) {
+        float r = ret->range[i];
+        float intensity = ret->intensity[i];
+        if (r <= 0.0f || r < range_min) {
+            out->range[i] = 0.0f;
+            out->intensity[i] = 0.0f;
+            out->detected[i] = 0;
+            continue;
+        }
+        if (model->enabled) {
+            double g0, g1;
+            lsim_rng_normal2(model->seed, model->frame, (uint64_t)i, 0, &g0, &g1);
+            r += rs * (float)g0;
+            float gain = 1.0f + is * (float)g1;
+            intensity *= gain > 0.0f ? gain : 0.0f;
+            if (r < 0.0f)
+                r = 0.0f;
+        }
+        out->range[i] = r;
+        out->intensity[i] = intensity;
+        out->detected[i] = intensity >= threshold && intensity > 0.0f;
+    }
+}

@@ -1,0 +1,167 @@
+/* Scene lifetime, materials and object bookkeeping. */
+#include "scene/scene.h"
+
+#include "core/context.h"
+#include "core/text.h"
+#include "geometry/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lsim_object_desc_init(lsim_object_desc *desc)
+{
+    memset(desc, 0, sizeof *desc);
+    desc->scale = 1.0;
+}
+
+lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out)
+{
+    if (!ctx || !out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_scene_create: ctx and out must not be NULL");
+    lsim_scene *s = calloc(1, sizeof *s);
+    if (!s)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating a scene");
+    s->ctx = ctx;
+    lsim_status st = lsim_label_map_init_defaults(ctx, &s->labels);
+    if (st == LSIM_OK)
+        st = lsim_scene_add_lambertian(s, "default", 0.5);
+    if (st != LSIM_OK) {
+        lsim_scene_destroy(s);
+        return st;
+    }
+    *out = s;
+    return LSIM_OK;
+}
+
+static void object_free(lsim_object *o)
+{
+    free(o->vertices);
+    free(o->indices);
+    o->vertices = NULL;
+    o->indices = NULL;
+}
+
+void lsim_scene_destroy(lsim_scene *scene)
+{
+    if (!scene)
+        return;
+    lsim_engine_destroy(scene->engine);
+    for (size_t i = 0; i < scene->object_count; ++i)
+        object_free(&scene->objects[i]);
+    free(scene->objects);
+    free(scene->materials);
+    lsim_label_map_free(&scene->labels);
+    free(scene);
+}
+
+long lsim_scene_find_material(const lsim_scene *scene, const char *name)
+{
+    for (size_t i = 0; i < scene->material_count; ++i)
+        if (strcmp(scene->materials[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance)
+{
+    if (!scene || !name)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!name[0] || strlen(name) >= LSIM_NAME_MAX)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "material name '%s' must have 1 to %d characters", name, LSIM_NAME_MAX - 1);
+    if (!(reflectance >= 0.0 && reflectance <= 1.0))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "material '%s': reflectance %g must be in [0, 1]", name, reflectance);
+    long existing = lsim_scene_find_material(scene, name);
+    lsim_material *m;
+    if (existing >= 0) {
+        m = &scene->materials[existing];
+    } else {
+        if (scene->material_count == scene->material_capacity) {
+            size_t cap = scene->material_capacity ? 2 * scene->material_capacity : 8;
+            lsim_material *grown = realloc(scene->materials, cap * sizeof *grown);
+            if (!grown)
+                return lsim_fail(scene->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory adding material '%s'", name);
+            scene->materials = grown;
+            scene->material_capacity = cap;
+        }
+        m = &scene->materials[scene->material_count++];
+        memset(m, 0, sizeof *m);
+        lsim_strlcpy(m->name, name, sizeof m->name);
+    }
+    m->brdf = LSIM_BRDF_LAMBERTIAN;
+    m->reflectance = reflectance;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_t id)
+{
+    if (!scene || !name)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    return lsim_label_map_set(scene->ctx, &scene->labels, name, id);
+}
+
+static lsim_status check_desc(lsim_context *ctx, const lsim_object_desc *desc)
+{
+    for (int i = 0; i < 3; ++i)
+        if (!isfinite(desc->position[i]) || !isfinite(desc->rotation_deg[i]))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "object position and rotation must be finite numbers");
+    if (!(desc->scale > 0.0) || !isfinite(desc->scale))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "object scale %g must be a finite number > 0", desc->scale);
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc)
+{
+    lsim_context *ctx = scene->ctx;
+    lsim_status st = check_desc(ctx, desc);
+    const char *mat_name = desc->material ? desc->material : "default";
+    long mat = lsim_scene_find_material(scene, mat_name);
+    if (st == LSIM_OK && mat < 0)
+        st = lsim_fail(ctx, LSIM_ERR_NOT_FOUND,
+                       "material '%s' is not defined; define it under `materials:` or use \"default\"", mat_name);
+    uint32_t label = 0;
+    if (st == LSIM_OK)
+        st = lsim_label_map_resolve(ctx, &scene->labels, desc->label ? desc->label : "unlabeled", &label);
+    if (st == LSIM_OK && scene->object_count == scene->object_capacity) {
+        size_t cap = scene->object_capacity ? 2 * scene->object_capacity : 16;
+        lsim_object *grown = realloc(scene->objects, cap * sizeof *grown);
+        if (!grown)
+            st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory adding an object");
+        else {
+            scene->objects = grown;
+            scene->object_capacity = cap;
+        }
+    }
+    if (st != LSIM_OK) {
+        object_free(object);
+        return st;
+    }
+    object->material = (uint32_t)mat;
+    object->label = label;
+    object->instance = (uint32_t)scene->object_count + 1;
+    scene->objects[scene->object_count++] = *object;
+    lsim_engine_destroy(scene->engine); /* geometry changed: rebuild on next commit */
+    scene->engine = NULL;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_commit(lsim_scene *scene)
+{
+    if (!scene)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (scene->engine)
+        return LSIM_OK;
+    return lsim_engine_build(scene, &scene->engine);
+}
+
+size_t lsim_scene_triangle_count(const lsim_scene *scene)
+{
+    size_t n = 0;
+    for (size_t i = 0; scene && i < scene->object_count; ++i)
+        n += scene->objects[i].triangle_count;
+    return n;
+}
+
+size_t lsim_scene_object_count(const lsim_scene *scene) { return scene ? scene->object_count : 0; }

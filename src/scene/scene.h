@@ -1,0 +1,77 @@
+/* The scene: objects (triangle meshes and spheres) in world space, materials and labels. */
+#ifndef LSIM_SCENE_SCENE_H
+#define LSIM_SCENE_SCENE_H
+
+#include "lidarsim.h"
+#include "core/vec.h"
+#include "points/points.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LSIM_NAME_MAX 64
+
+typedef enum lsim_brdf_kind { LSIM_BRDF_LAMBERTIAN = 0 } lsim_brdf_kind;
+
+typedef struct lsim_material {
+    char name[LSIM_NAME_MAX];
+    lsim_brdf_kind brdf;
+    double reflectance; /* hemispherical reflectance rho, BRDF rho/pi */
+} lsim_material;
+
+typedef enum lsim_shape { LSIM_SHAPE_TRIANGLES = 0, LSIM_SHAPE_SPHERE } lsim_shape;
+
+typedef struct lsim_object {
+    lsim_shape shape;
+    char kind[16];            /* "box", "sphere", "plane", "mesh", "triangles" (for messages) */
+    uint32_t material;        /* index into scene->materials */
+    uint32_t label;           /* semantic id */
+    uint32_t instance;        /* 1-based, unique per object */
+    /* triangles, world space */
+    float *vertices;          /* 3 * vertex_count */
+    uint32_t *indices;        /* 3 * triangle_count */
+    size_t vertex_count, triangle_count;
+    /* sphere, world space */
+    double center[3], radius;
+} lsim_object;
+
+/* A growing array of label names and ids (the scene's label map). */
+typedef struct lsim_label_map {
+    lsim_label_entry *entries;
+    size_t count, capacity;
+} lsim_label_map;
+
+struct lsim_engine; /* geometry/engine.h */
+
+struct lsim_scene {
+    lsim_context *ctx;
+    lsim_material *materials;
+    size_t material_count, material_capacity;
+    lsim_object *objects;
+    size_t object_count, object_capacity;
+    lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
+    struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
+    double load_ms, build_ms;   /* time spent loading the scene file / building the BVH */
+};
+
+/* Index of a material by name, or -1. */
+long lsim_scene_find_material(const lsim_scene *scene, const char *name);
+/* Add an object whose arrays the scene takes ownership of (freed on failure too). */
+lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc);
+
+/* Label map: SemanticKITTI defaults, user ids, automatic ids for new names. */
+lsim_status lsim_label_map_init_defaults(lsim_context *ctx, lsim_label_map *map);
+void lsim_label_map_free(lsim_label_map *map);
+/* Id of `name`, adding it with a fresh id (>= 100, unused) if it is new. */
+lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t *id);
+lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t id);
+const char *lsim_label_map_name(const lsim_label_map *map, uint32_t id);
+
+/* Transform n points (xyz interleaved, in place) by scale, rotation and translation of desc. */
+void lsim_transform_vertices(float *vertices, size_t n, const lsim_object_desc *desc);
+
+/* Load a mesh file with assimp into world-space triangles (desc's transform applied). */
+lsim_status lsim_mesh_load(lsim_context *ctx, const char *path, const lsim_object_desc *desc,
+                           lsim_object *out);
+
+#endif

@@ -1,0 +1,254 @@
+/* lsim_scene_load: the scene file's materials, labels and objects. */
+#include "scene/scene_file.h"
+
+#include "core/clock.h"
+#include "core/context.h"
+#include "core/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", NULL};
+static const char *const material_keys[] = {"brdf", "reflectance", NULL};
+static const char *const object_keys[] = {"box", "sphere", "plane", "mesh", "position", "rotation",
+                                          "scale", "material", "label", NULL};
+static const char *const box_keys[] = {"size", NULL};
+static const char *const sphere_keys[] = {"radius", NULL};
+static const char *const plane_keys[] = {"size", NULL};
+
+int lsim_scene_file_resolve(const char *dir, const char *name, char *out, size_t size)
+{
+    int n = (name[0] == '/' || !dir[0]) ? snprintf(out, size, "%s", name) : snprintf(out, size, "%s/%s", dir, name);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static void dir_of(const char *path, char *dir, size_t size)
+{
+    lsim_strlcpy(dir, path, size);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        lsim_strlcpy(dir, ".", size);
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+}
+
+static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "materials",
+                              "expected a mapping of name: {brdf: lambertian, reflectance: 0.5}");
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+        yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
+        const char *name;
+        lsim_status st = lsim_yaml_string(y, k, "materials", &name);
+        char key[128];
+        snprintf(key, sizeof key, "materials.%s", name ? name : "?");
+        if (st == LSIM_OK)
+            st = lsim_yaml_check_keys(y, v, key, material_keys);
+        if (st != LSIM_OK)
+            return st;
+        yaml_node_t *brdf = lsim_yaml_get(y, v, "brdf");
+        if (brdf) {
+            const char *b;
+            char bkey[160];
+            snprintf(bkey, sizeof bkey, "%s.brdf", key);
+            st = lsim_yaml_string(y, brdf, bkey, &b);
+            if (st == LSIM_OK && strcmp(b, "lambertian") != 0)
+                st = lsim_yaml_fail(y, brdf, LSIM_ERR_PARSE, bkey, "unknown BRDF '%s'; valid: lambertian", b);
+            if (st != LSIM_OK)
+                return st;
+        }
+        yaml_node_t *refl = lsim_yaml_get(y, v, "reflectance");
+        char rkey[160];
+        snprintf(rkey, sizeof rkey, "%s.reflectance", key);
+        if (!refl)
+            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "needs `reflectance:` (0 to 1)");
+        double rho;
+        st = lsim_yaml_number(y, refl, rkey, &rho);
+        if (st == LSIM_OK && !(rho >= 0.0 && rho <= 1.0))
+            st = lsim_yaml_fail(y, refl, LSIM_ERR_PARSE, rkey, "reflectance %g must be in [0, 1]", rho);
+        if (st == LSIM_OK && lsim_scene_add_lambertian(scene, name, rho) != LSIM_OK)
+            st = lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "%s", "invalid material name (1 to 63 characters)");
+        if (st != LSIM_OK)
+            return st;
+    }
+    return LSIM_OK;
+}
+
+static lsim_status read_labels(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "labels", "expected a mapping of name: id, e.g. {car: 10}");
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+        yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
+        const char *name;
+        long id;
+        lsim_status st = lsim_yaml_string(y, k, "labels", &name);
+        char key[128];
+        snprintf(key, sizeof key, "labels.%s", name ? name : "?");
+        if (st == LSIM_OK)
+            st = lsim_yaml_int(y, v, key, 0, 65535, &id);
+        if (st == LSIM_OK && lsim_scene_set_label_id(scene, name, (uint32_t)id) != LSIM_OK)
+            st = lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "invalid label name (1 to 63 characters)");
+        if (st != LSIM_OK)
+            return st;
+    }
+    return LSIM_OK;
+}
+
+/* Re-attach a library error (which names no line) to the object's line in the file. */
+static lsim_status at_node(lsim_yaml *y, yaml_node_t *node, const char *key, lsim_status st)
+{
+    if (st == LSIM_OK)
+        return st;
+    char msg[LSIM_ERROR_MAX];
+    lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+    return lsim_yaml_fail(y, node, st, key, "%s", msg);
+}
+
+static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, const char *dir, lsim_scene *scene)
+{
+    char key[64], sub[96];
+    snprintf(key, sizeof key, "objects[%zu]", index);
+    lsim_status st = lsim_yaml_check_keys(y, obj, key, object_keys);
+    if (st != LSIM_OK)
+        return st;
+    lsim_object_desc desc;
+    lsim_object_desc_init(&desc);
+    snprintf(sub, sizeof sub, "%s.position", key);
+    st = lsim_yaml_opt_vec(y, obj, "position", sub, desc.position, 3);
+    snprintf(sub, sizeof sub, "%s.rotation", key);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, obj, "rotation", sub, desc.rotation_deg, 3);
+    snprintf(sub, sizeof sub, "%s.scale", key);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, obj, "scale", sub, &desc.scale);
+    if (st == LSIM_OK && !(desc.scale > 0.0))
+        st = lsim_yaml_fail(y, lsim_yaml_get(y, obj, "scale"), LSIM_ERR_PARSE, sub, "scale %g must be > 0", desc.scale);
+    yaml_node_t *mat = lsim_yaml_get(y, obj, "material"), *label = lsim_yaml_get(y, obj, "label");
+    snprintf(sub, sizeof sub, "%s.material", key);
+    if (st == LSIM_OK && mat) {
+        st = lsim_yaml_string(y, mat, sub, &desc.material);
+        if (st == LSIM_OK && lsim_scene_find_material(scene, desc.material) < 0)
+            st = lsim_yaml_fail(y, mat, LSIM_ERR_PARSE, sub,
+                                "material '%s' is not defined under `materials:` (or use \"default\")", desc.material);
+    }
+    snprintf(sub, sizeof sub, "%s.label", key);
+    if (st == LSIM_OK && label)
+        st = lsim_yaml_string(y, label, sub, &desc.label);
+    if (st != LSIM_OK)
+        return st;
+
+    const char *shapes[] = {"box", "sphere", "plane", "mesh"};
+    yaml_node_t *shape = NULL;
+    const char *shape_name = NULL;
+    for (int i = 0; i < 4; ++i) {
+        yaml_node_t *s = lsim_yaml_get(y, obj, shapes[i]);
+        if (s && shape)
+            return lsim_yaml_fail(y, s, LSIM_ERR_PARSE, key, "an object has one shape; found both '%s' and '%s'",
+                                  shape_name, shapes[i]);
+        if (s) {
+            shape = s;
+            shape_name = shapes[i];
+        }
+    }
+    if (!shape)
+        return lsim_yaml_fail(y, obj, LSIM_ERR_PARSE, key, "needs a shape: box, sphere, plane or mesh");
+    snprintf(sub, sizeof sub, "%s.%s", key, shape_name);
+    if (strcmp(shape_name, "mesh") == 0) {
+        const char *name;
+        st = lsim_yaml_string(y, shape, sub, &name);
+        if (st != LSIM_OK)
+            return st;
+        char path[4096];
+        if (lsim_scene_file_resolve(dir, name, path, sizeof path))
+            return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "path '%s' is too long", name);
+        return at_node(y, shape, sub, lsim_scene_add_mesh(scene, path, &desc));
+    }
+    const char *const *keys = strcmp(shape_name, "box") == 0 ? box_keys
+                              : strcmp(shape_name, "sphere") == 0 ? sphere_keys : plane_keys;
+    st = lsim_yaml_check_keys(y, shape, sub, keys);
+    if (st != LSIM_OK)
+        return st;
+    char vkey[128];
+    if (strcmp(shape_name, "sphere") == 0) {
+        double radius;
+        snprintf(vkey, sizeof vkey, "%s.radius", sub);
+        yaml_node_t *r = lsim_yaml_get(y, shape, "radius");
+        if (!r)
+            return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "needs `radius:` in metres");
+        st = lsim_yaml_number(y, r, vkey, &radius);
+        return st != LSIM_OK ? st : at_node(y, r, vkey, lsim_scene_add_sphere(scene, radius, &desc));
+    }
+    size_t n = strcmp(shape_name, "box") == 0 ? 3 : 2;
+    double size[3];
+    snprintf(vkey, sizeof vkey, "%s.size", sub);
+    yaml_node_t *s = lsim_yaml_get(y, shape, "size");
+    if (!s)
+        return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "needs `size:` with %zu numbers in metres", n);
+    st = lsim_yaml_numbers(y, s, vkey, size, n, n, NULL);
+    if (st != LSIM_OK)
+        return st;
+    return at_node(y, s, vkey, n == 3 ? lsim_scene_add_box(scene, size, &desc) : lsim_scene_add_plane(scene, size, &desc));
+}
+
+static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, lsim_sensor **out_sensor)
+{
+    yaml_node_t *root = lsim_yaml_root(y);
+    lsim_status st = lsim_yaml_check_keys(y, root, "(top level)", root_keys);
+    if (st != LSIM_OK)
+        return st;
+    yaml_node_t *materials = lsim_yaml_get(y, root, "materials"), *labels = lsim_yaml_get(y, root, "labels");
+    yaml_node_t *objects = lsim_yaml_get(y, root, "objects"), *sensor = lsim_yaml_get(y, root, "sensor");
+    if (materials && (st = read_materials(y, materials, scene)) != LSIM_OK)
+        return st;
+    if (labels && (st = read_labels(y, labels, scene)) != LSIM_OK)
+        return st;
+    if (!objects)
+        return lsim_yaml_fail(y, root, LSIM_ERR_PARSE, "objects", "the scene needs `objects:` (a list of shapes)");
+    if (objects->type != YAML_SEQUENCE_NODE)
+        return lsim_yaml_fail(y, objects, LSIM_ERR_PARSE, "objects", "expected a list (each item starts with '- ')");
+    size_t count = (size_t)(objects->data.sequence.items.top - objects->data.sequence.items.start);
+    for (size_t i = 0; i < count; ++i) {
+        yaml_node_t *obj = yaml_document_get_node(&y->doc, objects->data.sequence.items.start[i]);
+        if ((st = read_object(y, obj, i, dir, scene)) != LSIM_OK)
+            return st;
+    }
+    if (out_sensor) {
+        if (!sensor)
+            return lsim_yaml_fail(y, root, LSIM_ERR_PARSE, "sensor", "the scene needs `sensor:` (e.g. preset: vlp16)");
+        return lsim_scene_file_read_sensor(y, sensor, dir, out_sensor);
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_load(lsim_context *ctx, const char *path, lsim_scene **out_scene, lsim_sensor **out_sensor)
+{
+    if (!ctx || !path || !out_scene)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_scene_load: ctx, path and out_scene must not be NULL");
+    double t0 = lsim_now_ms();
+    lsim_yaml y;
+    lsim_status st = lsim_yaml_load(ctx, path, &y);
+    if (st != LSIM_OK)
+        return st;
+    lsim_scene *scene = NULL;
+    st = lsim_scene_create(ctx, &scene);
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    lsim_sensor *sensor = NULL;
+    if (st == LSIM_OK)
+        st = read_scene(&y, dir, scene, out_sensor ? &sensor : NULL);
+    lsim_yaml_free(&y);
+    if (st != LSIM_OK) {
+        lsim_scene_destroy(scene);
+        return st;
+    }
+    scene->load_ms = lsim_now_ms() - t0;
+    *out_scene = scene;
+    if (out_sensor)
+        *out_sensor = sensor;
+    return LSIM_OK;
+}

@@ -1,0 +1,243 @@
+/* The `sensor:` section of a scene file: a preset or an inline spec, overrides, pose. */
+#include "scene/scene_file.h"
+
+#include "core/context.h"
+#include "core/text.h"
+#include "sensor/sensor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sensor_keys[] = {
+    "preset", "type", "position", "rotation", "range", "noise", "detection_reflectance", "rate_hz",
+    "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
+    "width", "height", "hfov_deg", "vfov_deg", "file", "points", NULL};
+static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
+
+static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
+    {"rotating", LSIM_SENSOR_ROTATING}, {"planar", LSIM_SENSOR_PLANAR}, {"camera", LSIM_SENSOR_CAMERA},
+    {"pattern", LSIM_SENSOR_PATTERN}, {"rosette", LSIM_SENSOR_ROSETTE},
+};
+
+/* Which kinds a type-specific key applies to (bit mask of 1 << kind). */
+static const struct { const char *key; unsigned kinds; } key_kinds[] = {
+    {"channels", 1u << LSIM_SENSOR_ROTATING}, {"elevations", 1u << LSIM_SENSOR_ROTATING},
+    {"elevation_min", 1u << LSIM_SENSOR_ROTATING}, {"elevation_max", 1u << LSIM_SENSOR_ROTATING},
+    {"columns", 1u << LSIM_SENSOR_ROTATING},
+    {"fov_deg", (1u << LSIM_SENSOR_PLANAR) | (1u << LSIM_SENSOR_ROSETTE)},
+    {"steps", 1u << LSIM_SENSOR_PLANAR}, {"width", 1u << LSIM_SENSOR_CAMERA},
+    {"height", 1u << LSIM_SENSOR_CAMERA}, {"hfov_deg", 1u << LSIM_SENSOR_CAMERA},
+    {"vfov_deg", 1u << LSIM_SENSOR_CAMERA}, {"file", 1u << LSIM_SENSOR_PATTERN},
+    {"points", 1u << LSIM_SENSOR_ROSETTE},
+};
+
+static const char *kind_name(lsim_sensor_kind k)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i)
+        if (kinds[i].kind == k)
+            return kinds[i].name;
+    return "?";
+}
+
+static lsim_status parse_kind(lsim_yaml *y, yaml_node_t *node, lsim_sensor_kind *out)
+{
+    const char *s;
+    lsim_status st = lsim_yaml_string(y, node, "sensor.type", &s);
+    if (st != LSIM_OK)
+        return st;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i)
+        if (strcmp(s, kinds[i].name) == 0) {
+            *out = kinds[i].kind;
+            return LSIM_OK;
+        }
+    return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, "sensor.type",
+                          "unknown sensor type '%s'; valid: rotating, planar, camera, pattern, rosette", s);
+}
+
+static lsim_status check_kind_keys(lsim_yaml *y, yaml_node_t *map, lsim_sensor_kind kind)
+{
+    for (size_t i = 0; i < sizeof key_kinds / sizeof key_kinds[0]; ++i) {
+        yaml_node_t *v = lsim_yaml_get(y, map, key_kinds[i].key);
+        if (v && !(key_kinds[i].kinds & (1u << kind)))
+            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, "sensor", "key '%s' does not apply to a %s sensor",
+                                  key_kinds[i].key, kind_name(kind));
+    }
+    return LSIM_OK;
+}
+
+static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_spec *spec)
+{
+    yaml_node_t *list = lsim_yaml_get(y, map, "elevations");
+    yaml_node_t *lo = lsim_yaml_get(y, map, "elevation_min"), *hi = lsim_yaml_get(y, map, "elevation_max");
+    yaml_node_t *ch = lsim_yaml_get(y, map, "channels");
+    int channels = spec->channels;
+    lsim_status st = lsim_yaml_opt_int(y, map, "channels", "sensor.channels", 1, 1024, &channels);
+    if (st != LSIM_OK)
+        return st;
+    if (list && (lo || hi))
+        return lsim_yaml_fail(y, list, LSIM_ERR_PARSE, "sensor.elevations",
+                              "give either `elevations` or `elevation_min`/`elevation_max`, not both");
+    double *values = NULL;
+    if (list) {
+        size_t got = 0;
+        values = malloc(1024 * sizeof *values);
+        if (!values)
+            return lsim_fail(y->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading sensor.elevations");
+        st = lsim_yaml_numbers(y, list, "sensor.elevations", values, 0, 1024, &got);
+        if (st == LSIM_OK && ch && (size_t)channels != got)
+            st = lsim_yaml_fail(y, ch, LSIM_ERR_PARSE, "sensor.channels",
+                                "%d channels but `elevations` lists %zu values", channels, got);
+        channels = (int)got;
+    } else if (lo || hi) {
+        if (!(lo && hi))
+            return lsim_yaml_fail(y, lo ? lo : hi, LSIM_ERR_PARSE, "sensor",
+                                  "`elevation_min` and `elevation_max` go together");
+        double a, b;
+        st = lsim_yaml_number(y, lo, "sensor.elevation_min", &a);
+        if (st == LSIM_OK)
+            st = lsim_yaml_number(y, hi, "sensor.elevation_max", &b);
+        if (st == LSIM_OK && !(a < b || (a == b && channels == 1)))
+            st = lsim_yaml_fail(y, lo, LSIM_ERR_PARSE, "sensor.elevation_min",
+                                "elevation_min %g must be below elevation_max %g", a, b);
+        if (st == LSIM_OK && channels < 1)
+            st = lsim_yaml_fail(y, lo, LSIM_ERR_PARSE, "sensor.channels",
+                                "give `channels` with elevation_min/elevation_max");
+        if (st == LSIM_OK) {
+            values = malloc((size_t)channels * sizeof *values);
+            if (!values)
+                return lsim_fail(y->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %d elevations", channels);
+            for (int i = 0; i < channels; ++i)
+                values[i] = channels == 1 ? a : a + (b - a) * i / (channels - 1);
+        }
+    } else if (ch && channels != spec->channels) {
+        return lsim_yaml_fail(y, ch, LSIM_ERR_PARSE, "sensor.channels",
+                              "changing `channels` needs `elevations` or `elevation_min`/`elevation_max` too");
+    }
+    if (st != LSIM_OK || !values) {
+        free(values);
+        return st;
+    }
+    free(spec->elevations_deg);
+    spec->elevations_deg = values;
+    spec->channels = channels;
+    return LSIM_OK;
+}
+
+static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_sensor_spec *spec)
+{
+    lsim_status st = check_kind_keys(y, map, spec->kind);
+    if (st == LSIM_OK && spec->kind == LSIM_SENSOR_ROTATING)
+        st = parse_elevations(y, map, spec);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "columns", "sensor.columns", 1, 10000000, &spec->columns);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "steps", "sensor.steps", 1, 10000000, &spec->steps);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "width", "sensor.width", 1, 16384, &spec->width);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "height", "sensor.height", 1, 16384, &spec->height);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "points", "sensor.points", 1, 100000000, &spec->rosette_points);
+    double *fov = spec->kind == LSIM_SENSOR_ROSETTE ? &spec->rosette_fov_deg : &spec->fov_deg;
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "fov_deg", "sensor.fov_deg", fov);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "hfov_deg", "sensor.hfov_deg", &spec->hfov_deg);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "vfov_deg", "sensor.vfov_deg", &spec->vfov_deg);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "rate_hz", "sensor.rate_hz", &spec->rate_hz);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "detection_reflectance", "sensor.detection_reflectance",
+                                  &spec->detection_reflectance);
+    double range[2] = {spec->range_min, spec->range_max};
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "range", "sensor.range", range, 2);
+    spec->range_min = range[0];
+    spec->range_max = range[1];
+    yaml_node_t *noise = lsim_yaml_get(y, map, "noise");
+    if (st == LSIM_OK && noise) {
+        st = lsim_yaml_check_keys(y, noise, "sensor.noise", noise_keys);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, noise, "range_sigma", "sensor.noise.range_sigma", &spec->range_sigma);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, noise, "intensity_sigma", "sensor.noise.intensity_sigma",
+                                      &spec->intensity_sigma);
+    }
+    yaml_node_t *file = lsim_yaml_get(y, map, "file");
+    if (st == LSIM_OK && spec->kind == LSIM_SENSOR_PATTERN) {
+        if (!file)
+            return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "sensor.file",
+                                  "a pattern sensor needs `file:` (CSV with azimuth_deg, elevation_deg[, time_s, ring])");
+        const char *name;
+        st = lsim_yaml_string(y, file, "sensor.file", &name);
+        if (st == LSIM_OK) {
+            char path[4096];
+            if (lsim_scene_file_resolve(dir, name, path, sizeof path))
+                return lsim_yaml_fail(y, file, LSIM_ERR_PARSE, "sensor.file", "path '%s' is too long", name);
+            st = lsim_pattern_file_read(y->ctx, path, spec);
+            if (st != LSIM_OK) {
+                char msg[LSIM_ERROR_MAX];
+                lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+                st = lsim_yaml_fail(y, file, st, "sensor.file", "%s", msg);
+            }
+        }
+    }
+    return st;
+}
+
+lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_sensor **out)
+{
+    lsim_status st = lsim_yaml_check_keys(y, map, "sensor", sensor_keys);
+    if (st != LSIM_OK)
+        return st;
+    yaml_node_t *preset = lsim_yaml_get(y, map, "preset"), *type = lsim_yaml_get(y, map, "type");
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    if (preset && type)
+        return lsim_yaml_fail(y, type, LSIM_ERR_PARSE, "sensor.type",
+                              "give either `preset` or `type`; a preset's values are overridden by plain keys");
+    if (preset) {
+        const char *name;
+        st = lsim_yaml_string(y, preset, "sensor.preset", &name);
+        if (st == LSIM_OK && lsim_sensor_spec_from_preset(y->ctx, name, &spec) != LSIM_OK) {
+            char msg[LSIM_ERROR_MAX];
+            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+            st = lsim_yaml_fail(y, preset, LSIM_ERR_PARSE, "sensor.preset", "%s", msg);
+        }
+    } else if (type) {
+        st = parse_kind(y, type, &spec.kind);
+        lsim_strlcpy(spec.name, "custom", sizeof spec.name);
+    } else {
+        st = lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "sensor",
+                            "needs `preset:` (see `lidarsim presets`) or `type:` (rotating, planar, camera, pattern, rosette)");
+    }
+    if (st == LSIM_OK)
+        st = parse_overrides(y, map, dir, &spec);
+    double position[3] = {0, 0, 0}, rotation[3] = {0, 0, 0};
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "position", "sensor.position", position, 3);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "rotation", "sensor.rotation", rotation, 3);
+    if (st == LSIM_OK && lsim_sensor_spec_validate(y->ctx, &spec) != LSIM_OK) {
+        char msg[LSIM_ERROR_MAX];
+        lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+        st = lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "sensor", "%s", msg);
+    }
+    if (st != LSIM_OK) {
+        lsim_sensor_spec_free(&spec);
+        return st;
+    }
+    lsim_sensor *sensor = NULL;
+    st = lsim_sensor_create_from_spec(y->ctx, &spec, &sensor);
+    if (st != LSIM_OK)
+        return st;
+    st = lsim_sensor_set_pose(sensor, position, rotation);
+    if (st != LSIM_OK) {
+        lsim_sensor_destroy(sensor);
+        return st;
+    }
+    *out = sensor;
+    return LSIM_OK;
+}

@@ -1,0 +1,212 @@
+#include "scene/yaml_doc.h"
+
+#include "core/context.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
+{
+    memset(y, 0, sizeof *y);
+    y->ctx = ctx;
+    y->path = path;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scene file: %s", path, strerror(errno));
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        fclose(f);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: cannot initialise the YAML parser", path);
+    }
+    yaml_parser_set_input_file(&parser, f);
+    lsim_status st = LSIM_OK;
+    if (!yaml_parser_load(&parser, &y->doc)) {
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu:%zu: YAML syntax error: %s%s%s", path,
+                       parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                       parser.problem ? parser.problem : "malformed YAML",
+                       parser.context ? " " : "", parser.context ? parser.context : "");
+    } else {
+        y->loaded = 1;
+        if (!yaml_document_get_root_node(&y->doc))
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: the scene file is empty; it needs `sensor:` and `objects:`", path);
+    }
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (st != LSIM_OK)
+        lsim_yaml_free(y);
+    return st;
+}
+
+void lsim_yaml_free(lsim_yaml *y)
+{
+    if (y->loaded)
+        yaml_document_delete(&y->doc);
+    y->loaded = 0;
+}
+
+yaml_node_t *lsim_yaml_root(lsim_yaml *y) { return yaml_document_get_root_node(&y->doc); }
+
+lsim_status lsim_yaml_fail(lsim_yaml *y, const yaml_node_t *node, lsim_status status, const char *key,
+                           const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t line = node ? node->start_mark.line + 1 : 0, col = node ? node->start_mark.column + 1 : 0;
+    return lsim_fail(y->ctx, status, "%s:%zu:%zu: %s: %s", y->path, line, col, key, msg);
+}
+
+static const char *node_text(const yaml_node_t *node)
+{
+    return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
+}
+
+static const char *node_kind(const yaml_node_t *node)
+{
+    switch (node ? node->type : YAML_NO_NODE) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
+}
+
+lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key, const char *const *allowed)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, key, "expected a mapping (key: value), got %s", node_kind(map));
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+        yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
+        const char *name = node_text(k);
+        int ok = 0;
+        for (size_t i = 0; name && allowed[i]; ++i)
+            ok |= strcmp(name, allowed[i]) == 0;
+        if (!ok) {
+            char valid[512] = "";
+            for (size_t i = 0; allowed[i]; ++i) {
+                strncat(valid, allowed[i], sizeof valid - strlen(valid) - 1);
+                if (allowed[i + 1])
+                    strncat(valid, ", ", sizeof valid - strlen(valid) - 1);
+            }
+            return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key '%s'; valid keys: %s",
+                                  name ? name : "(non-scalar)", valid);
+        }
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; ++q) {
+            const char *other = node_text(yaml_document_get_node(&y->doc, q->key));
+            if (other && strcmp(other, name) == 0)
+                return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "key '%s' appears twice", name);
+        }
+    }
+    return LSIM_OK;
+}
+
+yaml_node_t *lsim_yaml_get(lsim_yaml *y, yaml_node_t *map, const char *name)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+        const char *k = node_text(yaml_document_get_node(&y->doc, p->key));
+        if (k && strcmp(k, name) == 0)
+            return yaml_document_get_node(&y->doc, p->value);
+    }
+    return NULL;
+}
+
+lsim_status lsim_yaml_number(lsim_yaml *y, yaml_node_t *node, const char *key, double *out)
+{
+    const char *s = node_text(node);
+    if (!s || !*s)
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a number, got %s", node_kind(node));
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end == ' ')
+        ++end;
+    if (*end || errno == ERANGE || !isfinite(v))
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a finite number, got '%s'", s);
+    *out = v;
+    return LSIM_OK;
+}
+
+lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long lo, long hi, long *out)
+{
+    const char *s = node_text(node);
+    if (!s || !*s)
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got %s", node_kind(node));
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno == ERANGE)
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got '%s'", s);
+    if (v < lo || v > hi)
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%ld is out of range; valid: %ld to %ld", v, lo, hi);
+    *out = v;
+    return LSIM_OK;
+}
+
+lsim_status lsim_yaml_string(lsim_yaml *y, yaml_node_t *node, const char *key, const char **out)
+{
+    const char *s = node_text(node);
+    if (!s || !*s)
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a non-empty string, got %s", node_kind(node));
+    *out = s;
+    return LSIM_OK;
+}
+
+lsim_status lsim_yaml_numbers(lsim_yaml *y, yaml_node_t *node, const char *key, double *out, size_t n,
+                              size_t max, size_t *got)
+{
+    if (!node || node->type != YAML_SEQUENCE_NODE) {
+        if (n)
+            return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a list of %zu numbers like [1, 2%s], got %s",
+                                  n, n == 3 ? ", 3" : "", node_kind(node));
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a list of numbers, got %s", node_kind(node));
+    }
+    size_t count = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    if ((n && count != n) || (!n && (count == 0 || count > max)))
+        return n ? lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected exactly %zu numbers, got %zu", n, count)
+                 : lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected 1 to %zu numbers, got %zu", max, count);
+    for (size_t i = 0; i < count; ++i) {
+        yaml_node_t *item = yaml_document_get_node(&y->doc, node->data.sequence.items.start[i]);
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s[%zu]", key, i);
+        lsim_status st = lsim_yaml_number(y, item, sub, &out[i]);
+        if (st != LSIM_OK)
+            return st;
+    }
+    if (got)
+        *got = count;
+    return LSIM_OK;
+}
+
+lsim_status lsim_yaml_opt_number(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, double *out)
+{
+    yaml_node_t *v = lsim_yaml_get(y, map, name);
+    return v ? lsim_yaml_number(y, v, key, out) : LSIM_OK;
+}
+
+lsim_status lsim_yaml_opt_int(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, long lo,
+                              long hi, int *out)
+{
+    yaml_node_t *v = lsim_yaml_get(y, map, name);
+    if (!v)
+        return LSIM_OK;
+    long value;
+    lsim_status st = lsim_yaml_int(y, v, key, lo, hi, &value);
+    if (st == LSIM_OK)
+        *out = (int)value;
+    return st;
+}
+
+lsim_status lsim_yaml_opt_vec(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, double *out,
+                              size_t n)
+{
+    yaml_node_t *v = lsim_yaml_get(y, map, name);
+    return v ? lsim_yaml_numbers(y, v, key, out, n, n, NULL) : LSIM_OK;
+}

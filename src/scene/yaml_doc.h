@@ -1,0 +1,45 @@
+/* Typed, validated access to a YAML document (libyaml), with file:line:column in every error. */
+#ifndef LSIM_SCENE_YAML_DOC_H
+#define LSIM_SCENE_YAML_DOC_H
+
+#include "lidarsim.h"
+
+#include <stddef.h>
+#include <yaml.h>
+
+typedef struct lsim_yaml {
+    lsim_context *ctx;
+    const char *path;
+    yaml_document_t doc;
+    int loaded;
+} lsim_yaml;
+
+lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y);
+void lsim_yaml_free(lsim_yaml *y);
+yaml_node_t *lsim_yaml_root(lsim_yaml *y);
+
+/* Report an error at a node: "PATH:LINE:COL: KEY: message". Returns `status`. */
+lsim_status lsim_yaml_fail(lsim_yaml *y, const yaml_node_t *node, lsim_status status, const char *key,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Require a mapping whose keys are all in `allowed` (NULL-terminated). */
+lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key, const char *const *allowed);
+/* Value of `name` in a mapping, or NULL. */
+yaml_node_t *lsim_yaml_get(lsim_yaml *y, yaml_node_t *map, const char *name);
+
+/* Typed reads; `key` is the dotted path used in messages. */
+lsim_status lsim_yaml_number(lsim_yaml *y, yaml_node_t *node, const char *key, double *out);
+lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long lo, long hi, long *out);
+lsim_status lsim_yaml_string(lsim_yaml *y, yaml_node_t *node, const char *key, const char **out);
+/* A sequence of exactly `n` numbers (n > 0), or of any length when n == 0 (count in *got). */
+lsim_status lsim_yaml_numbers(lsim_yaml *y, yaml_node_t *node, const char *key, double *out, size_t n,
+                              size_t max, size_t *got);
+
+/* Optional member helpers: leave *out untouched when the key is absent. */
+lsim_status lsim_yaml_opt_number(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, double *out);
+lsim_status lsim_yaml_opt_int(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, long lo,
+                              long hi, int *out);
+lsim_status lsim_yaml_opt_vec(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, double *out,
+                              size_t n);
+
+#endif

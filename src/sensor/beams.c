@@ -1,0 +1,69 @@
+/* The beams of one frame: float structure-of-arrays the scan reads, built from the spec. */
+#include "sensor/beam.h"
+
+#include "core/context.h"
+#include "core/vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lsim_beams_free(lsim_beams *beams)
+{
+    if (!beams)
+        return;
+    free(beams->azimuth);
+    free(beams->elevation);
+    free(beams->time);
+    free(beams->ring);
+    free(beams->dx);
+    free(beams->dy);
+    free(beams->dz);
+    memset(beams, 0, sizeof *beams);
+}
+
+static lsim_status beams_alloc(lsim_context *ctx, size_t count, lsim_beams *beams)
+{
+    memset(beams, 0, sizeof *beams);
+    size_t n = count ? count : 1;
+    beams->azimuth = malloc(n * sizeof(float));
+    beams->elevation = malloc(n * sizeof(float));
+    beams->time = malloc(n * sizeof(float));
+    beams->ring = malloc(n * sizeof(uint16_t));
+    beams->dx = malloc(n * sizeof(float));
+    beams->dy = malloc(n * sizeof(float));
+    beams->dz = malloc(n * sizeof(float));
+    if (!beams->azimuth || !beams->elevation || !beams->time || !beams->ring || !beams->dx ||
+        !beams->dy || !beams->dz) {
+        lsim_beams_free(beams);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating %zu beams", count);
+    }
+    beams->count = count;
+    return LSIM_OK;
+}
+
+lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec, lsim_beams *beams)
+{
+    if (!spec || !beams)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_beams_generate: spec and beams must not be NULL");
+    lsim_status st = lsim_sensor_spec_validate(ctx, spec);
+    if (st != LSIM_OK)
+        return st;
+    size_t count = lsim_sensor_spec_beam_count(spec);
+    st = beams_alloc(ctx, count, beams);
+    if (st != LSIM_OK)
+        return st;
+    long long n = (long long)count;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (long long i = 0; i < n; ++i) {
+        lsim_beam b;
+        lsim_beam_at(spec, (size_t)i, &b);
+        beams->azimuth[i] = (float)(b.azimuth_deg * LSIM_DEG);
+        beams->elevation[i] = (float)(b.elevation_deg * LSIM_DEG);
+        beams->time[i] = (float)b.time_s;
+        beams->ring[i] = b.ring;
+        beams->dx[i] = (float)b.dir[0];
+        beams->dy[i] = (float)b.dir[1];
+        beams->dz[i] = (float)b.dir[2];
+    }
+    return LSIM_OK;
+}

@@ -1,0 +1,241 @@
+/* The public lsim_sensor_* functions: create (preset, rotating, planar, camera, pattern, spec),
+ * destroy, pose, range, noise, beam table, name. */
+#include "sensor/beam.h"
+
+#include "core/context.h"
+#include "core/text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+lsim_status lsim_sensor_create_from_spec(lsim_context *ctx, lsim_sensor_spec *spec, lsim_sensor **out)
+{
+    if (out)
+        *out = NULL;
+    if (!spec)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_create_from_spec: spec must not be NULL");
+    lsim_sensor_spec owned = *spec; /* take the arrays whatever happens */
+    lsim_sensor_spec_defaults(spec);
+    owned.name[sizeof owned.name - 1] = '\0';
+    if (!out) {
+        lsim_sensor_spec_free(&owned);
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_create_from_spec: out must not be NULL");
+    }
+    lsim_sensor *s = calloc(1, sizeof *s);
+    if (!s) {
+        lsim_sensor_spec_free(&owned);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating a sensor");
+    }
+    s->ctx = ctx;
+    s->spec = owned;
+    if (s->spec.name[0] == '\0')
+        lsim_strlcpy(s->spec.name, lsim_sensor_kind_name(s->spec.kind), sizeof s->spec.name);
+    lsim_status st = lsim_beams_generate(ctx, &s->spec, &s->beams);
+    if (st != LSIM_OK) {
+        lsim_sensor_destroy(s);
+        return st;
+    }
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    s->pose = lsim_pose_make(zero, zero);
+    *out = s;
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out)
+{
+    if (out)
+        *out = NULL;
+    lsim_sensor_spec spec;
+    lsim_status st = lsim_sensor_spec_from_preset(ctx, name, &spec);
+    if (st != LSIM_OK)
+        return st;
+    return lsim_sensor_create_from_spec(ctx, &spec, out);
+}
+
+lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const double *elevations_deg,
+                                        int columns, double rate_hz, lsim_sensor **out)
+{
+    if (out)
+        *out = NULL;
+    if (channels < 1 || channels > 1024)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.channels: %d is out of range, must be 1..1024",
+                         channels);
+    if (!elevations_deg)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.elevations: missing, a rotating sensor needs %d elevations (degrees)", channels);
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    spec.kind = LSIM_SENSOR_ROTATING;
+    spec.channels = channels;
+    spec.columns = columns;
+    spec.rate_hz = rate_hz;
+    spec.elevations_deg = malloc((size_t)channels * sizeof(double));
+    if (!spec.elevations_deg)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %d elevations", channels);
+    memcpy(spec.elevations_deg, elevations_deg, (size_t)channels * sizeof(double));
+    return lsim_sensor_create_from_spec(ctx, &spec, out);
+}
+
+lsim_status lsim_sensor_create_planar(lsim_context *ctx, double fov_deg, int steps, double rate_hz,
+                                      lsim_sensor **out)
+{
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    spec.kind = LSIM_SENSOR_PLANAR;
+    spec.fov_deg = fov_deg;
+    spec.steps = steps;
+    spec.rate_hz = rate_hz;
+    return lsim_sensor_create_from_spec(ctx, &spec, out);
+}
+
+lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, double hfov_deg,
+                                      double vfov_deg, double rate_hz, lsim_sensor **out)
+{
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    spec.kind = LSIM_SENSOR_CAMERA;
+    spec.width = width;
+    spec.height = height;
+    spec.hfov_deg = hfov_deg;
+    spec.vfov_deg = vfov_deg;
+    spec.rate_hz = rate_hz;
+    return lsim_sensor_create_from_spec(ctx, &spec, out);
+}
+
+/* malloc + copy n elements; *dst stays NULL when src is NULL. Returns 0 on allocation failure. */
+static int copy_column(void **dst, const void *src, size_t n, size_t size)
+{
+    *dst = NULL;
+    if (!src)
+        return 1;
+    *dst = malloc(n * size);
+    if (!*dst)
+        return 0;
+    memcpy(*dst, src, n * size);
+    return 1;
+}
+
+lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
+                                       const double *elevation_deg, const double *time_s,
+                                       const uint16_t *ring, lsim_sensor **out)
+{
+    if (out)
+        *out = NULL;
+    if (count < 1 || count > 100000000)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.pattern: %zu beams, must be 1..100000000", count);
+    if (!azimuth_deg || !elevation_deg)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.pattern: azimuth_deg and elevation_deg must not be NULL");
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    spec.kind = LSIM_SENSOR_PATTERN;
+    spec.pattern_count = count;
+    void *az, *el, *t, *r;
+    int ok = copy_column(&az, azimuth_deg, count, sizeof(double));
+    ok &= copy_column(&el, elevation_deg, count, sizeof(double));
+    ok &= copy_column(&t, time_s, count, sizeof(double));
+    ok &= copy_column(&r, ring, count, sizeof(uint16_t));
+    spec.pattern_azimuth_deg = az;
+    spec.pattern_elevation_deg = el;
+    spec.pattern_time_s = t;
+    spec.pattern_ring = r;
+    if (!ok) {
+        lsim_sensor_spec_free(&spec);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for a pattern of %zu beams", count);
+    }
+    return lsim_sensor_create_from_spec(ctx, &spec, out);
+}
+
+void lsim_sensor_destroy(lsim_sensor *sensor)
+{
+    if (!sensor)
+        return;
+    lsim_beams_free(&sensor->beams);
+    lsim_sensor_spec_free(&sensor->spec);
+    free(sensor);
+}
+
+lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], const double rpy_deg[3])
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    const double *p = position ? position : zero, *r = rpy_deg ? rpy_deg : zero;
+    static const char *const axis[3] = {"x", "y", "z"};
+    static const char *const angle[3] = {"roll", "pitch", "yaw"};
+    for (int i = 0; i < 3; ++i) {
+        if (!isfinite(p[i]))
+            return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.position: %s = %g is not a finite number (metres)", axis[i], p[i]);
+        if (!isfinite(r[i]))
+            return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.rotation: %s = %g is not a finite angle (degrees)", angle[i], r[i]);
+    }
+    for (int i = 0; i < 3; ++i) {
+        sensor->position[i] = p[i];
+        sensor->rotation_deg[i] = r[i];
+    }
+    sensor->pose = lsim_pose_make(p, r);
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_m)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!isfinite(min_m) || !isfinite(max_m) || min_m < 0.0)
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.range: [%g, %g] m is invalid, need finite 0 <= min < max", min_m, max_m);
+    if (min_m >= max_m)
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g must be below max %g",
+                         min_m, max_m);
+    sensor->spec.range_min = min_m;
+    sensor->spec.range_max = max_m;
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
+                                  double detection_reflectance)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!isfinite(range_sigma_m) || range_sigma_m < 0.0)
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.range_sigma: %g m is out of range, must be finite and >= 0", range_sigma_m);
+    if (!isfinite(intensity_sigma) || intensity_sigma < 0.0)
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.intensity_sigma: %g is out of range, must be finite and >= 0", intensity_sigma);
+    if (!(detection_reflectance > 0.0 && detection_reflectance <= 1.0))
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.detection_reflectance: %g is out of range, must be in (0, 1]",
+                         detection_reflectance);
+    sensor->spec.range_sigma = range_sigma_m;
+    sensor->spec.intensity_sigma = intensity_sigma;
+    sensor->spec.detection_reflectance = detection_reflectance;
+    return LSIM_OK;
+}
+
+size_t lsim_sensor_beam_count(const lsim_sensor *sensor) { return sensor ? sensor->beams.count : 0; }
+
+lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
+                                  double *time_s, uint16_t *ring)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sensor->beams.count; ++i) {
+        lsim_beam b;
+        lsim_beam_at(&sensor->spec, i, &b);
+        if (azimuth_deg)
+            azimuth_deg[i] = b.azimuth_deg;
+        if (elevation_deg)
+            elevation_deg[i] = b.elevation_deg;
+        if (time_s)
+            time_s[i] = b.time_s;
+        if (ring)
+            ring[i] = b.ring;
+    }
+    return LSIM_OK;
+}
+
+const char *lsim_sensor_name(const lsim_sensor *sensor) { return sensor ? sensor->spec.name : ""; }

@@ -1,0 +1,99 @@
+/* Sensor spec: defaults, deep copy, free, kind names, beam count. */
+#include "sensor/sensor.h"
+
+#include "core/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *lsim_sensor_kind_name(lsim_sensor_kind kind)
+{
+    switch (kind) {
+    case LSIM_SENSOR_ROTATING: return "rotating";
+    case LSIM_SENSOR_PLANAR: return "planar";
+    case LSIM_SENSOR_CAMERA: return "camera";
+    case LSIM_SENSOR_PATTERN: return "pattern";
+    case LSIM_SENSOR_ROSETTE: return "rosette";
+    }
+    return "unknown";
+}
+
+size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec)
+{
+    switch (spec->kind) {
+    case LSIM_SENSOR_ROTATING:
+        return spec->channels > 0 && spec->columns > 0 ? (size_t)spec->channels * (size_t)spec->columns : 0;
+    case LSIM_SENSOR_PLANAR: return spec->steps > 0 ? (size_t)spec->steps : 0;
+    case LSIM_SENSOR_CAMERA:
+        return spec->width > 0 && spec->height > 0 ? (size_t)spec->width * (size_t)spec->height : 0;
+    case LSIM_SENSOR_PATTERN: return spec->pattern_count;
+    case LSIM_SENSOR_ROSETTE: return spec->rosette_points > 0 ? (size_t)spec->rosette_points : 0;
+    }
+    return 0;
+}
+
+void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->kind = LSIM_SENSOR_ROTATING;
+    spec->rate_hz = 10.0;
+    spec->range_min = 0.1;
+    spec->range_max = 100.0;
+    spec->range_sigma = 0.02;
+    spec->intensity_sigma = 0.05;
+    spec->detection_reflectance = 0.1;
+}
+
+void lsim_sensor_spec_free(lsim_sensor_spec *spec)
+{
+    if (!spec)
+        return;
+    free(spec->elevations_deg);
+    free(spec->pattern_azimuth_deg);
+    free(spec->pattern_elevation_deg);
+    free(spec->pattern_time_s);
+    free(spec->pattern_ring);
+    spec->elevations_deg = NULL;
+    spec->pattern_azimuth_deg = spec->pattern_elevation_deg = spec->pattern_time_s = NULL;
+    spec->pattern_ring = NULL;
+}
+
+/* Duplicate n elements of `size` bytes; *out = NULL for a NULL source. Returns 0 on failure. */
+static int dup_array(const void *src, size_t n, size_t size, void **out)
+{
+    *out = NULL;
+    if (!src)
+        return 1;
+    *out = malloc(n ? n * size : 1);
+    if (!*out)
+        return 0;
+    if (n)
+        memcpy(*out, src, n * size);
+    return 1;
+}
+
+lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src, lsim_sensor_spec *dst)
+{
+    if (!src || !dst)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_spec_copy: src and dst must not be NULL");
+    lsim_sensor_spec copy = *src;
+    copy.name[sizeof copy.name - 1] = '\0';
+    size_t channels = src->channels > 0 ? (size_t)src->channels : 0, n = src->pattern_count;
+    void *elev, *paz, *pel, *pt, *pr;
+    int ok = dup_array(src->elevations_deg, channels, sizeof(double), &elev);
+    ok &= dup_array(src->pattern_azimuth_deg, n, sizeof(double), &paz);
+    ok &= dup_array(src->pattern_elevation_deg, n, sizeof(double), &pel);
+    ok &= dup_array(src->pattern_time_s, n, sizeof(double), &pt);
+    ok &= dup_array(src->pattern_ring, n, sizeof(uint16_t), &pr);
+    copy.elevations_deg = elev;
+    copy.pattern_azimuth_deg = paz;
+    copy.pattern_elevation_deg = pel;
+    copy.pattern_time_s = pt;
+    copy.pattern_ring = pr;
+    if (!ok) {
+        lsim_sensor_spec_free(&copy);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory copying a sensor spec");
+    }
+    *dst = copy;
+    return LSIM_OK;
+}
