@@ -27,7 +27,7 @@ deps:
 
 demo: deps build
 	mkdir -p out/demo
-	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --stats
+	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --bev-extent 35 --stats
 
 test: deps test-release test-asan
 

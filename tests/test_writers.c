@@ -6,8 +6,10 @@
 #include "points/points.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -267,6 +269,26 @@ static void test_failures(lsim_points *p, const char *dir)
     CHECK(mkdir(path, 0755) == 0);
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
     CHECK(rmdir(path) == 0);
+
+    /* A write fails part-way (file size limit, like a full disk): error, no file, no temporary. */
+    struct rlimit saved;
+    CHECK(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    struct rlimit small = saved;
+    small.rlim_cur = 1000;
+    fflush(stdout); /* the limit applies to a redirected stdout/stderr too */
+    fflush(stderr);
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &small) == 0) {
+        join(path, sizeof path, dir, "full.pcd");
+        CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
+        CHECK(strstr(lsim_context_last_error(ctx), "full.pcd") != NULL);
+        join(path, sizeof path, dir, "full.bin");
+        CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
+        join(path, sizeof path, dir, "full.png");
+        CHECK(lsim_points_write_birdseye(p, path, 256, 200.0) == LSIM_ERR_IO);
+        CHECK(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+    }
+    signal(SIGXFSZ, old_handler);
 
     CHECK(count_entries(dir, NULL) == 0);
 }

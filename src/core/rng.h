@@ -46,6 +46,24 @@ static inline double lsim_u32_to_open01(uint32_t a, uint32_t b)
     return ((double)bits + 0.5) * (1.0 / 9007199254740992.0);
 }
 
+/* Uniform in (0, 1) as a float from 24 random bits: never 0, never 1. */
+static inline float lsim_u32_to_open01f(uint32_t a)
+{
+    return ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
+}
+
+/* Two standard normal deviates in single precision (Box–Muller) from one Philox block;
+ * the fast path for per-beam noise. Tails reach 5.9 sigma. */
+static inline void lsim_rng_normal2f(uint64_t seed, uint32_t frame, uint64_t beam, uint32_t draw,
+                                     float *n0, float *n1)
+{
+    lsim_u32x4 w = lsim_rng_words(seed, frame, beam, draw);
+    float r = sqrtf(-2.0f * logf(lsim_u32_to_open01f(w.v[0])));
+    float a = 6.28318530718f * lsim_u32_to_open01f(w.v[1]);
+    *n0 = r * cosf(a);
+    *n1 = r * sinf(a);
+}
+
 /* Two independent standard normal deviates (Box–Muller) from one Philox block. */
 static inline void lsim_rng_normal2(uint64_t seed, uint32_t frame, uint64_t beam, uint32_t draw,
                                     double *n0, double *n1)

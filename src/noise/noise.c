@@ -20,10 +20,10 @@ void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, si
             continue;
         }
         if (model->enabled) {
-            double g0, g1;
-            lsim_rng_normal2(model->seed, model->frame, (uint64_t)i, 0, &g0, &g1);
-            r += rs * (float)g0;
-            float gain = 1.0f + is * (float)g1;
+            float g0, g1;
+            lsim_rng_normal2f(model->seed, model->frame, (uint64_t)i, 0, &g0, &g1);
+            r += rs * g0;
+            float gain = 1.0f + is * g1;
             intensity *= gain > 0.0f ? gain : 0.0f;
             if (r < 0.0f)
                 r = 0.0f;

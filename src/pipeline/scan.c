@@ -7,6 +7,7 @@
 #include "scene/scene.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
         .frame = options->frame_index,
     };
     lsim_noise_apply(&noise, &ws->returns, n, &ws->measured, threads);
+    double t35 = lsim_now_ms(); if (getenv("LSIM_DEBUG_TIMES")) fprintf(stderr, "noise %.2f\n", t35 - t3);
     lsim_points_emit(sensor, ws, options, points, threads);
     double t4 = lsim_now_ms();
 

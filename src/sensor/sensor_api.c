@@ -202,10 +202,10 @@ lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, dou
         return LSIM_ERR_INVALID_ARGUMENT;
     if (!isfinite(range_sigma_m) || range_sigma_m < 0.0)
         return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.range_sigma: %g m is out of range, must be finite and >= 0", range_sigma_m);
+                         "sensor.noise.range_sigma: %g m is out of range, must be finite and >= 0", range_sigma_m);
     if (!isfinite(intensity_sigma) || intensity_sigma < 0.0)
         return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.intensity_sigma: %g is out of range, must be finite and >= 0", intensity_sigma);
+                         "sensor.noise.intensity_sigma: %g is out of range, must be finite and >= 0", intensity_sigma);
     if (!(detection_reflectance > 0.0 && detection_reflectance <= 1.0))
         return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.detection_reflectance: %g is out of range, must be in (0, 1]",

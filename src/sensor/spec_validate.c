@@ -1,5 +1,6 @@
-/* Sensor spec validation. Messages name the key as a scene file spells it ("sensor.<key>"),
- * the value at fault and what is valid. */
+/* Sensor spec validation. Messages name the key as a scene file spells it (src/scene/sensor_yaml.c:
+ * "sensor.fov_deg", "sensor.noise.range_sigma", ...), the value at fault and what is valid. Keys
+ * with no scene-file spelling: sensor.prism_hz (rosette prism rates), sensor.pattern[i].<column>. */
 #include "sensor/sensor.h"
 
 #include "core/context.h"
@@ -55,7 +56,7 @@ static lsim_status validate_rotating(lsim_context *ctx, const lsim_sensor_spec *
 
 static lsim_status validate_planar(lsim_context *ctx, const lsim_sensor_spec *s)
 {
-    lsim_status st = check_angle(ctx, "fov", s->fov_deg, 360.0, 0);
+    lsim_status st = check_angle(ctx, "fov_deg", s->fov_deg, 360.0, 0);
     if (st != LSIM_OK)
         return st;
     return check_int(ctx, "steps", s->steps, 1, LSIM_MAX_STEPS);
@@ -66,8 +67,8 @@ static lsim_status validate_camera(lsim_context *ctx, const lsim_sensor_spec *s)
     lsim_status st;
     if ((st = check_int(ctx, "width", s->width, 1, LSIM_MAX_PIXELS_SIDE)) != LSIM_OK ||
         (st = check_int(ctx, "height", s->height, 1, LSIM_MAX_PIXELS_SIDE)) != LSIM_OK ||
-        (st = check_angle(ctx, "hfov", s->hfov_deg, 179.0, 0)) != LSIM_OK ||
-        (st = check_angle(ctx, "vfov", s->vfov_deg, 179.0, 0)) != LSIM_OK)
+        (st = check_angle(ctx, "hfov_deg", s->hfov_deg, 179.0, 0)) != LSIM_OK ||
+        (st = check_angle(ctx, "vfov_deg", s->vfov_deg, 179.0, 0)) != LSIM_OK)
         return st;
     return LSIM_OK;
 }
@@ -75,8 +76,8 @@ static lsim_status validate_camera(lsim_context *ctx, const lsim_sensor_spec *s)
 static lsim_status validate_rosette(lsim_context *ctx, const lsim_sensor_spec *s)
 {
     lsim_status st;
-    if ((st = check_int(ctx, "points", s->rosette_points, 1, LSIM_MAX_STEPS)) != LSIM_OK ||
-        (st = check_angle(ctx, "fov", s->rosette_fov_deg, 180.0, 1)) != LSIM_OK)
+    if ((st = check_int(ctx, "points", s->rosette_points, 1, (int)LSIM_MAX_BEAMS)) != LSIM_OK ||
+        (st = check_angle(ctx, "fov_deg", s->rosette_fov_deg, 180.0, 1)) != LSIM_OK)
         return st;
     for (int i = 0; i < 2; ++i)
         if (!isfinite(s->rosette_hz[i]))
@@ -116,7 +117,7 @@ static lsim_status validate_pattern(lsim_context *ctx, const lsim_sensor_spec *s
 static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
 {
     if (!isfinite(s->rate_hz) || s->rate_hz <= 0.0)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.rate: %g Hz is out of range, must be finite and > 0",
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.rate_hz: %g Hz is out of range, must be finite and > 0",
                          s->rate_hz);
     if (!isfinite(s->range_min) || s->range_min < 0.0)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g must be finite and >= 0",
@@ -128,10 +129,10 @@ static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
                          s->range_min, s->range_max);
     if (!isfinite(s->range_sigma) || s->range_sigma < 0.0)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.range_sigma: %g m is out of range, must be finite and >= 0", s->range_sigma);
+                         "sensor.noise.range_sigma: %g m is out of range, must be finite and >= 0", s->range_sigma);
     if (!isfinite(s->intensity_sigma) || s->intensity_sigma < 0.0)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.intensity_sigma: %g is out of range, must be finite and >= 0", s->intensity_sigma);
+                         "sensor.noise.intensity_sigma: %g is out of range, must be finite and >= 0", s->intensity_sigma);
     if (!(s->detection_reflectance > 0.0 && s->detection_reflectance <= 1.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.detection_reflectance: %g is out of range, must be in (0, 1]",
