@@ -58,7 +58,7 @@ static const char *hint_for(int err)
     case ENOSPC:
     case EDQUOT: return "the disk is full: free some space";
     case ENAMETOOLONG: return "the path is too long";
-    case EIO: return "a write failed: check free disk space and the storage device";
+    case EFBIG: return "the file is too large for this file system or the process's file size limit";
     case EISDIR: return "the output path is a directory: give a file name";
     default: return "check the path and the directory's permissions";
     }
@@ -124,18 +124,17 @@ void lsim_atomic_abort(lsim_atomic_group *group)
     group->count = 0;
 }
 
-/* Check, flush and close one file. Returns 0 or an errno value (EIO when only ferror is known). */
+/* Check, flush and close one file. Returns 0, an errno value from fflush/fclose, or -1 when an
+ * earlier write failed (stdio keeps only the error flag, not the reason). */
 static int close_file(lsim_atomic_file *f)
 {
-    int err = 0;
-    if (ferror(f->fp))
-        err = EIO;
+    int err = ferror(f->fp) ? -1 : 0;
     errno = 0;
     if (fflush(f->fp) != 0 && !err)
-        err = errno ? errno : EIO;
+        err = errno ? errno : -1;
     errno = 0;
     if (fclose(f->fp) != 0 && !err)
-        err = errno ? errno : EIO;
+        err = errno ? errno : -1;
     f->fp = NULL;
     return err;
 }
@@ -147,8 +146,12 @@ lsim_status lsim_atomic_commit(lsim_atomic_group *group)
         lsim_atomic_file *f = &group->file[i];
         int err = close_file(f);
         if (err) {
-            lsim_status st = lsim_fail(ctx, LSIM_ERR_IO, "error writing '%s' (%s); %s; no output was written",
-                                       f->path, strerror(err), hint_for(err));
+            lsim_status st =
+                err < 0 ? lsim_fail(ctx, LSIM_ERR_IO, "error writing '%s': a write failed (disk full, file size "
+                                    "limit or device error); free some space and retry; no output was written",
+                                    f->path)
+                        : lsim_fail(ctx, LSIM_ERR_IO, "error writing '%s' (%s); %s; no output was written",
+                                    f->path, strerror(err), hint_for(err));
             lsim_atomic_abort(group);
             return st;
         }

@@ -57,7 +57,8 @@ lsim_status lsim_png_write_rgb8(lsim_context *ctx, FILE *fp, const char *path, u
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         free(row);
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot encode PNG '%s': %s", path, state.message);
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot write PNG '%s': %s (libpng); check free disk space and retry; "
+                         "no output was written", path, state.message);
     }
     encode(png, info, fp, width, height, row_fn, user, row);
     png_destroy_write_struct(&png, &info);

@@ -47,7 +47,10 @@ typedef struct lsim_sensor_spec {
     double detection_reflectance; /* Lambertian reflectance detected just at range_max */
 } lsim_sensor_spec;
 
-/* The beams of one frame, structure of arrays, in the sensor frame. */
+/* The beams of one frame, structure of arrays, in the sensor frame, in firing (time) order:
+ * rotating column-major (every channel of column 0, then column 1, ...; ring = channel, and the
+ * presets list elevations ascending so ring 0 is the lowest beam); planar by step; camera
+ * row-major from the top-left pixel (ring = row); rosette by time; pattern in table order. */
 typedef struct lsim_beams {
     size_t count;
     float *azimuth;   /* radians, atan2(y, x) of the direction */

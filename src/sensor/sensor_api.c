@@ -223,9 +223,11 @@ lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg
 {
     if (!sensor)
         return LSIM_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < sensor->beams.count; ++i) {
+    long long n = (long long)sensor->beams.count;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (long long i = 0; i < n; ++i) {
         lsim_beam b;
-        lsim_beam_at(&sensor->spec, i, &b);
+        lsim_beam_at(&sensor->spec, (size_t)i, &b);
         if (azimuth_deg)
             azimuth_deg[i] = b.azimuth_deg;
         if (elevation_deg)
