@@ -112,15 +112,12 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
 }
 
 void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, float tnear, float tfar,
-                       lsim_hits *hits, int threads)
+                       lsim_hits *hits, size_t begin, size_t end)
 {
-    const long n = (long)rays->count;
-#pragma omp parallel num_threads(threads)
+    struct RTCIntersectContext ictx;
+    rtcInitIntersectContext(&ictx);
     {
-        struct RTCIntersectContext ictx;
-        rtcInitIntersectContext(&ictx);
-#pragma omp for schedule(dynamic, 1024)
-        for (long i = 0; i < n; ++i) {
+        for (size_t i = begin; i < end; ++i) {
             struct RTCRayHit rh;
             rh.ray.org_x = rays->ox[i];
             rh.ray.org_y = rays->oy[i];

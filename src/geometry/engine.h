@@ -32,8 +32,9 @@ typedef struct lsim_engine lsim_engine;
 lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out);
 void lsim_engine_destroy(lsim_engine *engine);
 
-/* Trace rays [0, count) with hits accepted in [tnear, tfar]; `threads` OpenMP threads (>= 1). */
+/* Trace rays [begin, end) with hits accepted in [tnear, tfar]. Thread-safe: callers split the
+ * frame into ranges and trace them in parallel. */
 void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, float tnear, float tfar,
-                       lsim_hits *hits, int threads);
+                       lsim_hits *hits, size_t begin, size_t end);
 
 #endif

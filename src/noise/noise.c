@@ -2,15 +2,13 @@
 
 #include "core/rng.h"
 
-void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, size_t count,
-                      lsim_measurements *out, int threads)
+void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, lsim_measurements *out,
+                      size_t begin, size_t end)
 {
-    const long n = (long)count;
     const float threshold = (float)model->intensity_threshold;
     const float range_min = (float)model->range_min;
     const float rs = (float)model->range_sigma, is = (float)model->intensity_sigma;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long i = 0; i < n; ++i) {
+    for (size_t i = begin; i < end; ++i) {
         float r = ret->range[i];
         float intensity = ret->intensity[i];
         if (r <= 0.0f || r < range_min) {

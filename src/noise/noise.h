@@ -26,8 +26,8 @@ typedef struct lsim_measurements {
     uint8_t *detected; /* 1 if the beam produced a point */
 } lsim_measurements;
 
-/* Measure beams [0, count) from their returns (range 0 means no hit). */
-void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *returns, size_t count,
-                      lsim_measurements *out, int threads);
+/* Measure beams [begin, end) from their returns (range 0 means no hit). */
+void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *returns, lsim_measurements *out,
+                      size_t begin, size_t end);
 
 #endif

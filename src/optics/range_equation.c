@@ -3,11 +3,9 @@
 #include <math.h>
 
 void lsim_optics_shade(const lsim_rays *rays, const lsim_hits *hits, const lsim_surfaces *surfaces,
-                       lsim_returns *out, int threads)
+                       lsim_returns *out, size_t begin, size_t end)
 {
-    const long n = (long)rays->count;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long i = 0; i < n; ++i) {
+    for (size_t i = begin; i < end; ++i) {
         uint32_t obj = hits->object[i];
         if (obj == LSIM_NO_HIT) {
             out->range[i] = 0.0f;

@@ -14,8 +14,8 @@ typedef struct lsim_surfaces {
     float *reflectance; /* Lambertian rho per object */
 } lsim_surfaces;
 
-/* Shade rays [0, count): incidence, facing normal, intensity and reflectivity of each hit. */
+/* Shade rays [begin, end): incidence, facing normal, intensity and reflectivity of each hit. */
 void lsim_optics_shade(const lsim_rays *rays, const lsim_hits *hits, const lsim_surfaces *surfaces,
-                       lsim_returns *returns, int threads);
+                       lsim_returns *returns, size_t begin, size_t end);
 
 #endif

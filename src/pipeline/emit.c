@@ -1,122 +1,127 @@
-/* Point emission: compact the detected beams into the point buffer (beam order kept). */
+/* Point emission: compact the detected beams into the point buffer (beam order kept).
+ * Per chunk of the frame loop: gather the indices of the emitted beams, then fill one column
+ * at a time (few memory streams per loop, which the prefetchers handle well). */
 #include "pipeline/frame.h"
 
 #include "core/vec.h"
 #include "points/points.h"
 
 #include <math.h>
-#include <stdlib.h>
 
-#define EMIT_CHUNKS 256
-
-typedef struct emit_columns {
-    float *x, *y, *z, *range, *intensity, *reflectivity, *azimuth, *elevation, *time, *incidence;
-    float *nx, *ny, *nz, *xc, *yc, *zc;
-    uint16_t *ring;
-    uint32_t *label, *instance;
-} emit_columns;
-
-static emit_columns columns_of(lsim_points *p)
+/* Gather helpers: dst[k] = src[idx[k]] (optionally scaled). */
+static void gather_f32(float *restrict dst, const float *restrict src, const uint32_t *idx, size_t m, float scale)
 {
-    emit_columns c = {
-        lsim_points_f32(p, LSIM_FIELD_X), lsim_points_f32(p, LSIM_FIELD_Y), lsim_points_f32(p, LSIM_FIELD_Z),
-        lsim_points_f32(p, LSIM_FIELD_RANGE), lsim_points_f32(p, LSIM_FIELD_INTENSITY),
-        lsim_points_f32(p, LSIM_FIELD_REFLECTIVITY), lsim_points_f32(p, LSIM_FIELD_AZIMUTH),
-        lsim_points_f32(p, LSIM_FIELD_ELEVATION), lsim_points_f32(p, LSIM_FIELD_TIME),
-        lsim_points_f32(p, LSIM_FIELD_INCIDENCE), lsim_points_f32(p, LSIM_FIELD_NX),
-        lsim_points_f32(p, LSIM_FIELD_NY), lsim_points_f32(p, LSIM_FIELD_NZ),
-        lsim_points_f32(p, LSIM_FIELD_X_CLEAN), lsim_points_f32(p, LSIM_FIELD_Y_CLEAN),
-        lsim_points_f32(p, LSIM_FIELD_Z_CLEAN), lsim_points_u16(p, LSIM_FIELD_RING),
-        lsim_points_u32(p, LSIM_FIELD_LABEL), lsim_points_u32(p, LSIM_FIELD_INSTANCE),
-    };
-    return c;
+    for (size_t k = 0; k < m; ++k)
+        dst[k] = src[idx[k]] * scale;
+}
+
+/* dst[k] = origin + dir[idx[k]] * range[idx[k]] */
+static void place(float *restrict dst, float origin, const float *restrict dir, const float *restrict range,
+                  const uint32_t *idx, size_t m)
+{
+    for (size_t k = 0; k < m; ++k)
+        dst[k] = origin + dir[idx[k]] * range[idx[k]];
+}
+
+/* dst[k] = row . (nx, ny, nz)[idx[k]] */
+static void rotate_row(float *restrict dst, const float row[3], const lsim_returns *r, const uint32_t *idx, size_t m)
+{
+    for (size_t k = 0; k < m; ++k) {
+        uint32_t i = idx[k];
+        dst[k] = row[0] * r->nx[i] + row[1] * r->ny[i] + row[2] * r->nz[i];
+    }
+}
+
+static void emit_chunk(const lsim_sensor *sensor, const lsim_frame_workspace *ws, const lsim_scan_options *options,
+                       lsim_points *p, size_t lo, size_t hi, size_t o, const float rt[3][3])
+{
+    const lsim_beams *b = &sensor->beams;
+    const uint8_t *detected = ws->measured.detected;
+    uint32_t idx[LSIM_FRAME_CHUNK];
+    size_t m = 0;
+    for (size_t i = lo; i < hi; ++i) {
+        idx[m] = (uint32_t)i;
+        m += options->keep_misses || detected[i];
+    }
+    if (m == 0)
+        return;
+    const float to_deg = (float)(180.0 / LSIM_PI);
+    const int world = options->frame == LSIM_FRAME_WORLD;
+    const float *dir[3] = {world ? ws->rays.dx : b->dx, world ? ws->rays.dy : b->dy, world ? ws->rays.dz : b->dz};
+    const float origin[3] = {world ? ws->rays.ox[lo] : 0.0f, world ? ws->rays.oy[lo] : 0.0f,
+                             world ? ws->rays.oz[lo] : 0.0f};
+    static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
+    static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
+    static const lsim_field normal[3] = {LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ};
+    for (int a = 0; a < 3; ++a) {
+        place(lsim_points_f32(p, pos[a]) + o, origin[a], dir[a], ws->measured.range, idx, m);
+        place(lsim_points_f32(p, clean[a]) + o, origin[a], dir[a], ws->returns.range, idx, m);
+        if (world) {
+            const float *src = a == 0 ? ws->returns.nx : a == 1 ? ws->returns.ny : ws->returns.nz;
+            gather_f32(lsim_points_f32(p, normal[a]) + o, src, idx, m, 1.0f);
+        } else {
+            const float row[3] = {rt[a][0], rt[a][1], rt[a][2]};
+            rotate_row(lsim_points_f32(p, normal[a]) + o, row, &ws->returns, idx, m);
+        }
+    }
+    gather_f32(lsim_points_f32(p, LSIM_FIELD_RANGE) + o, ws->measured.range, idx, m, 1.0f);
+    gather_f32(lsim_points_f32(p, LSIM_FIELD_INTENSITY) + o, ws->measured.intensity, idx, m, 1.0f);
+    gather_f32(lsim_points_f32(p, LSIM_FIELD_AZIMUTH) + o, b->azimuth, idx, m, to_deg);
+    gather_f32(lsim_points_f32(p, LSIM_FIELD_ELEVATION) + o, b->elevation, idx, m, to_deg);
+    gather_f32(lsim_points_f32(p, LSIM_FIELD_TIME) + o, b->time, idx, m, 1.0f);
+    gather_f32(lsim_points_f32(p, LSIM_FIELD_INCIDENCE) + o, ws->returns.incidence, idx, m, to_deg);
+    float *refl = lsim_points_f32(p, LSIM_FIELD_REFLECTIVITY) + o;
+    uint16_t *ring = lsim_points_u16(p, LSIM_FIELD_RING) + o;
+    uint32_t *label = lsim_points_u32(p, LSIM_FIELD_LABEL) + o, *instance = lsim_points_u32(p, LSIM_FIELD_INSTANCE) + o;
+    for (size_t k = 0; k < m; ++k) {
+        uint32_t i = idx[k];
+        float r = ws->measured.range[i];
+        refl[k] = ws->measured.intensity[i] * r * r;
+        ring[k] = b->ring[i];
+    }
+    for (size_t k = 0; k < m; ++k) {
+        uint32_t obj = ws->hits.object[idx[k]];
+        int hit = detected[idx[k]];
+        label[k] = hit ? ws->object_label[obj] : 0;
+        instance[k] = hit ? ws->object_instance[obj] : 0;
+    }
+    if (!options->keep_misses)
+        return;
+    for (size_t k = 0; k < m; ++k) { /* misses: range 0, NaN coordinates, no surface */
+        if (detected[idx[k]])
+            continue;
+        for (int a = 0; a < 3; ++a) {
+            lsim_points_f32(p, pos[a])[o + k] = NAN;
+            lsim_points_f32(p, clean[a])[o + k] = NAN;
+            lsim_points_f32(p, normal[a])[o + k] = 0.0f;
+        }
+        lsim_points_f32(p, LSIM_FIELD_RANGE)[o + k] = 0.0f;
+        lsim_points_f32(p, LSIM_FIELD_INTENSITY)[o + k] = 0.0f;
+        lsim_points_f32(p, LSIM_FIELD_INCIDENCE)[o + k] = 0.0f;
+        refl[k] = 0.0f;
+    }
 }
 
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
                       const lsim_scan_options *options, lsim_points *points, int threads)
 {
-    const lsim_beams *b = &sensor->beams;
-    const size_t n = b->count;
-    const uint8_t *detected = ws->measured.detected;
-    const int keep = options->keep_misses;
-    const int world = options->frame == LSIM_FRAME_WORLD;
-    size_t offset[EMIT_CHUNKS + 1];
-    const size_t chunk = (n + EMIT_CHUNKS - 1) / EMIT_CHUNKS;
-
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int c = 0; c < EMIT_CHUNKS; ++c) {
-        size_t lo = (size_t)c * chunk, hi = lo + chunk < n ? lo + chunk : n, k = 0;
-        for (size_t i = lo; i < hi; ++i)
-            k += keep || detected[i];
-        offset[c + 1] = lo < n ? k : 0;
-    }
+    const size_t n = sensor->beams.count;
+    const size_t chunks = (n + LSIM_FRAME_CHUNK - 1) / LSIM_FRAME_CHUNK;
+    size_t *offset = ws->chunk_points; /* [c + 1] = count of chunk c -> [c] = first point of chunk c */
     offset[0] = 0;
-    for (int c = 0; c < EMIT_CHUNKS; ++c)
-        offset[c + 1] += offset[c];
-    points->count = offset[EMIT_CHUNKS];
-
-    emit_columns col = columns_of(points);
-    const lsim_mat3 r = sensor->pose.r;
-    float m[3][3];
+    for (size_t c = 0; c < chunks; ++c) {
+        size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
+        offset[c + 1] = offset[c] + (options->keep_misses ? hi - lo : offset[c + 1]);
+    }
+    points->count = offset[chunks];
+    /* Normals to the sensor frame: rows of R^T. */
+    float rt[3][3];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            m[i][j] = (float)r.m[i][j];
-    const float to_deg = (float)(180.0 / LSIM_PI);
-
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int c = 0; c < EMIT_CHUNKS; ++c) {
-        size_t lo = (size_t)c * chunk, hi = lo + chunk < n ? lo + chunk : n, o = offset[c];
-        for (size_t i = lo; i < hi; ++i) {
-            if (!keep && !detected[i])
-                continue;
-            col.ring[o] = b->ring[i];
-            col.azimuth[o] = b->azimuth[i] * to_deg;
-            col.elevation[o] = b->elevation[i] * to_deg;
-            col.time[o] = b->time[i];
-            if (!detected[i]) {
-                col.x[o] = col.y[o] = col.z[o] = NAN;
-                col.xc[o] = col.yc[o] = col.zc[o] = NAN;
-                col.range[o] = col.intensity[o] = col.reflectivity[o] = col.incidence[o] = 0.0f;
-                col.nx[o] = col.ny[o] = col.nz[o] = 0.0f;
-                col.label[o] = col.instance[o] = 0;
-                ++o;
-                continue;
-            }
-            const float rm = ws->measured.range[i], rc = ws->returns.range[i];
-            const float wnx = ws->returns.nx[i], wny = ws->returns.ny[i], wnz = ws->returns.nz[i];
-            float dx, dy, dz, ox = 0.0f, oy = 0.0f, oz = 0.0f;
-            if (world) {
-                dx = ws->rays.dx[i];
-                dy = ws->rays.dy[i];
-                dz = ws->rays.dz[i];
-                ox = ws->rays.ox[i];
-                oy = ws->rays.oy[i];
-                oz = ws->rays.oz[i];
-                col.nx[o] = wnx;
-                col.ny[o] = wny;
-                col.nz[o] = wnz;
-            } else {
-                dx = b->dx[i];
-                dy = b->dy[i];
-                dz = b->dz[i];
-                col.nx[o] = m[0][0] * wnx + m[1][0] * wny + m[2][0] * wnz;
-                col.ny[o] = m[0][1] * wnx + m[1][1] * wny + m[2][1] * wnz;
-                col.nz[o] = m[0][2] * wnx + m[1][2] * wny + m[2][2] * wnz;
-            }
-            col.x[o] = ox + dx * rm;
-            col.y[o] = oy + dy * rm;
-            col.z[o] = oz + dz * rm;
-            col.xc[o] = ox + dx * rc;
-            col.yc[o] = oy + dy * rc;
-            col.zc[o] = oz + dz * rc;
-            col.range[o] = rm;
-            col.intensity[o] = ws->measured.intensity[i];
-            col.reflectivity[o] = ws->measured.intensity[i] * rm * rm;
-            col.incidence[o] = ws->returns.incidence[i] * to_deg;
-            uint32_t obj = ws->hits.object[i];
-            col.label[o] = ws->object_label[obj];
-            col.instance[o] = ws->object_instance[obj];
-            ++o;
-        }
+            rt[i][j] = (float)sensor->pose.r.m[j][i];
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
+    for (size_t c = 0; c < chunks; ++c) {
+        size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
+        emit_chunk(sensor, ws, options, points, lo, hi, offset[c], rt);
     }
 }

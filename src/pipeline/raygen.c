@@ -1,6 +1,6 @@
 #include "pipeline/frame.h"
 
-void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, int threads)
+void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, size_t begin, size_t end)
 {
     const lsim_beams *b = &sensor->beams;
     const lsim_mat3 r = sensor->pose.r;
@@ -9,9 +9,7 @@ void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, int threads)
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             m[i][j] = (float)r.m[i][j];
-    const long n = (long)b->count;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long i = 0; i < n; ++i) {
+    for (size_t i = begin; i < end; ++i) {
         float x = b->dx[i], y = b->dy[i], z = b->dz[i];
         rays->ox[i] = ox;
         rays->oy[i] = oy;
@@ -20,5 +18,4 @@ void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, int threads)
         rays->dy[i] = m[1][0] * x + m[1][1] * y + m[1][2] * z;
         rays->dz[i] = m[2][0] * x + m[2][1] * y + m[2][2] * z;
     }
-    rays->count = b->count;
 }

@@ -29,6 +29,7 @@ lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace
         GROW(ws->returns.incidence, n);
         GROW(ws->returns.nx, n); GROW(ws->returns.ny, n); GROW(ws->returns.nz, n);
         GROW(ws->measured.range, n); GROW(ws->measured.intensity, n); GROW(ws->measured.detected, n);
+        GROW(ws->chunk_points, n / LSIM_FRAME_CHUNK + 2);
         if (ok)
             ws->capacity = n;
     }
@@ -55,7 +56,7 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
         ws->returns.range, ws->returns.intensity, ws->returns.reflectivity, ws->returns.incidence,
         ws->returns.nx, ws->returns.ny, ws->returns.nz,
         ws->measured.range, ws->measured.intensity, ws->measured.detected,
-        ws->surfaces.reflectance, ws->object_label, ws->object_instance,
+        ws->surfaces.reflectance, ws->object_label, ws->object_instance, ws->chunk_points,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
