@@ -20,6 +20,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
     lsim_raw_embree *raw = NULL;
     lsim_frame_workspace ws;
     memset(&ws, 0, sizeof ws);
+    lsim_rays rays = {0};
     float *t = NULL, *ng = NULL;
     uint32_t *geom = NULL, *prim = NULL;
     int rc = -1;
@@ -50,7 +51,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
     ng = malloc(3 * n * sizeof *ng);
     geom = malloc(n * sizeof *geom);
     prim = malloc(n * sizeof *prim);
-    if (!raw || !t || !ng || !geom || !prim) {
+    if (!raw || !t || !ng || !geom || !prim || lsim_rays_alloc(&rays, n)) {
         snprintf(error, error_size, "out of memory for %zu beams", n);
         goto done;
     }
@@ -58,6 +59,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
     out->triangles = mesh->triangle_count;
     out->threads = lsim_threads_resolve(threads);
     out->raw_ms = out->frame_ms = 1e300;
+    lsim_rays_generate(sensor, 0, n, &rays); /* the rays the frame casts */
     for (int k = 0; k < repeat; ++k) {
         if (lsim_frame_run(scene, sensor, &opt, &ws, points) != LSIM_OK) {
             snprintf(error, error_size, "frame failed: %s", lsim_context_last_error(ctx));
@@ -71,14 +73,15 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
             out->noise_ms = points->stats.noise_ms;
             out->frame_points = points->count;
         }
-        /* The same rays the frame cast (ws.rays), against the same mesh. */
-        double ms = lsim_raw_embree_trace(raw, n, ws.rays.ox, ws.rays.oy, ws.rays.oz, ws.rays.dx, ws.rays.dy,
-                                          ws.rays.dz, 100.0f, out->threads, t, geom, prim, ng, &out->raw_hits);
+        /* The same rays the frame casts, against the same mesh. */
+        double ms = lsim_raw_embree_trace(raw, n, rays.ox, rays.oy, rays.oz, rays.dx, rays.dy, rays.dz, 100.0f,
+                                          out->threads, t, geom, prim, ng, &out->raw_hits);
         if (ms < out->raw_ms)
             out->raw_ms = ms;
     }
     rc = 0;
 done:
+    lsim_rays_free(&rays);
     free(t);
     free(ng);
     free(geom);

@@ -111,13 +111,13 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
     return LSIM_OK;
 }
 
-void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, float tnear, float tfar,
-                       lsim_hits *hits, size_t begin, size_t end)
+void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t count, float tnear, float tfar,
+                       lsim_hits *hits)
 {
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
     {
-        for (size_t i = begin; i < end; ++i) {
+        for (size_t i = 0; i < count; ++i) {
             struct RTCRayHit rh;
             rh.ray.org_x = rays->ox[i];
             rh.ray.org_y = rays->oy[i];

@@ -10,7 +10,7 @@
 
 #define LSIM_NO_HIT UINT32_MAX
 
-/* Rays of one frame in world space, structure of arrays (unit directions). */
+/* Rays in world space, structure of arrays (unit directions): a frame or a slice of one. */
 typedef struct lsim_rays {
     size_t count;
     float *ox, *oy, *oz;
@@ -32,9 +32,9 @@ typedef struct lsim_engine lsim_engine;
 lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out);
 void lsim_engine_destroy(lsim_engine *engine);
 
-/* Trace rays [begin, end) with hits accepted in [tnear, tfar]. Thread-safe: callers split the
- * frame into ranges and trace them in parallel. */
-void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, float tnear, float tfar,
-                       lsim_hits *hits, size_t begin, size_t end);
+/* Trace the first `count` rays with hits accepted in [tnear, tfar] into hits[0, count).
+ * Thread-safe: callers split a frame into slices and trace them in parallel. */
+void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t count, float tnear, float tfar,
+                       lsim_hits *hits);
 
 #endif

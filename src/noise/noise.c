@@ -2,13 +2,14 @@
 
 #include "core/rng.h"
 
-void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, lsim_measurements *out,
-                      size_t begin, size_t end)
+size_t lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, size_t first_beam, size_t count,
+                        lsim_measurements *out)
 {
+    size_t detected = 0;
     const float threshold = (float)model->intensity_threshold;
     const float range_min = (float)model->range_min;
     const float rs = (float)model->range_sigma, is = (float)model->intensity_sigma;
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t i = 0; i < count; ++i) {
         float r = ret->range[i];
         float intensity = ret->intensity[i];
         if (r <= 0.0f || r < range_min) {
@@ -19,7 +20,7 @@ void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, ls
         }
         if (model->enabled) {
             float g0, g1;
-            lsim_rng_normal2f(model->seed, model->frame, (uint64_t)i, 0, &g0, &g1);
+            lsim_rng_normal2f(model->seed, model->frame, (uint64_t)(first_beam + i), 0, &g0, &g1);
             r += rs * g0;
             float gain = 1.0f + is * g1;
             intensity *= gain > 0.0f ? gain : 0.0f;
@@ -29,5 +30,7 @@ void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, ls
         out->range[i] = r;
         out->intensity[i] = intensity;
         out->detected[i] = intensity >= threshold && intensity > 0.0f;
+        detected += out->detected[i];
     }
+    return detected;
 }

@@ -26,8 +26,16 @@ typedef struct lsim_measurements {
     uint8_t *detected; /* 1 if the beam produced a point */
 } lsim_measurements;
 
-/* Measure beams [begin, end) from their returns (range 0 means no hit). */
-void lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *returns, lsim_measurements *out,
-                      size_t begin, size_t end);
+static inline lsim_measurements lsim_measurements_at(const lsim_measurements *m, size_t begin)
+{
+    lsim_measurements v = {m->range + begin, m->intensity + begin, m->detected + begin};
+    return v;
+}
+
+/* Measure the `count` beams of a slice that starts at frame beam `first_beam` (the random key);
+ * element k of every array is beam first_beam + k. Range 0 means no hit. Returns the number of
+ * beams detected. */
+size_t lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *returns, size_t first_beam,
+                        size_t count, lsim_measurements *out);
 
 #endif

@@ -3,13 +3,13 @@
 #include <math.h>
 
 void lsim_optics_shade(const lsim_rays *rays, const lsim_hits *hits, const lsim_surfaces *surfaces,
-                       lsim_returns *out, size_t begin, size_t end)
+                       size_t count, lsim_returns *out)
 {
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t i = 0; i < count; ++i) {
         uint32_t obj = hits->object[i];
+        out->object[i] = obj;
         if (obj == LSIM_NO_HIT) {
-            out->range[i] = 0.0f;
-            out->intensity[i] = out->reflectivity[i] = out->incidence[i] = 0.0f;
+            out->range[i] = out->intensity[i] = out->cos_incidence[i] = 0.0f;
             out->nx[i] = out->ny[i] = out->nz[i] = 0.0f;
             continue;
         }
@@ -29,11 +29,9 @@ void lsim_optics_shade(const lsim_rays *rays, const lsim_hits *hits, const lsim_
         if (cos_t > 1.0f)
             cos_t = 1.0f;
         float r = hits->t[i];
-        float reflectivity = surfaces->reflectance[obj] * cos_t; /* pi f_r cos(theta), Lambertian */
         out->range[i] = r;
-        out->reflectivity[i] = reflectivity;
-        out->intensity[i] = reflectivity / (r * r);
-        out->incidence[i] = acosf(cos_t);
+        out->intensity[i] = surfaces->reflectance[obj] * cos_t / (r * r); /* pi f_r cos(theta) / R^2 */
+        out->cos_incidence[i] = cos_t;
         out->nx[i] = nx;
         out->ny[i] = ny;
         out->nz[i] = nz;

@@ -1,7 +1,7 @@
 /* The range equation for a monostatic pulsed sensor, single bounce, extended target:
  *   P_r = P_t * f_r * cos(theta) * A_rx / R^2 * eta * exp(-2 alpha R)
- * lidarsim reports intensity = P_r / (P_t A_rx eta / pi) / R^2 ... i.e. pi f_r cos(theta) / R^2,
- * which is rho cos(theta) / R^2 for a Lambertian surface: 1.0 for a white wall at 1 m. */
+ * lidarsim reports intensity = P_r / (P_t A_rx eta / pi) = pi f_r cos(theta) / R^2, which is
+ * rho cos(theta) / R^2 for a Lambertian surface: 1.0 for a white wall at 1 m. */
 #ifndef LSIM_OPTICS_RANGE_EQUATION_H
 #define LSIM_OPTICS_RANGE_EQUATION_H
 
@@ -14,8 +14,9 @@ typedef struct lsim_surfaces {
     float *reflectance; /* Lambertian rho per object */
 } lsim_surfaces;
 
-/* Shade rays [begin, end): incidence, facing normal, intensity and reflectivity of each hit. */
+/* Shade `count` rays of a slice (element k of every array is the slice's k-th ray): incidence,
+ * facing normal, intensity of each hit. */
 void lsim_optics_shade(const lsim_rays *rays, const lsim_hits *hits, const lsim_surfaces *surfaces,
-                       lsim_returns *returns, size_t begin, size_t end);
+                       size_t count, lsim_returns *returns);
 
 #endif

@@ -15,12 +15,23 @@ static void gather_f32(float *restrict dst, const float *restrict src, const uin
         dst[k] = src[idx[k]] * scale;
 }
 
-/* dst[k] = origin + dir[idx[k]] * range[idx[k]] */
-static void place(float *restrict dst, float origin, const float *restrict dir, const float *restrict range,
-                  const uint32_t *idx, size_t m)
+/* dst[k] = origin + (row . beam direction) * range, for the emitted beams idx[0, m). With the
+ * identity row and origin 0 this is the sensor frame; with a row of R and t, the world frame. */
+static void place(float *restrict dst, float origin, const float row[3], const lsim_beams *b,
+                  const float *restrict range, const uint32_t *idx, size_t m)
 {
+    for (size_t k = 0; k < m; ++k) {
+        uint32_t i = idx[k];
+        dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * range[i];
+    }
+}
+
+/* dst[k] = acos(cos_incidence) in degrees. */
+static void incidence_deg(float *restrict dst, const float *restrict cos_incidence, const uint32_t *idx, size_t m)
+{
+    const float to_deg = (float)(180.0 / LSIM_PI);
     for (size_t k = 0; k < m; ++k)
-        dst[k] = origin + dir[idx[k]] * range[idx[k]];
+        dst[k] = acosf(cos_incidence[idx[k]]) * to_deg;
 }
 
 /* dst[k] = row . (nx, ny, nz)[idx[k]] */
@@ -33,7 +44,8 @@ static void rotate_row(float *restrict dst, const float row[3], const lsim_retur
 }
 
 static void emit_chunk(const lsim_sensor *sensor, const lsim_frame_workspace *ws, const lsim_scan_options *options,
-                       lsim_points *p, size_t lo, size_t hi, size_t o, const float rt[3][3])
+                       lsim_points *p, size_t lo, size_t hi, size_t o, const float rot[3][3],
+                       const float origin[3], const float rt[3][3])
 {
     const lsim_beams *b = &sensor->beams;
     const uint8_t *detected = ws->measured.detected;
@@ -47,29 +59,24 @@ static void emit_chunk(const lsim_sensor *sensor, const lsim_frame_workspace *ws
         return;
     const float to_deg = (float)(180.0 / LSIM_PI);
     const int world = options->frame == LSIM_FRAME_WORLD;
-    const float *dir[3] = {world ? ws->rays.dx : b->dx, world ? ws->rays.dy : b->dy, world ? ws->rays.dz : b->dz};
-    const float origin[3] = {world ? ws->rays.ox[lo] : 0.0f, world ? ws->rays.oy[lo] : 0.0f,
-                             world ? ws->rays.oz[lo] : 0.0f};
+    const lsim_returns *r = &ws->returns;
     static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
     static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
     static const lsim_field normal[3] = {LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ};
     for (int a = 0; a < 3; ++a) {
-        place(lsim_points_f32(p, pos[a]) + o, origin[a], dir[a], ws->measured.range, idx, m);
-        place(lsim_points_f32(p, clean[a]) + o, origin[a], dir[a], ws->returns.range, idx, m);
-        if (world) {
-            const float *src = a == 0 ? ws->returns.nx : a == 1 ? ws->returns.ny : ws->returns.nz;
-            gather_f32(lsim_points_f32(p, normal[a]) + o, src, idx, m, 1.0f);
-        } else {
-            const float row[3] = {rt[a][0], rt[a][1], rt[a][2]};
-            rotate_row(lsim_points_f32(p, normal[a]) + o, row, &ws->returns, idx, m);
-        }
+        place(lsim_points_f32(p, pos[a]) + o, origin[a], rot[a], b, ws->measured.range, idx, m);
+        place(lsim_points_f32(p, clean[a]) + o, origin[a], rot[a], b, r->range, idx, m);
+        if (world)
+            gather_f32(lsim_points_f32(p, normal[a]) + o, a == 0 ? r->nx : a == 1 ? r->ny : r->nz, idx, m, 1.0f);
+        else
+            rotate_row(lsim_points_f32(p, normal[a]) + o, rt[a], r, idx, m);
     }
     gather_f32(lsim_points_f32(p, LSIM_FIELD_RANGE) + o, ws->measured.range, idx, m, 1.0f);
     gather_f32(lsim_points_f32(p, LSIM_FIELD_INTENSITY) + o, ws->measured.intensity, idx, m, 1.0f);
     gather_f32(lsim_points_f32(p, LSIM_FIELD_AZIMUTH) + o, b->azimuth, idx, m, to_deg);
     gather_f32(lsim_points_f32(p, LSIM_FIELD_ELEVATION) + o, b->elevation, idx, m, to_deg);
     gather_f32(lsim_points_f32(p, LSIM_FIELD_TIME) + o, b->time, idx, m, 1.0f);
-    gather_f32(lsim_points_f32(p, LSIM_FIELD_INCIDENCE) + o, ws->returns.incidence, idx, m, to_deg);
+    incidence_deg(lsim_points_f32(p, LSIM_FIELD_INCIDENCE) + o, r->cos_incidence, idx, m);
     float *refl = lsim_points_f32(p, LSIM_FIELD_REFLECTIVITY) + o;
     uint16_t *ring = lsim_points_u16(p, LSIM_FIELD_RING) + o;
     uint32_t *label = lsim_points_u32(p, LSIM_FIELD_LABEL) + o, *instance = lsim_points_u32(p, LSIM_FIELD_INSTANCE) + o;
@@ -80,7 +87,7 @@ static void emit_chunk(const lsim_sensor *sensor, const lsim_frame_workspace *ws
         ring[k] = b->ring[i];
     }
     for (size_t k = 0; k < m; ++k) {
-        uint32_t obj = ws->hits.object[idx[k]];
+        uint32_t obj = r->object[idx[k]];
         int hit = detected[idx[k]];
         label[k] = hit ? ws->object_label[obj] : 0;
         instance[k] = hit ? ws->object_instance[obj] : 0;
@@ -114,14 +121,19 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
         offset[c + 1] = offset[c] + (options->keep_misses ? hi - lo : offset[c + 1]);
     }
     points->count = offset[chunks];
-    /* Normals to the sensor frame: rows of R^T. */
-    float rt[3][3];
+    /* Positions: world = t + R d r, sensor = I d r. Normals (world) to the sensor frame: R^T. */
+    const int world = options->frame == LSIM_FRAME_WORLD;
+    float rot[3][3], rt[3][3];
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
+        for (int j = 0; j < 3; ++j) {
+            rot[i][j] = world ? (float)sensor->pose.r.m[i][j] : (float)(i == j);
             rt[i][j] = (float)sensor->pose.r.m[j][i];
+        }
+    const float origin[3] = {world ? (float)sensor->pose.t.x : 0.0f, world ? (float)sensor->pose.t.y : 0.0f,
+                             world ? (float)sensor->pose.t.z : 0.0f};
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (size_t c = 0; c < chunks; ++c) {
         size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
-        emit_chunk(sensor, ws, options, points, lo, hi, offset[c], rt);
+        emit_chunk(sensor, ws, options, points, lo, hi, offset[c], rot, origin, rt);
     }
 }

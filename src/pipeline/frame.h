@@ -1,5 +1,7 @@
 /* One frame through the data flow: beams -> rays -> hits -> returns -> measurements -> points.
- * The workspace holds every per-ray array, sized once and reusable frame after frame. */
+ * The frame loop runs the stages slice by slice (LSIM_FRAME_CHUNK beams): a slice's rays and
+ * hits live in per-thread scratch that stays in cache; returns and measurements, which point
+ * emission reads, are frame-sized. The workspace is sized once and reusable frame after frame. */
 #ifndef LSIM_PIPELINE_FRAME_H
 #define LSIM_PIPELINE_FRAME_H
 
@@ -9,27 +11,35 @@
 #include "optics/range_equation.h"
 #include "sensor/sensor.h"
 
-/* Beams per work item of the frame loop: small enough that a chunk's per-ray arrays stay in L2. */
+/* Beams per work item of the frame loop: small enough that a slice's arrays stay in L2. */
 #define LSIM_FRAME_CHUNK 2048
+
+typedef struct lsim_frame_scratch {
+    lsim_rays rays; /* LSIM_FRAME_CHUNK each */
+    lsim_hits hits;
+} lsim_frame_scratch;
 
 typedef struct lsim_frame_workspace {
     size_t capacity;
-    lsim_rays rays;
-    lsim_hits hits;
     lsim_returns returns;
     lsim_measurements measured;
+    size_t *chunk_points; /* [c + 1]: points chunk c emits; prefix-summed into offsets by emit */
+    lsim_frame_scratch *scratch; /* one per thread */
+    int scratch_count;
     lsim_surfaces surfaces;
     uint32_t *object_label, *object_instance;
     size_t object_capacity;
-    size_t *chunk_points; /* [c + 1]: points chunk c emits; prefix-summed into offsets by emit */
 } lsim_frame_workspace;
 
-lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t rays,
-                                         size_t objects);
+lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams,
+                                         size_t objects, int threads);
 void lsim_frame_workspace_free(lsim_frame_workspace *ws);
 
-/* Ray generation: beams [begin, end) of the sensor placed at its pose, in world space. */
-void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, size_t begin, size_t end);
+/* Ray generation: `count` beams from frame beam `begin`, placed at the sensor's pose (world). */
+void lsim_rays_generate(const lsim_sensor *sensor, size_t begin, size_t count, lsim_rays *rays);
+/* Allocate / free `count` rays (for callers outside the frame loop, e.g. the benchmark). */
+int lsim_rays_alloc(lsim_rays *rays, size_t count);
+void lsim_rays_free(lsim_rays *rays);
 
 /* Emit the detected beams (or all, with keep_misses) as points in the requested frame, from
  * chunk_points counted by the frame loop. `points` must have capacity >= beam count. */

@@ -1,6 +1,6 @@
 #include "pipeline/frame.h"
 
-void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, size_t begin, size_t end)
+void lsim_rays_generate(const lsim_sensor *sensor, size_t begin, size_t count, lsim_rays *rays)
 {
     const lsim_beams *b = &sensor->beams;
     const lsim_mat3 r = sensor->pose.r;
@@ -9,8 +9,8 @@ void lsim_rays_generate(const lsim_sensor *sensor, lsim_rays *rays, size_t begin
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             m[i][j] = (float)r.m[i][j];
-    for (size_t i = begin; i < end; ++i) {
-        float x = b->dx[i], y = b->dy[i], z = b->dz[i];
+    for (size_t i = 0; i < count; ++i) {
+        float x = b->dx[begin + i], y = b->dy[begin + i], z = b->dz[begin + i];
         rays->ox[i] = ox;
         rays->oy[i] = oy;
         rays->oz[i] = oz;

@@ -51,7 +51,7 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     if (st != LSIM_OK)
         return st;
     double t1 = lsim_now_ms();
-    st = lsim_frame_workspace_reserve(ctx, ws, n, scene->object_count);
+    st = lsim_frame_workspace_reserve(ctx, ws, n, scene->object_count, threads);
     if (st != LSIM_OK)
         return st;
     fill_surfaces(scene, ws);
@@ -75,17 +75,16 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < chunks; ++c) {
             size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
+            lsim_frame_scratch *s = &ws->scratch[omp_get_thread_num()];
+            lsim_returns returns = lsim_returns_at(&ws->returns, lo);
+            lsim_measurements measured = lsim_measurements_at(&ws->measured, lo);
             double a = lsim_now_ms();
-            lsim_rays_generate(sensor, &ws->rays, lo, hi);
-            lsim_engine_trace(scene->engine, &ws->rays, 0.0f, tfar, &ws->hits, lo, hi);
+            lsim_rays_generate(sensor, lo, hi - lo, &s->rays);
+            lsim_engine_trace(scene->engine, &s->rays, hi - lo, 0.0f, tfar, &s->hits);
             double b = lsim_now_ms();
-            lsim_optics_shade(&ws->rays, &ws->hits, &ws->surfaces, &ws->returns, lo, hi);
+            lsim_optics_shade(&s->rays, &s->hits, &ws->surfaces, hi - lo, &returns);
             double d = lsim_now_ms();
-            lsim_noise_apply(&noise, &ws->returns, &ws->measured, lo, hi);
-            size_t emitted = 0;
-            for (size_t i = lo; i < hi; ++i)
-                emitted += ws->measured.detected[i];
-            ws->chunk_points[c + 1] = emitted;
+            ws->chunk_points[c + 1] = lsim_noise_apply(&noise, &returns, lo, hi - lo, &measured);
             double e = lsim_now_ms();
             trace_ms += b - a;
             shade_ms += d - b;
