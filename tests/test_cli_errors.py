@@ -161,6 +161,12 @@ def main():
     text = SENSOR + "objects: {box: {size: [1, 1, 1]}}\n"
     scene_case("objects_not_a_list", text, "objects:", contains=["objects", "list"])
 
+    text = VALID + "---\nsensor: {preset: vlp16}\n"
+    scene_case("two_documents", text, "---", contains=["second YAML document"])
+
+    text = "sensor: vlp16\n" + OBJECTS
+    scene_case("sensor_not_a_mapping", text, "sensor:", contains=["sensor", "mapping", "'vlp16'"])
+
     text = "- just\n- a list\n"
     scene_case("root_not_a_mapping", text, line=1, contains=["mapping"])
 
@@ -316,6 +322,9 @@ def main():
     text = SENSOR + "objects:\n  - box: {size: [1, 1, 1]}\n    scale: [1, 2]\n"
     scene_case("scale_list", text, "scale", contains=["objects[0].scale", "number"])
 
+    text = SENSOR + "objects:\n  - box: {size: [1, 1, 1]}\n    label: " + "x" * 80 + "\n"
+    scene_case("label_name_too_long", text, "label:", contains=["objects[0].label", "80", "63"])
+
     text = SENSOR + "objects:\n  - box: {size: [1, 1, 1]}\n    label: [car]\n"
     scene_case("label_list", text, "label", contains=["objects[0].label", "string"])
 
@@ -375,11 +384,14 @@ def main():
              contains=["--bev-size", "'3'"])
     cli_case("bev_extent_zero", ["scan", "scene.yaml", "-o", "out.pcd", "--bev", "b.png", "--bev-extent", "0"], 2,
              contains=["--bev-extent", "'0'"])
-    cli_case("extension_xyz", ["scan", "scene.yaml", "-o", "out.xyz"], None,
+    cli_case("extension_xyz", ["scan", "scene.yaml", "-o", "out.xyz"], 2,
              contains=["out.xyz", "'.xyz'", ".pcd", ".ply", ".bin", ".csv", "--format"])
-    cli_case("no_extension", ["scan", "scene.yaml", "-o", "cloud"], None, contains=["'cloud'", "extension"])
-    cli_case("kitti_not_bin", ["scan", "scene.yaml", "-o", "out.pcd", "--format", "kitti"], None,
+    cli_case("no_extension", ["scan", "scene.yaml", "-o", "cloud"], 2, contains=["'cloud'", "extension"])
+    cli_case("kitti_not_bin", ["scan", "scene.yaml", "-o", "out.pcd", "--format", "kitti"], 2,
              contains=["out.pcd", ".bin"])
+    cli_case("bev_is_output", ["scan", "scene.yaml", "-o", "out.pcd", "--bev", "out.pcd"], 2, contains=["out.pcd"])
+    # A bad output is reported before the scene is even read (no time lost scanning).
+    cli_case("bad_output_before_scene", ["scan", "nothere.yaml", "-o", "out.xyz"], 2, contains=["'.xyz'"])
     cli_case("output_dir_missing", ["scan", "scene.yaml", "-o", "nodir/out.pcd"], 1,
              contains=["nodir/out.pcd", "does not exist"])
     cli_case("output_dir_missing_kitti", ["scan", "scene.yaml", "-o", "nodir/out.bin"], 1,

@@ -2,11 +2,16 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/clock.h"
+#include "io/atomic_file.h"
+#include "io/format.h"
 
 #include "lidarsim.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct scan_args {
@@ -140,6 +145,69 @@ static int fail(lsim_context *ctx, const char *what)
     return LSIM_EXIT_FAILURE;
 }
 
+/* Before the (possibly long) scan: can `path` be written? Creates and removes a temporary file
+ * beside it, so a missing or read-only directory is reported at once and nothing is left. */
+static int check_writable(lsim_context *ctx, const char *path, const char *what)
+{
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "lidarsim scan: cannot write %s: '%s' is a directory; give a file name\n", what, path);
+        return LSIM_EXIT_FAILURE;
+    }
+    lsim_atomic_group group;
+    lsim_atomic_begin(&group, ctx);
+    FILE *fp;
+    lsim_status st = lsim_atomic_open(&group, path, &fp);
+    lsim_atomic_abort(&group);
+    if (st != LSIM_OK) {
+        fprintf(stderr, "lidarsim scan: cannot write %s: %s\n", what, lsim_context_last_error(ctx));
+        return LSIM_EXIT_FAILURE;
+    }
+    return LSIM_EXIT_OK;
+}
+
+/* Output checks that need no scene: the format, the KITTI name, and the destinations. */
+static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *resolved)
+{
+    if (lsim_format_resolve(ctx, a->output, a->format, resolved) != LSIM_OK) {
+        fprintf(stderr, "lidarsim scan: %s\n", lsim_context_last_error(ctx));
+        return LSIM_EXIT_USAGE;
+    }
+    size_t n = strlen(a->output);
+    if (*resolved == LSIM_FORMAT_KITTI && (n < 5 || strcasecmp(a->output + n - 4, ".bin") != 0)) {
+        fprintf(stderr, "lidarsim scan: KITTI output '%s' must end in .bin (the .label and .labels.yaml files "
+                "are written beside it)\n", a->output);
+        return LSIM_EXIT_USAGE;
+    }
+    if (a->bev && strcmp(a->bev, a->output) == 0) {
+        fprintf(stderr, "lidarsim scan: --bev '%s' is the point cloud's path too; give the image its own name\n",
+                a->bev);
+        return LSIM_EXIT_USAGE;
+    }
+    int rc = check_writable(ctx, a->output, "the point cloud");
+    if (rc == LSIM_EXIT_OK && a->bev)
+        rc = check_writable(ctx, a->bev, "the bird's-eye image");
+    return rc;
+}
+
+/* Remove a point cloud just written (and a KITTI .bin's .label and .labels.yaml). */
+static void remove_cloud(const char *path, lsim_format format)
+{
+    unlink(path);
+    if (format != LSIM_FORMAT_KITTI)
+        return;
+    size_t stem = strlen(path) - 4;
+    char *other = malloc(stem + sizeof ".labels.yaml");
+    if (!other)
+        return;
+    memcpy(other, path, stem);
+    memcpy(other + stem, ".label", sizeof ".label");
+    unlink(other);
+    memcpy(other + stem, ".labels.yaml", sizeof ".labels.yaml");
+    unlink(other);
+    free(other);
+}
+
 int lsim_cmd_scan(int argc, char **argv)
 {
     scan_args a;
@@ -154,7 +222,12 @@ int lsim_cmd_scan(int argc, char **argv)
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
     lsim_points *points = NULL;
-    rc = LSIM_EXIT_OK;
+    lsim_format format = LSIM_FORMAT_AUTO;
+    rc = check_outputs(ctx, &a, &format);
+    if (rc != LSIM_EXIT_OK) {
+        lsim_context_destroy(ctx);
+        return rc;
+    }
     if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK)
         rc = fail(ctx, "cannot load the scene");
     else if (lsim_scene_scan(scene, sensor, &a.options, &points) != LSIM_OK)
@@ -167,7 +240,7 @@ int lsim_cmd_scan(int argc, char **argv)
             rc = fail(ctx, "cannot write the point cloud");
         else if (a.bev && lsim_points_write_birdseye(points, a.bev, (int)a.bev_pixels, a.bev_extent) != LSIM_OK) {
             rc = fail(ctx, "cannot write the bird's-eye image");
-            unlink(a.output); /* all or nothing */
+            remove_cloud(a.output, format); /* all or nothing */
         }
         stats.write_ms = lsim_now_ms() - t0;
         stats.total_ms += stats.write_ms;

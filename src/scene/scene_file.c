@@ -28,7 +28,7 @@ static void dir_of(const char *path, char *dir, size_t size)
     lsim_strlcpy(dir, path, size);
     char *slash = strrchr(dir, '/');
     if (!slash)
-        lsim_strlcpy(dir, ".", size);
+        dir[0] = '\0'; /* the current directory: names stay as written (and read so in messages) */
     else if (slash == dir)
         dir[1] = '\0';
     else
@@ -40,6 +40,9 @@ static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *sc
     if (map->type != YAML_MAPPING_NODE)
         return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "materials",
                               "expected a mapping of name: {brdf: lambertian, reflectance: 0.5}");
+    lsim_status unique = lsim_yaml_check_unique(y, map, "materials");
+    if (unique != LSIM_OK)
+        return unique;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
         const char *name;
@@ -82,6 +85,9 @@ static lsim_status read_labels(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene
 {
     if (map->type != YAML_MAPPING_NODE)
         return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "labels", "expected a mapping of name: id, e.g. {car: 10}");
+    lsim_status unique = lsim_yaml_check_unique(y, map, "labels");
+    if (unique != LSIM_OK)
+        return unique;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
         const char *name;
@@ -139,6 +145,9 @@ static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, con
     snprintf(sub, sizeof sub, "%s.label", key);
     if (st == LSIM_OK && label)
         st = lsim_yaml_string(y, label, sub, &desc.label);
+    if (st == LSIM_OK && label && strlen(desc.label) >= LSIM_NAME_MAX)
+        st = lsim_yaml_fail(y, label, LSIM_ERR_PARSE, sub, "label name is %zu characters long; use 1 to %d",
+                            strlen(desc.label), LSIM_NAME_MAX - 1);
     if (st != LSIM_OK)
         return st;
 

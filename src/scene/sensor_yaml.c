@@ -59,11 +59,55 @@ static lsim_status check_kind_keys(lsim_yaml *y, yaml_node_t *map, lsim_sensor_k
 {
     for (size_t i = 0; i < sizeof key_kinds / sizeof key_kinds[0]; ++i) {
         yaml_node_t *v = lsim_yaml_get(y, map, key_kinds[i].key);
-        if (v && !(key_kinds[i].kinds & (1u << kind)))
-            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, "sensor", "key '%s' does not apply to a %s sensor",
-                                  key_kinds[i].key, kind_name(kind));
+        if (v && !(key_kinds[i].kinds & (1u << kind))) {
+            char applies[96] = "";
+            for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+                if (key_kinds[i].kinds & (1u << kinds[k].kind)) {
+                    if (applies[0])
+                        strncat(applies, " and ", sizeof applies - strlen(applies) - 1);
+                    strncat(applies, kinds[k].name, sizeof applies - strlen(applies) - 1);
+                }
+            char key[64];
+            snprintf(key, sizeof key, "sensor.%s", key_kinds[i].key);
+            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key,
+                                  "key '%s' does not apply to a %s sensor (only to %s sensors); remove it",
+                                  key_kinds[i].key, kind_name(kind), applies);
+        }
     }
     return LSIM_OK;
+}
+
+/* Report the context's last error (from the sensor library, which names the key as the scene file
+ * spells it: "sensor.noise.range_sigma: ...", "sensor.elevations[3]: ...") at that key's line in
+ * the file, or at the `sensor:` mapping when the key is not written there (a preset's value). */
+static lsim_status at_sensor_key(lsim_yaml *y, yaml_node_t *map, lsim_status st)
+{
+    char msg[LSIM_ERROR_MAX];
+    lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+    const char *colon = strstr(msg, ": ");
+    if (strncmp(msg, "sensor.", 7) != 0 || !colon || strchr(msg, ' ') < colon)
+        return lsim_yaml_fail(y, map, st, "sensor", "%s", msg);
+    char key[128];
+    size_t n = (size_t)(colon - msg) < sizeof key - 1 ? (size_t)(colon - msg) : sizeof key - 1;
+    memcpy(key, msg, n);
+    key[n] = '\0';
+    /* Walk "noise.range_sigma" or "elevations[3]" down from the sensor mapping. */
+    yaml_node_t *node = map;
+    char path[128];
+    lsim_strlcpy(path, key + 7, sizeof path);
+    char *save = NULL;
+    for (char *part = strtok_r(path, ".", &save); part && node; part = strtok_r(NULL, ".", &save)) {
+        char *bracket = strchr(part, '[');
+        long index = bracket ? strtol(bracket + 1, NULL, 10) : -1;
+        if (bracket)
+            *bracket = '\0';
+        yaml_node_t *next = lsim_yaml_get(y, node, part);
+        if (next && index >= 0 && next->type == YAML_SEQUENCE_NODE &&
+            index < next->data.sequence.items.top - next->data.sequence.items.start)
+            next = yaml_document_get_node(&y->doc, next->data.sequence.items.start[index]);
+        node = next;
+    }
+    return lsim_yaml_fail(y, node ? node : map, st, key, "%s", colon + 2);
 }
 
 static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_spec *spec)
@@ -201,11 +245,8 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
     if (preset) {
         const char *name;
         st = lsim_yaml_string(y, preset, "sensor.preset", &name);
-        if (st == LSIM_OK && lsim_sensor_spec_from_preset(y->ctx, name, &spec) != LSIM_OK) {
-            char msg[LSIM_ERROR_MAX];
-            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
-            st = lsim_yaml_fail(y, preset, LSIM_ERR_PARSE, "sensor.preset", "%s", msg);
-        }
+        if (st == LSIM_OK && lsim_sensor_spec_from_preset(y->ctx, name, &spec) != LSIM_OK)
+            st = at_sensor_key(y, map, LSIM_ERR_PARSE);
     } else if (type) {
         st = parse_kind(y, type, &spec.kind);
         lsim_strlcpy(spec.name, "custom", sizeof spec.name);
@@ -220,11 +261,8 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
         st = lsim_yaml_opt_vec(y, map, "position", "sensor.position", position, 3);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_vec(y, map, "rotation", "sensor.rotation", rotation, 3);
-    if (st == LSIM_OK && lsim_sensor_spec_validate(y->ctx, &spec) != LSIM_OK) {
-        char msg[LSIM_ERROR_MAX];
-        lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
-        st = lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "sensor", "%s", msg);
-    }
+    if (st == LSIM_OK && lsim_sensor_spec_validate(y->ctx, &spec) != LSIM_OK)
+        st = at_sensor_key(y, map, LSIM_ERR_PARSE);
     if (st != LSIM_OK) {
         lsim_sensor_spec_free(&spec);
         return st;

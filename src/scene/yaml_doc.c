@@ -8,12 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
 {
     memset(y, 0, sizeof *y);
     y->ctx = ctx;
     y->path = path;
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a scene file (give a .yaml file)", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scene file: %s", path, strerror(errno));
@@ -31,8 +35,22 @@ lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
                        parser.context ? " " : "", parser.context ? parser.context : "");
     } else {
         y->loaded = 1;
-        if (!yaml_document_get_root_node(&y->doc))
-            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: the scene file is empty; it needs `sensor:` and `objects:`", path);
+        yaml_document_t extra;
+        if (!yaml_document_get_root_node(&y->doc)) {
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:1: the scene file is empty; it needs `sensor:` and `objects:`", path);
+        } else if (!yaml_parser_load(&parser, &extra)) {
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu:%zu: YAML syntax error: %s%s%s", path,
+                           parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                           parser.problem ? parser.problem : "malformed YAML",
+                           parser.context ? " " : "", parser.context ? parser.context : "");
+        } else {
+            yaml_node_t *second = yaml_document_get_root_node(&extra);
+            if (second)
+                st = lsim_fail(ctx, LSIM_ERR_PARSE,
+                               "%s:%zu: a second YAML document starts here (after `---`); a scene file holds one",
+                               path, extra.start_mark.line + 1);
+            yaml_document_delete(&extra);
+        }
     }
     yaml_parser_delete(&parser);
     fclose(f);
@@ -77,10 +95,49 @@ static const char *node_kind(const yaml_node_t *node)
     }
 }
 
+/* What a node holds, for "expected X, got Y": the value itself for a scalar ('abc'). */
+static const char *node_describe(const yaml_node_t *node, char *buf, size_t size)
+{
+    const char *s = node_text(node);
+    if (!s)
+        return node_kind(node);
+    if (!*s)
+        return "an empty value";
+    snprintf(buf, size, "'%.60s%s'", s, strlen(s) > 60 ? "..." : "");
+    return buf;
+}
+
+/* Edit distance (insert, delete, substitute, swap of neighbours) of two short keys, capped at 9. */
+static size_t key_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40)
+        return 9;
+    size_t d[41][41];
+    for (size_t i = 0; i <= n; ++i)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; ++j)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; ++i)
+        for (size_t j = 1; j <= m; ++j) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m] < 9 ? d[n][m] : 9;
+}
+
 lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key, const char *const *allowed)
 {
+    char what[80];
     if (!map || map->type != YAML_MAPPING_NODE)
-        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, key, "expected a mapping (key: value), got %s", node_kind(map));
+        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, key, "expected a mapping (key: value), got %s",
+                              node_describe(map, what, sizeof what));
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
         const char *name = node_text(k);
@@ -89,18 +146,46 @@ lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key
             ok |= strcmp(name, allowed[i]) == 0;
         if (!ok) {
             char valid[512] = "";
+            const char *close = NULL;
+            size_t close_d = 3;
             for (size_t i = 0; allowed[i]; ++i) {
                 strncat(valid, allowed[i], sizeof valid - strlen(valid) - 1);
                 if (allowed[i + 1])
                     strncat(valid, ", ", sizeof valid - strlen(valid) - 1);
+                size_t dist = name ? key_distance(name, allowed[i]) : 9;
+                if (dist < close_d && dist < strlen(allowed[i])) {
+                    close = allowed[i];
+                    close_d = dist;
+                }
             }
-            return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key '%s'; valid keys: %s",
-                                  name ? name : "(non-scalar)", valid);
+            char hint[96] = "";
+            if (close)
+                snprintf(hint, sizeof hint, " (did you mean '%s'?)", close);
+            return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key '%s'%s; valid keys: %s",
+                                  name ? name : "(non-scalar)", hint, valid);
         }
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; ++q) {
             const char *other = node_text(yaml_document_get_node(&y->doc, q->key));
             if (other && strcmp(other, name) == 0)
-                return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "key '%s' appears twice", name);
+                return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "key '%s' appears twice (first on line %zu)", name,
+                                      yaml_document_get_node(&y->doc, q->key)->start_mark.line + 1);
+        }
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_yaml_check_unique(lsim_yaml *y, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return LSIM_OK;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+        yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
+        const char *name = node_text(k);
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; name && q < p; ++q) {
+            const char *other = node_text(yaml_document_get_node(&y->doc, q->key));
+            if (other && strcmp(other, name) == 0)
+                return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "'%s' appears twice (first on line %zu)", name,
+                                      yaml_document_get_node(&y->doc, q->key)->start_mark.line + 1);
         }
     }
     return LSIM_OK;
@@ -121,8 +206,10 @@ yaml_node_t *lsim_yaml_get(lsim_yaml *y, yaml_node_t *map, const char *name)
 lsim_status lsim_yaml_number(lsim_yaml *y, yaml_node_t *node, const char *key, double *out)
 {
     const char *s = node_text(node);
+    char what[80];
     if (!s || !*s)
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a number, got %s", node_kind(node));
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a number, got %s",
+                              node_describe(node, what, sizeof what));
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -137,8 +224,10 @@ lsim_status lsim_yaml_number(lsim_yaml *y, yaml_node_t *node, const char *key, d
 lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long lo, long hi, long *out)
 {
     const char *s = node_text(node);
+    char what[80];
     if (!s || !*s)
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got %s", node_kind(node));
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got %s",
+                              node_describe(node, what, sizeof what));
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -153,8 +242,10 @@ lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long
 lsim_status lsim_yaml_string(lsim_yaml *y, yaml_node_t *node, const char *key, const char **out)
 {
     const char *s = node_text(node);
+    char what[80];
     if (!s || !*s)
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a non-empty string, got %s", node_kind(node));
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a non-empty string, got %s",
+                              node_describe(node, what, sizeof what));
     *out = s;
     return LSIM_OK;
 }
@@ -163,10 +254,12 @@ lsim_status lsim_yaml_numbers(lsim_yaml *y, yaml_node_t *node, const char *key, 
                               size_t max, size_t *got)
 {
     if (!node || node->type != YAML_SEQUENCE_NODE) {
+        char what[80];
         if (n)
             return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a list of %zu numbers like [1, 2%s], got %s",
-                                  n, n == 3 ? ", 3" : "", node_kind(node));
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a list of numbers, got %s", node_kind(node));
+                                  n, n == 3 ? ", 3" : "", node_describe(node, what, sizeof what));
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a list of numbers, got %s",
+                              node_describe(node, what, sizeof what));
     }
     size_t count = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
     if ((n && count != n) || (!n && (count == 0 || count > max)))

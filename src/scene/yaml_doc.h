@@ -24,6 +24,8 @@ lsim_status lsim_yaml_fail(lsim_yaml *y, const yaml_node_t *node, lsim_status st
 
 /* Require a mapping whose keys are all in `allowed` (NULL-terminated). */
 lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key, const char *const *allowed);
+/* Require a mapping's keys to be distinct (for user-named keys: materials, labels). */
+lsim_status lsim_yaml_check_unique(lsim_yaml *y, yaml_node_t *map, const char *key);
 /* Value of `name` in a mapping, or NULL. */
 yaml_node_t *lsim_yaml_get(lsim_yaml *y, yaml_node_t *map, const char *name);
 
