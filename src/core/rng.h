@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/ziggurat_tables.h"
+
 typedef struct lsim_u32x4 { uint32_t v[4]; } lsim_u32x4;
 
 static inline uint32_t lsim_mulhilo32(uint32_t a, uint32_t b, uint32_t *hi)
@@ -19,6 +21,7 @@ static inline uint32_t lsim_mulhilo32(uint32_t a, uint32_t b, uint32_t *hi)
 /* Philox4x32 with 10 rounds. */
 static inline lsim_u32x4 lsim_philox4x32(lsim_u32x4 ctr, uint32_t k0, uint32_t k1)
 {
+#pragma GCC unroll 10
     for (int round = 0; round < 10; ++round) {
         uint32_t hi0, hi1;
         uint32_t lo0 = lsim_mulhilo32(0xD2511F53u, ctr.v[0], &hi0);
@@ -52,29 +55,53 @@ static inline float lsim_u32_to_open01f(uint32_t a)
     return ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
 }
 
-/* Two standard normal deviates in single precision (Box–Muller) from one Philox block;
- * the fast path for per-beam noise. Tails reach 5.9 sigma. */
-static inline void lsim_rng_normal2f(uint64_t seed, uint32_t frame, uint64_t beam, uint32_t draw,
-                                     float *n0, float *n1)
+/* A stream of words for one beam: Philox blocks (seed, frame, beam, draw), draw = 0, 1, ...
+ * Everything a beam draws comes from its own stream, so no beam depends on another. */
+typedef struct lsim_rng_stream {
+    uint64_t seed, beam;
+    uint32_t frame, draw;
+    lsim_u32x4 block;
+    int next; /* next unused word of block; 4 = empty */
+} lsim_rng_stream;
+
+static inline lsim_rng_stream lsim_rng_stream_make(uint64_t seed, uint32_t frame, uint64_t beam)
 {
-    lsim_u32x4 w = lsim_rng_words(seed, frame, beam, draw);
-    float r = sqrtf(-2.0f * logf(lsim_u32_to_open01f(w.v[0])));
-    float a = 6.28318530718f * lsim_u32_to_open01f(w.v[1]);
-    *n0 = r * cosf(a);
-    *n1 = r * sinf(a);
+    lsim_rng_stream s = {seed, beam, frame, 0, {{0, 0, 0, 0}}, 4};
+    return s;
 }
 
-/* Two independent standard normal deviates (Box–Muller) from one Philox block. */
-static inline void lsim_rng_normal2(uint64_t seed, uint32_t frame, uint64_t beam, uint32_t draw,
-                                    double *n0, double *n1)
+static inline uint32_t lsim_rng_stream_u32(lsim_rng_stream *s)
+{
+    if (s->next == 4) {
+        s->block = lsim_rng_words(s->seed, s->frame, s->beam, s->draw++);
+        s->next = 0;
+    }
+    return s->block.v[s->next++];
+}
+
+/* Rejection path of the ziggurat (about 1.5% of draws); rng.c. */
+float lsim_rng_normal_slow(lsim_rng_stream *s, int32_t value, uint32_t layer);
+
+/* Standard normal deviate (float) by the ziggurat method: one word per draw on the fast path. */
+static inline float lsim_rng_stream_normalf(lsim_rng_stream *s)
+{
+    uint32_t u = lsim_rng_stream_u32(s);
+    uint32_t layer = u & 127u;
+    int32_t value = (int32_t)(u >> 7) - (1 << 24); /* uniform in [-2^24, 2^24) */
+    uint32_t magnitude = value < 0 ? (uint32_t)(-(int64_t)value) : (uint32_t)value;
+    if (magnitude < lsim_zig_k[layer])
+        return (float)value * lsim_zig_w[layer];
+    return lsim_rng_normal_slow(s, value, layer);
+}
+
+/* Standard normal deviate in double precision (Box–Muller on one Philox block), for callers
+ * outside the per-beam hot loops. */
+static inline double lsim_rng_normal(uint64_t seed, uint32_t frame, uint64_t beam, uint32_t draw)
 {
     lsim_u32x4 w = lsim_rng_words(seed, frame, beam, draw);
     double u1 = lsim_u32_to_open01(w.v[0], w.v[1]);
     double u2 = lsim_u32_to_open01(w.v[2], w.v[3]);
-    double r = sqrt(-2.0 * log(u1));
-    double a = 6.283185307179586 * u2;
-    *n0 = r * cos(a);
-    *n1 = r * sin(a);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
 #endif

@@ -19,10 +19,9 @@ size_t lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, 
             continue;
         }
         if (model->enabled) {
-            float g0, g1;
-            lsim_rng_normal2f(model->seed, model->frame, (uint64_t)(first_beam + i), 0, &g0, &g1);
-            r += rs * g0;
-            float gain = 1.0f + is * g1;
+            lsim_rng_stream rng = lsim_rng_stream_make(model->seed, model->frame, (uint64_t)(first_beam + i));
+            r += rs * lsim_rng_stream_normalf(&rng);
+            float gain = 1.0f + is * lsim_rng_stream_normalf(&rng);
             intensity *= gain > 0.0f ? gain : 0.0f;
             if (r < 0.0f)
                 r = 0.0f;
