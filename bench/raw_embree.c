@@ -59,11 +59,14 @@ double lsim_raw_embree_trace(lsim_raw_embree *raw, size_t n, const float *ox, co
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     size_t count = 0;
+    /* About 8 work items per thread, 64..2048 rays each (the same policy as lidarsim's frame loop). */
+    long chunk = (long)(n / ((size_t)threads * 8));
+    chunk = chunk < 64 ? 64 : chunk > 2048 ? 2048 : chunk;
 #pragma omp parallel num_threads(threads) reduction(+ : count)
     {
         struct RTCIntersectContext ictx;
         rtcInitIntersectContext(&ictx);
-#pragma omp for schedule(dynamic, 1024)
+#pragma omp for schedule(dynamic, chunk)
         for (long i = 0; i < (long)n; ++i) {
             struct RTCRayHit rh;
             rh.ray.org_x = ox[i];

@@ -113,11 +113,11 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
                       const lsim_scan_options *options, lsim_points *points, int threads)
 {
     const size_t n = sensor->beams.count;
-    const size_t chunks = (n + LSIM_FRAME_CHUNK - 1) / LSIM_FRAME_CHUNK;
+    const size_t chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
     size_t *offset = ws->chunk_points; /* [c + 1] = count of chunk c -> [c] = first point of chunk c */
     offset[0] = 0;
     for (size_t c = 0; c < chunks; ++c) {
-        size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
+        size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
         offset[c + 1] = offset[c] + (options->keep_misses ? hi - lo : offset[c + 1]);
     }
     points->count = offset[chunks];
@@ -133,7 +133,7 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
                              world ? (float)sensor->pose.t.z : 0.0f};
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (size_t c = 0; c < chunks; ++c) {
-        size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
+        size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
         emit_chunk(sensor, ws, options, points, lo, hi, offset[c], rot, origin, rt);
     }
 }

@@ -11,8 +11,17 @@
 #include "optics/range_equation.h"
 #include "sensor/sensor.h"
 
-/* Beams per work item of the frame loop: small enough that a slice's arrays stay in L2. */
+/* Beams per work item of the frame loop: at most LSIM_FRAME_CHUNK (a slice's arrays stay in
+ * L2), fewer for small frames so every thread gets work (lsim_frame_chunk). */
 #define LSIM_FRAME_CHUNK 2048
+#define LSIM_FRAME_CHUNK_MIN 256
+
+/* Slice size for a frame of n beams on `threads` threads: about 8 slices per thread. */
+static inline size_t lsim_frame_chunk(size_t n, int threads)
+{
+    size_t c = (n / ((size_t)threads * 8) + 63) / 64 * 64;
+    return c < LSIM_FRAME_CHUNK_MIN ? LSIM_FRAME_CHUNK_MIN : c > LSIM_FRAME_CHUNK ? LSIM_FRAME_CHUNK : c;
+}
 
 typedef struct lsim_frame_scratch {
     lsim_rays rays; /* LSIM_FRAME_CHUNK each */
@@ -23,7 +32,8 @@ typedef struct lsim_frame_workspace {
     size_t capacity;
     lsim_returns returns;
     lsim_measurements measured;
-    size_t *chunk_points; /* [c + 1]: points chunk c emits; prefix-summed into offsets by emit */
+    size_t chunk;         /* slice size of the current frame */
+    size_t *chunk_points; /* [c + 1]: points slice c emits; prefix-summed into offsets by emit */
     lsim_frame_scratch *scratch; /* one per thread */
     int scratch_count;
     lsim_surfaces surfaces;

@@ -67,14 +67,15 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     };
     /* Stages run chunk by chunk so a chunk's rays, hits and returns stay in cache between
      * stages; each stage is a plain function over an index range of the frame's arrays. */
-    const size_t chunks = (n + LSIM_FRAME_CHUNK - 1) / LSIM_FRAME_CHUNK;
+    const size_t chunk = ws->chunk = lsim_frame_chunk(n, threads);
+    const size_t chunks = (n + chunk - 1) / chunk;
     const float tfar = (float)spec->range_max;
     double trace_ms = 0.0, shade_ms = 0.0, noise_ms = 0.0;
 #pragma omp parallel num_threads(threads) reduction(+ : trace_ms, shade_ms, noise_ms)
     {
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < chunks; ++c) {
-            size_t lo = c * LSIM_FRAME_CHUNK, hi = lo + LSIM_FRAME_CHUNK < n ? lo + LSIM_FRAME_CHUNK : n;
+            size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
             lsim_frame_scratch *s = &ws->scratch[omp_get_thread_num()];
             lsim_returns returns = lsim_returns_at(&ws->returns, lo);
             lsim_measurements measured = lsim_measurements_at(&ws->measured, lo);

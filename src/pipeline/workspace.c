@@ -63,7 +63,7 @@ lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace
         GROW(r->range, n); GROW(r->intensity, n); GROW(r->cos_incidence, n);
         GROW(r->nx, n); GROW(r->ny, n); GROW(r->nz, n); GROW(r->object, n);
         GROW(ws->measured.range, n); GROW(ws->measured.intensity, n); GROW(ws->measured.detected, n);
-        GROW(ws->chunk_points, n / LSIM_FRAME_CHUNK + 2);
+        GROW(ws->chunk_points, n / LSIM_FRAME_CHUNK_MIN + 2);
         if (ok)
             ws->capacity = n;
     }
