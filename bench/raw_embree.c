@@ -59,9 +59,9 @@ double lsim_raw_embree_trace(lsim_raw_embree *raw, size_t n, const float *ox, co
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     size_t count = 0;
-    /* About 8 work items per thread, 64..2048 rays each (the same policy as lidarsim's frame loop). */
-    long chunk = (long)(n / ((size_t)threads * 8));
-    chunk = chunk < 64 ? 64 : chunk > 2048 ? 2048 : chunk;
+    /* About 8 work items per thread, a multiple of 64 in 256..2048 rays: lsim_frame_chunk's policy. */
+    long chunk = (long)((n / ((size_t)threads * 8) + 63) / 64 * 64);
+    chunk = chunk < 256 ? 256 : chunk > 2048 ? 2048 : chunk;
 #pragma omp parallel num_threads(threads) reduction(+ : count)
     {
         struct RTCIntersectContext ictx;

@@ -1,13 +1,14 @@
 /* raw_embree_bench: the reference alone — raw Embree rtcIntersect1 on the benchmark mesh and
- * the benchmark's rotating 128-channel pattern. `lidarsim bench` runs this side by side with
- * the full lidarsim frame; this program exists to time the reference on its own. */
+ * the benchmark's rotating 128-channel pattern (the rays lidarsim's ray generation makes).
+ * `lidarsim bench` runs this side by side with the full lidarsim frame; this program times the
+ * reference on its own. Usage: raw_embree_bench [BEAMS] [THREADS] */
 #include "bench_scene.h"
 #include "raw_embree.h"
 
 #include "lidarsim.h"
+#include "pipeline/frame.h"
 
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv)
@@ -18,54 +19,52 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: raw_embree_bench [BEAMS (128..1e8)] [THREADS (1..1024)]\n");
         return 2;
     }
-    lsim_bench_mesh mesh;
-    if (lsim_bench_mesh_make(1000000, &mesh)) {
-        fprintf(stderr, "raw_embree_bench: out of memory\n");
-        return 1;
-    }
-    lsim_context *ctx;
+    int rc = 1;
+    lsim_bench_mesh mesh = {0};
+    lsim_context *ctx = NULL;
     lsim_sensor *sensor = NULL;
+    lsim_raw_embree *raw = NULL;
+    lsim_rays rays = {0};
+    float *t = NULL, *ng = NULL;
+    uint32_t *ids = NULL;
     double elev[128];
     lsim_bench_elevations(elev);
-    if (lsim_context_create(&ctx) != LSIM_OK ||
-        lsim_sensor_create_rotating(ctx, 128, elev, (int)((beams + 127) / 128), 10.0, &sensor) != LSIM_OK) {
-        fprintf(stderr, "raw_embree_bench: %s\n", ctx ? lsim_context_last_error(ctx) : "out of memory");
-        return 1;
+    const double zero[3] = {0, 0, 0};
+    if (lsim_bench_mesh_make(1000000, &mesh) || lsim_context_create(&ctx) != LSIM_OK ||
+        lsim_sensor_create_rotating(ctx, 128, elev, (int)((beams + 127) / 128), 10.0, &sensor) != LSIM_OK ||
+        lsim_sensor_set_pose(sensor, zero, zero) != LSIM_OK) {
+        fprintf(stderr, "raw_embree_bench: setup failed: %s\n", ctx ? lsim_context_last_error(ctx) : "out of memory");
+        goto done;
     }
     size_t n = lsim_sensor_beam_count(sensor);
-    double *az = malloc(n * sizeof *az), *el = malloc(n * sizeof *el);
-    float *buf = malloc(13 * n * sizeof(float));
-    uint32_t *ids = malloc(2 * n * sizeof(uint32_t));
-    lsim_raw_embree *raw = lsim_raw_embree_create(&mesh);
-    if (!az || !el || !buf || !ids || !raw || lsim_sensor_get_beams(sensor, az, el, NULL, NULL) != LSIM_OK) {
-        fprintf(stderr, "raw_embree_bench: setup failed\n");
-        return 1;
+    t = malloc(n * sizeof *t);
+    ng = malloc(3 * n * sizeof *ng);
+    ids = malloc(2 * n * sizeof *ids);
+    raw = lsim_raw_embree_create(&mesh);
+    if (!t || !ng || !ids || !raw || lsim_rays_alloc(&rays, n)) {
+        fprintf(stderr, "raw_embree_bench: out of memory for %zu beams\n", n);
+        goto done;
     }
-    float *o = buf, *d = buf + 3 * n, *t = buf + 6 * n, *ng = buf + 7 * n;
-    for (size_t i = 0; i < n; ++i) {
-        double a = az[i] * 0.017453292519943295, e = el[i] * 0.017453292519943295;
-        o[i] = o[n + i] = o[2 * n + i] = 0.0f;
-        d[i] = (float)(cos(e) * cos(a));
-        d[n + i] = (float)(cos(e) * sin(a));
-        d[2 * n + i] = (float)sin(e);
-    }
+    lsim_rays_generate(sensor, 0, n, &rays);
     double best = 1e300;
     size_t hits = 0;
     for (int k = 0; k < 5; ++k) {
-        double ms = lsim_raw_embree_trace(raw, n, o, o + n, o + 2 * n, d, d + n, d + 2 * n, 100.0f, threads, t,
-                                          ids, ids + n, ng, &hits);
+        double ms = lsim_raw_embree_trace(raw, n, rays.ox, rays.oy, rays.oz, rays.dx, rays.dy, rays.dz, 100.0f,
+                                          threads, t, ids, ids + n, ng, &hits);
         best = ms < best ? ms : best;
     }
     printf("{\"beams\": %zu, \"triangles\": %zu, \"threads\": %d, \"raw_embree_ms\": %.3f, \"mrays_per_s\": %.2f, "
            "\"hits\": %zu}\n",
            n, mesh.triangle_count, threads, best, (double)n / best / 1e3, hits);
+    rc = 0;
+done:
+    lsim_rays_free(&rays);
     lsim_raw_embree_destroy(raw);
     lsim_sensor_destroy(sensor);
     lsim_context_destroy(ctx);
-    free(az);
-    free(el);
-    free(buf);
+    free(t);
+    free(ng);
     free(ids);
     lsim_bench_mesh_free(&mesh);
-    return 0;
+    return rc;
 }

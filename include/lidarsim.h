@@ -41,7 +41,7 @@ typedef enum lsim_status {
     LSIM_ERR_OUT_OF_MEMORY = 4,
     LSIM_ERR_ENGINE = 5,           /* the ray-casting engine (Embree) failed */
     LSIM_ERR_NOT_FOUND = 6,        /* a named preset, material, file or field does not exist */
-    LSIM_ERR_STATE = 7             /* call made in the wrong order (e.g. scan before commit) */
+    LSIM_ERR_STATE = 7             /* call made in the wrong order (e.g. label ids after objects) */
 } lsim_status;
 
 /* Human-readable name of a status code (static string). */
@@ -78,7 +78,7 @@ lsim_status lsim_sensor_create_planar(lsim_context *ctx, double fov_deg, int ste
 /* Time-of-flight camera (pinhole), one beam per pixel. */
 lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, double hfov_deg,
                                       double vfov_deg, double rate_hz, lsim_sensor **out);
-/* Arbitrary beam table. time_s and ring may be NULL (then 0 and the row index's order). */
+/* Arbitrary beam table, fired in row order. time_s and ring may be NULL (then all 0). */
 lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
                                        const double *elevation_deg, const double *time_s,
                                        const uint16_t *ring, lsim_sensor **out);
@@ -120,7 +120,9 @@ lsim_status lsim_scene_load(lsim_context *ctx, const char *path, lsim_scene **ou
 void lsim_scene_destroy(lsim_scene *scene);
 
 lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance);
-/* Map a semantic label name to an id (overrides the SemanticKITTI defaults). */
+/* Map a semantic label name to an id (0..65535), overriding the SemanticKITTI defaults. Call it
+ * before adding objects (LSIM_ERR_STATE otherwise). A default class whose id is given to another
+ * name can no longer be used by an object unless it is given an id of its own. */
 lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_t id);
 lsim_status lsim_scene_add_box(lsim_scene *scene, const double size[3], const lsim_object_desc *desc);
 lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_object_desc *desc);

@@ -4,6 +4,7 @@
 #include "core/clock.h"
 #include "io/atomic_file.h"
 #include "io/format.h"
+#include "io/writers.h"
 
 #include "lidarsim.h"
 
@@ -179,9 +180,15 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
                 "are written beside it)\n", a->output);
         return LSIM_EXIT_USAGE;
     }
-    if (a->bev && strcmp(a->bev, a->output) == 0) {
-        fprintf(stderr, "lidarsim scan: --bev '%s' is the point cloud's path too; give the image its own name\n",
-                a->bev);
+    int clash = a->bev && strcmp(a->bev, a->output) == 0;
+    for (int i = 0; i < 2 && a->bev && !clash && *resolved == LSIM_FORMAT_KITTI; ++i) {
+        char *sibling = lsim_kitti_sibling(a->output, i ? ".labels.yaml" : ".label");
+        clash = !sibling || strcmp(sibling, a->bev) == 0;
+        free(sibling);
+    }
+    if (clash) {
+        fprintf(stderr, "lidarsim scan: --bev '%s' is one of the point cloud's output files; give the image its "
+                "own name\n", a->bev);
         return LSIM_EXIT_USAGE;
     }
     int rc = check_writable(ctx, a->output, "the point cloud");
@@ -196,16 +203,13 @@ static void remove_cloud(const char *path, lsim_format format)
     unlink(path);
     if (format != LSIM_FORMAT_KITTI)
         return;
-    size_t stem = strlen(path) - 4;
-    char *other = malloc(stem + sizeof ".labels.yaml");
-    if (!other)
-        return;
-    memcpy(other, path, stem);
-    memcpy(other + stem, ".label", sizeof ".label");
-    unlink(other);
-    memcpy(other + stem, ".labels.yaml", sizeof ".labels.yaml");
-    unlink(other);
-    free(other);
+    const char *suffixes[] = {".label", ".labels.yaml"};
+    for (int i = 0; i < 2; ++i) {
+        char *other = lsim_kitti_sibling(path, suffixes[i]);
+        if (other)
+            unlink(other);
+        free(other);
+    }
 }
 
 int lsim_cmd_scan(int argc, char **argv)
@@ -246,10 +250,12 @@ int lsim_cmd_scan(int argc, char **argv)
         stats.total_ms += stats.write_ms;
     }
     if (rc == LSIM_EXIT_OK && !a.quiet) {
-        printf("lidarsim: %s, %llu beams, %zu points (%.1f%% returned), frame %.1f ms (trace %.1f ms), wrote %s%s%s\n",
+        printf("lidarsim: %s, %llu beams, %zu points (%.1f%% returned), frame %.1f ms, total %.1f ms "
+               "(load %.1f, build %.1f, write %.1f), wrote %s%s%s\n",
                lsim_sensor_name(sensor), (unsigned long long)stats.rays, lsim_points_count(points),
-               stats.rays ? 100.0 * (double)stats.hits / (double)stats.rays : 0.0, stats.total_ms, stats.trace_ms,
-               a.output, a.bev ? " and " : "", a.bev ? a.bev : "");
+               stats.rays ? 100.0 * (double)stats.hits / (double)stats.rays : 0.0,
+               stats.trace_ms + stats.shade_ms + stats.noise_ms, stats.total_ms, stats.load_ms, stats.build_ms,
+               stats.write_ms, a.output, a.bev ? " and " : "", a.bev ? a.bev : "");
     }
     if (rc == LSIM_EXIT_OK && a.stats)
         fprintf(stderr,

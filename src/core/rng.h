@@ -49,10 +49,11 @@ static inline double lsim_u32_to_open01(uint32_t a, uint32_t b)
     return ((double)bits + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* Uniform in (0, 1) as a float from 24 random bits: never 0, never 1. */
+/* Uniform in (0, 1) as a float from 23 random bits: (k + 0.5) / 2^23, exactly representable,
+ * so never 0 and never 1. */
 static inline float lsim_u32_to_open01f(uint32_t a)
 {
-    return ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
+    return ((float)(a >> 9) + 0.5f) * (1.0f / 8388608.0f);
 }
 
 /* A stream of words for one beam: Philox blocks (seed, frame, beam, draw), draw = 0, 1, ...

@@ -50,6 +50,38 @@ static inline lsim_vec3 lsim_mat3_tmul(const lsim_mat3 *r, lsim_vec3 v)
                    r->m[0][2] * v.x + r->m[1][2] * v.y + r->m[2][2] * v.z);
 }
 
+/* Unit quaternion (w, x, y, z) of a rotation matrix (Shepperd's method). */
+static inline void lsim_mat3_to_quat(const lsim_mat3 *r, double q[4])
+{
+    const double (*m)[3] = r->m;
+    double tr = m[0][0] + m[1][1] + m[2][2];
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(tr + 1.0);
+        q[0] = 0.25 * s;
+        q[1] = (m[2][1] - m[1][2]) / s;
+        q[2] = (m[0][2] - m[2][0]) / s;
+        q[3] = (m[1][0] - m[0][1]) / s;
+    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+        double s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
+        q[0] = (m[2][1] - m[1][2]) / s;
+        q[1] = 0.25 * s;
+        q[2] = (m[0][1] + m[1][0]) / s;
+        q[3] = (m[0][2] + m[2][0]) / s;
+    } else if (m[1][1] > m[2][2]) {
+        double s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
+        q[0] = (m[0][2] - m[2][0]) / s;
+        q[1] = (m[0][1] + m[1][0]) / s;
+        q[2] = 0.25 * s;
+        q[3] = (m[1][2] + m[2][1]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
+        q[0] = (m[1][0] - m[0][1]) / s;
+        q[1] = (m[0][2] + m[2][0]) / s;
+        q[2] = (m[1][2] + m[2][1]) / s;
+        q[3] = 0.25 * s;
+    }
+}
+
 /* A rigid pose: world = R * local + t. */
 typedef struct lsim_pose { lsim_mat3 r; lsim_vec3 t; } lsim_pose;
 

@@ -9,19 +9,23 @@
 
 #include <embree3/rtcore.h>
 #include <math.h>
-#include <omp.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct lsim_engine {
     RTCDevice device;
     RTCScene scene;
+    atomic_int failed;  /* Embree may report from its worker threads: the first report wins */
+    char message[256];
 };
 
 static void embree_error(void *user, enum RTCError code, const char *str)
 {
-    lsim_context *ctx = user;
-    lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree error %d: %s", (int)code, str ? str : "");
+    lsim_engine *e = user;
+    if (atomic_exchange(&e->failed, 1) == 0)
+        snprintf(e->message, sizeof e->message, "Embree error %d: %s", (int)code, str ? str : "");
 }
 
 void lsim_engine_destroy(lsim_engine *engine)
@@ -89,7 +93,7 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
         return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree device could not be created (error %d)",
                          (int)rtcGetDeviceError(NULL));
     }
-    rtcSetDeviceErrorFunction(e->device, embree_error, ctx);
+    rtcSetDeviceErrorFunction(e->device, embree_error, e);
     e->scene = rtcNewScene(e->device);
     rtcSetSceneBuildQuality(e->scene, RTC_BUILD_QUALITY_HIGH);
     lsim_status st = LSIM_OK;
@@ -99,8 +103,9 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
     }
     if (st == LSIM_OK) {
         rtcCommitScene(e->scene);
-        if (rtcGetDeviceError(e->device) != RTC_ERROR_NONE)
-            st = lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree failed to build the scene: %s", lsim_context_last_error(ctx));
+        if (atomic_load(&e->failed) || rtcGetDeviceError(e->device) != RTC_ERROR_NONE)
+            st = lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree failed to build the scene: %s",
+                           atomic_load(&e->failed) ? e->message : "unknown error");
     }
     if (st != LSIM_OK) {
         lsim_engine_destroy(e);

@@ -1,10 +1,11 @@
 /* lsim_points_write_birdseye: top-down PNG of the points, coloured by intensity.
  *
- * The image covers x, y in [-half, +half] of the points' frame around (0, 0): x forward is up,
+ * The image covers x, y within +-half of the sensor (the points' viewpoint: the origin in the
+ * sensor frame, the sensor's position in the world frame), axes of the points' frame: x forward is up,
  * y left is left. Black background; each point is one pixel, coloured with viridis on a log scale
  * of intensity between the 2nd and 98th percentile of the positive, finite intensities (where
  * several points land on one pixel the brightest wins). Points with non-finite x or y and points
- * outside the extent are skipped. A small white cross marks the sensor at the origin.
+ * outside the extent are skipped. A small white cross marks the sensor at the centre.
  */
 #include "core/context.h"
 #include "io/atomic_file.h"
@@ -79,11 +80,12 @@ static void rasterise(const lsim_points *points, birdseye_image *img, double hal
     const float *x = points->column[LSIM_FIELD_X], *y = points->column[LSIM_FIELD_Y];
     const float *in = points->column[LSIM_FIELD_INTENSITY];
     const double scale = img->pixels / (2.0 * half); /* pixels per metre */
+    const double cx = points->viewpoint[0], cy = points->viewpoint[1];
     for (size_t i = 0; i < points->count; ++i) {
         if (!isfinite(x[i]) || !isfinite(y[i]))
             continue;
-        double row = floor((half - (double)x[i]) * scale); /* x forward = up */
-        double col = floor((half - (double)y[i]) * scale); /* y left = left */
+        double row = floor((half - ((double)x[i] - cx)) * scale); /* x forward = up */
+        double col = floor((half - ((double)y[i] - cy)) * scale); /* y left = left */
         if (!(row >= 0.0 && row < img->pixels && col >= 0.0 && col < img->pixels))
             continue;
         unsigned char *p = &img->level[(size_t)row * img->pixels + (size_t)col];

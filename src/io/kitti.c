@@ -118,6 +118,17 @@ static int has_bin_extension(const char *path)
     return n >= base + 5 && strcasecmp(path + n - 4, ".bin") == 0;
 }
 
+char *lsim_kitti_sibling(const char *bin_path, const char *suffix)
+{
+    size_t stem = strlen(bin_path) - 4, extra = strlen(suffix) + 1;
+    char *out = malloc(stem + extra);
+    if (out) {
+        memcpy(out, bin_path, stem);
+        memcpy(out + stem, suffix, extra);
+    }
+    return out;
+}
+
 lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
 {
     lsim_context *ctx = points->ctx;
@@ -125,9 +136,15 @@ lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write KITTI output '%s': the path must end in .bin (the .label and "
                          ".labels.yaml files are written beside it)", path);
-    size_t stem = strlen(path) - 4;
-    char *label_path = malloc(stem + sizeof ".labels.yaml");
-    char *yaml_path = malloc(stem + sizeof ".labels.yaml");
+    const uint32_t *instance = points->column[LSIM_FIELD_INSTANCE];
+    for (size_t i = 0; i < points->count; ++i)
+        if (instance[i] > 0xFFFFu)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "cannot write KITTI output '%s': instance id %u does not fit the 16 bits a "
+                             "SemanticKITTI .label holds (at most 65535 objects); write PCD, PLY or CSV instead",
+                             path, instance[i]);
+    char *label_path = lsim_kitti_sibling(path, ".label");
+    char *yaml_path = lsim_kitti_sibling(path, ".labels.yaml");
     unsigned char *buf = malloc(16 * ROWS_PER_CHUNK);
     if (!label_path || !yaml_path || !buf) {
         free(label_path);
@@ -135,10 +152,6 @@ lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
         free(buf);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
     }
-    memcpy(label_path, path, stem);
-    memcpy(label_path + stem, ".label", sizeof ".label");
-    memcpy(yaml_path, path, stem);
-    memcpy(yaml_path + stem, ".labels.yaml", sizeof ".labels.yaml");
 
     lsim_atomic_group group;
     lsim_atomic_begin(&group, ctx);

@@ -19,7 +19,9 @@ static void write_header(const lsim_points *points, FILE *fp, int binary)
     fputs("\nCOUNT", fp);
     for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
         fputs(" 1", fp);
-    fprintf(fp, "\nWIDTH %zu\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS %zu\nDATA %s\n", points->count,
+    const double *v = points->viewpoint;
+    fprintf(fp, "\nWIDTH %zu\nHEIGHT 1\nVIEWPOINT %.9g %.9g %.9g %.9g %.9g %.9g %.9g\nPOINTS %zu\nDATA %s\n",
+            points->count, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
             points->count, binary ? "binary" : "ascii");
 }
 

@@ -11,6 +11,9 @@ lsim_status lsim_write_pcd(const lsim_points *points, const char *path, int bina
 lsim_status lsim_write_ply(const lsim_points *points, const char *path);
 /* KITTI: path must end in .bin; also writes <stem>.label and <stem>.labels.yaml. */
 lsim_status lsim_write_kitti(const lsim_points *points, const char *path);
+/* "<stem><suffix>" for a KITTI "<stem>.bin" path (".label", ".labels.yaml"); malloc'd, NULL if
+ * out of memory. */
+char *lsim_kitti_sibling(const char *bin_path, const char *suffix);
 /* CSV: header of field names, one row per point. */
 lsim_status lsim_write_csv(const lsim_points *points, const char *path);
 

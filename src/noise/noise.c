@@ -12,7 +12,7 @@ size_t lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, 
     for (size_t i = 0; i < count; ++i) {
         float r = ret->range[i];
         float intensity = ret->intensity[i];
-        if (r <= 0.0f || r < range_min) {
+        if (r <= 0.0f) { /* no hit */
             out->range[i] = 0.0f;
             out->intensity[i] = 0.0f;
             out->detected[i] = 0;
@@ -23,13 +23,14 @@ size_t lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *ret, 
             r += rs * lsim_rng_stream_normalf(&rng);
             float gain = 1.0f + is * lsim_rng_stream_normalf(&rng);
             intensity *= gain > 0.0f ? gain : 0.0f;
-            if (r < 0.0f)
-                r = 0.0f;
         }
-        out->range[i] = r;
-        out->intensity[i] = intensity;
-        out->detected[i] = intensity >= threshold && intensity > 0.0f;
-        detected += out->detected[i];
+        /* The receiver gates on what it measures: a range below the minimum (noise may take it
+         * there, even below zero) or an echo under the threshold is no point. */
+        uint8_t ok = r > 0.0f && r >= range_min && intensity >= threshold && intensity > 0.0f;
+        out->range[i] = ok ? r : 0.0f;
+        out->intensity[i] = ok ? intensity : 0.0f;
+        out->detected[i] = ok;
+        detected += ok;
     }
     return detected;
 }

@@ -14,7 +14,7 @@ typedef struct lsim_noise_model {
     double range_sigma;        /* metres */
     double intensity_sigma;    /* relative */
     double intensity_threshold;/* minimum detected intensity (range-equation units) */
-    double range_min;          /* returns closer than this are not reported */
+    double range_min;          /* measured ranges below this are not reported */
     uint64_t seed;
     uint32_t frame;
 } lsim_noise_model;

@@ -99,6 +99,12 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     lsim_points_emit(sensor, ws, options, points, threads);
     double t4 = lsim_now_ms();
 
+    if (options->frame == LSIM_FRAME_WORLD) { /* PCD VIEWPOINT: where the sensor is in these points */
+        points->viewpoint[0] = sensor->pose.t.x;
+        points->viewpoint[1] = sensor->pose.t.y;
+        points->viewpoint[2] = sensor->pose.t.z;
+        lsim_mat3_to_quat(&sensor->pose.r, &points->viewpoint[3]);
+    }
     points->stats.rays = n;
     points->stats.hits = hits;
     points->stats.build_ms = (t1 - t0) > 0.001 ? scene->build_ms : 0.0;
@@ -144,7 +150,7 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     st = lsim_points_alloc(ctx, sensor->beams.count, &points);
     if (st != LSIM_OK)
         return st;
-    st = lsim_points_set_labels(points, scene->labels.entries, scene->labels.count);
+    st = lsim_points_set_labels(points, scene->labels.names.entries, scene->labels.names.count);
     lsim_frame_workspace ws;
     memset(&ws, 0, sizeof ws);
     if (st == LSIM_OK)

@@ -57,6 +57,7 @@ lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating a point buffer");
     p->ctx = ctx;
     p->capacity = capacity;
+    p->viewpoint[3] = 1.0; /* identity */
     size_t n = capacity ? capacity : 1;
     for (int f = 0; f < LSIM_FIELD_COUNT; ++f) {
         p->column[f] = malloc(n * lsim_field_size((lsim_field)f));
@@ -70,6 +71,12 @@ lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **
     return LSIM_OK;
 }
 
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = ((const lsim_label_entry *)a)->id, y = ((const lsim_label_entry *)b)->id;
+    return (x > y) - (x < y);
+}
+
 lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count)
 {
     free(points->labels);
@@ -81,6 +88,7 @@ lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *
     if (!points->labels)
         return lsim_fail(points->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory copying the label map");
     memcpy(points->labels, labels, count * sizeof *labels);
+    qsort(points->labels, count, sizeof *labels, by_id);
     points->label_count = count;
     return LSIM_OK;
 }

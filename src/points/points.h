@@ -17,13 +17,16 @@ struct lsim_points {
     /* One pointer per lsim_field, in enum order; element type per lsim_field_get_type. */
     void *column[LSIM_FIELD_COUNT];
     lsim_scan_stats stats;
-    lsim_label_entry *labels; /* classes present in the scene, sorted by id */
+    /* The sensor in the points' frame, as PCD's VIEWPOINT: tx ty tz qw qx qy qz (identity in the
+     * sensor frame, the sensor pose in the world frame). Bird's-eye images centre on it. */
+    double viewpoint[7];
+    lsim_label_entry *labels; /* the scene's label map (defaults + scene's own), sorted by id */
     size_t label_count;
 };
 
 /* Allocate a buffer for `capacity` points (count = 0). */
 lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **out);
-/* Set the label map (copied). */
+/* Set the label map (copied, then sorted by id). */
 lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count);
 
 static inline float *lsim_points_f32(lsim_points *p, lsim_field f) { return (float *)p->column[f]; }

@@ -21,36 +21,36 @@ static const struct { uint32_t id; const char *name; } semantic_kitti[] = {
     {258, "moving-truck"}, {259, "moving-other-vehicle"},
 };
 
-static long find_name(const lsim_label_map *map, const char *name)
+static long find_name(const lsim_label_list *list, const char *name)
 {
-    for (size_t i = 0; i < map->count; ++i)
-        if (strcmp(map->entries[i].name, name) == 0)
+    for (size_t i = 0; i < list->count; ++i)
+        if (strcmp(list->entries[i].name, name) == 0)
             return (long)i;
     return -1;
 }
 
-static int id_taken(const lsim_label_map *map, uint32_t id)
+static long find_id(const lsim_label_list *list, uint32_t id)
 {
-    for (size_t i = 0; i < map->count; ++i)
-        if (map->entries[i].id == id)
-            return 1;
-    return 0;
+    for (size_t i = 0; i < list->count; ++i)
+        if (list->entries[i].id == id)
+            return (long)i;
+    return -1;
 }
 
-static lsim_status append(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t id)
+static lsim_status append(lsim_context *ctx, lsim_label_list *list, const char *name, uint32_t id)
 {
-    if (!name[0] || strlen(name) >= sizeof map->entries[0].name)
+    if (!name[0] || strlen(name) >= sizeof list->entries[0].name)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "label name '%s' must have 1 to %zu characters", name,
-                         sizeof map->entries[0].name - 1);
-    if (map->count == map->capacity) {
-        size_t cap = map->capacity ? 2 * map->capacity : 64;
-        lsim_label_entry *grown = realloc(map->entries, cap * sizeof *grown);
+                         sizeof list->entries[0].name - 1);
+    if (list->count == list->capacity) {
+        size_t cap = list->capacity ? 2 * list->capacity : 64;
+        lsim_label_entry *grown = realloc(list->entries, cap * sizeof *grown);
         if (!grown)
             return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory adding label '%s'", name);
-        map->entries = grown;
-        map->capacity = cap;
+        list->entries = grown;
+        list->capacity = cap;
     }
-    lsim_label_entry *e = &map->entries[map->count++];
+    lsim_label_entry *e = &list->entries[list->count++];
     e->id = id;
     lsim_strlcpy(e->name, name, sizeof e->name);
     return LSIM_OK;
@@ -60,7 +60,7 @@ lsim_status lsim_label_map_init_defaults(lsim_context *ctx, lsim_label_map *map)
 {
     memset(map, 0, sizeof *map);
     for (size_t i = 0; i < sizeof semantic_kitti / sizeof semantic_kitti[0]; ++i) {
-        lsim_status st = append(ctx, map, semantic_kitti[i].name, semantic_kitti[i].id);
+        lsim_status st = append(ctx, &map->names, semantic_kitti[i].name, semantic_kitti[i].id);
         if (st != LSIM_OK)
             return st;
     }
@@ -69,7 +69,8 @@ lsim_status lsim_label_map_init_defaults(lsim_context *ctx, lsim_label_map *map)
 
 void lsim_label_map_free(lsim_label_map *map)
 {
-    free(map->entries);
+    free(map->names.entries);
+    free(map->displaced.entries);
     memset(map, 0, sizeof *map);
 }
 
@@ -78,43 +79,47 @@ lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const cha
     if (id > 0xFFFF)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "label '%s': id %u does not fit the 16 bits of a SemanticKITTI .label (use 0..65535)", name, id);
-    for (size_t i = 0; i < map->count;) { /* the user's name takes this id over */
-        if (map->entries[i].id == id && strcmp(map->entries[i].name, name) != 0)
-            map->entries[i] = map->entries[--map->count];
-        else
-            ++i;
+    lsim_label_list *names = &map->names;
+    long owner = find_id(names, id);
+    if (owner >= 0 && strcmp(names->entries[owner].name, name) != 0) {
+        /* The user's name takes this id over; the previous owner can no longer be used. */
+        lsim_status st = append(ctx, &map->displaced, names->entries[owner].name, id);
+        if (st != LSIM_OK)
+            return st;
+        names->entries[owner] = names->entries[--names->count];
     }
-    long at = find_name(map, name);
+    long at = find_name(names, name);
     if (at >= 0) {
-        map->entries[at].id = id;
+        names->entries[at].id = id;
         return LSIM_OK;
     }
-    return append(ctx, map, name, id);
+    return append(ctx, names, name, id);
 }
 
 lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t *id)
 {
-    long at = find_name(map, name);
+    long at = find_name(&map->names, name);
     if (at >= 0) {
-        *id = map->entries[at].id;
+        *id = map->names.entries[at].id;
         return LSIM_OK;
     }
+    long gone = find_name(&map->displaced, name);
+    if (gone >= 0) {
+        uint32_t old = map->displaced.entries[gone].id;
+        long owner = find_id(&map->names, old);
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "label '%s' has no id: its SemanticKITTI id %u was given to '%s' in `labels:`; "
+                         "give '%s' an id of its own there", name, old,
+                         owner >= 0 ? map->names.entries[owner].name : "another class", name);
+    }
     uint32_t fresh = 100;
-    while (id_taken(map, fresh))
+    while (find_id(&map->names, fresh) >= 0)
         ++fresh;
     if (fresh > 0xFFFF)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "too many label names: no free id for '%s'", name);
-    lsim_status st = append(ctx, map, name, fresh);
+    lsim_status st = append(ctx, &map->names, name, fresh);
     if (st != LSIM_OK)
         return st;
     *id = fresh;
     return LSIM_OK;
-}
-
-const char *lsim_label_map_name(const lsim_label_map *map, uint32_t id)
-{
-    for (size_t i = 0; i < map->count; ++i)
-        if (map->entries[i].id == id)
-            return map->entries[i].name;
-    return NULL;
 }

@@ -80,6 +80,8 @@ lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_
 {
     if (!scene || !path || !desc)
         return LSIM_ERR_INVALID_ARGUMENT;
+    if (lsim_object_desc_validate(scene->ctx, desc) != LSIM_OK)
+        return lsim_context_last_status(scene->ctx);
     lsim_object o;
     lsim_status st = lsim_mesh_load(scene->ctx, path, desc, &o);
     if (st != LSIM_OK)

@@ -7,15 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* double -> float without overflow (out-of-range conversion is undefined); values this large
+ * are rejected afterwards by the scene's extent check. */
+static float clamp_to_float(double x)
+{
+    return (float)(x > 1e30 ? 1e30 : x < -1e30 ? -1e30 : x);
+}
+
 void lsim_transform_vertices(float *v, size_t n, const lsim_object_desc *desc)
 {
     lsim_pose pose = lsim_pose_make(desc->position, desc->rotation_deg);
     for (size_t i = 0; i < n; ++i) {
         lsim_vec3 p = lsim_v3_scale(lsim_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]), desc->scale);
         p = lsim_v3_add(lsim_mat3_mul(&pose.r, p), pose.t);
-        v[3 * i] = (float)p.x;
-        v[3 * i + 1] = (float)p.y;
-        v[3 * i + 2] = (float)p.z;
+        v[3 * i] = clamp_to_float(p.x);
+        v[3 * i + 1] = clamp_to_float(p.y);
+        v[3 * i + 2] = clamp_to_float(p.z);
     }
 }
 
@@ -36,16 +43,19 @@ static lsim_status alloc_triangles(lsim_context *ctx, lsim_object *o, const char
     return LSIM_OK;
 }
 
-static int positive_finite(double v) { return v > 0.0 && isfinite(v); }
+/* A length in (0, 1e7] m. */
+static int length_ok(double v) { return v > 0.0 && v <= 1e7; }
 
 lsim_status lsim_scene_add_box(lsim_scene *scene, const double size[3], const lsim_object_desc *desc)
 {
     if (!scene || !size || !desc)
         return LSIM_ERR_INVALID_ARGUMENT;
+    if (lsim_object_desc_validate(scene->ctx, desc) != LSIM_OK)
+        return lsim_context_last_status(scene->ctx);
     for (int i = 0; i < 3; ++i)
-        if (!positive_finite(size[i]))
+        if (!length_ok(size[i]))
             return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                             "box size [%g, %g, %g]: every edge must be a finite number > 0", size[0], size[1], size[2]);
+                             "box size [%g, %g, %g]: every edge must be a number in (0, 1e7] m", size[0], size[1], size[2]);
     lsim_object o;
     lsim_status st = alloc_triangles(scene->ctx, &o, "box", 8, 12);
     if (st != LSIM_OK)
@@ -73,9 +83,11 @@ lsim_status lsim_scene_add_plane(lsim_scene *scene, const double size[2], const 
 {
     if (!scene || !size || !desc)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (!positive_finite(size[0]) || !positive_finite(size[1]))
+    if (lsim_object_desc_validate(scene->ctx, desc) != LSIM_OK)
+        return lsim_context_last_status(scene->ctx);
+    if (!length_ok(size[0]) || !length_ok(size[1]))
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "plane size [%g, %g]: both sides must be finite numbers > 0", size[0], size[1]);
+                         "plane size [%g, %g]: both sides must be numbers in (0, 1e7] m", size[0], size[1]);
     lsim_object o;
     lsim_status st = alloc_triangles(scene->ctx, &o, "plane", 4, 2);
     if (st != LSIM_OK)
@@ -93,8 +105,10 @@ lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_o
 {
     if (!scene || !desc)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (!positive_finite(radius))
-        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "sphere radius %g must be a finite number > 0", radius);
+    if (lsim_object_desc_validate(scene->ctx, desc) != LSIM_OK)
+        return lsim_context_last_status(scene->ctx);
+    if (!length_ok(radius))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "sphere radius %g must be a number in (0, 1e7] m", radius);
     lsim_object o;
     memset(&o, 0, sizeof o);
     o.shape = LSIM_SHAPE_SPHERE;
@@ -111,6 +125,8 @@ lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, s
 {
     if (!scene || !vertices || !indices || !desc)
         return LSIM_ERR_INVALID_ARGUMENT;
+    if (lsim_object_desc_validate(scene->ctx, desc) != LSIM_OK)
+        return lsim_context_last_status(scene->ctx);
     if (vertex_count == 0 || triangle_count == 0 || vertex_count > UINT32_MAX)
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "triangle mesh needs >= 1 vertex and >= 1 triangle (got %zu and %zu)",

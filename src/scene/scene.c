@@ -99,23 +99,50 @@ lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_
 {
     if (!scene || !name)
         return LSIM_ERR_INVALID_ARGUMENT;
+    if (scene->object_count > 0)
+        return lsim_fail(scene->ctx, LSIM_ERR_STATE,
+                         "label '%s': set label ids before adding objects (the scene already has %zu objects, "
+                         "whose ids are fixed when they are added)", name, scene->object_count);
     return lsim_label_map_set(scene->ctx, &scene->labels, name, id);
 }
 
-static lsim_status check_desc(lsim_context *ctx, const lsim_object_desc *desc)
+/* Coordinates beyond this are rejected: far outside any lidar's reach, and float precision
+ * (and Embree's own checks) break down long before float's limits. */
+#define LSIM_WORLD_LIMIT_M 1e7
+
+lsim_status lsim_object_desc_validate(lsim_context *ctx, const lsim_object_desc *desc)
 {
     for (int i = 0; i < 3; ++i)
         if (!isfinite(desc->position[i]) || !isfinite(desc->rotation_deg[i]))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "object position and rotation must be finite numbers");
-    if (!(desc->scale > 0.0) || !isfinite(desc->scale))
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "object scale %g must be a finite number > 0", desc->scale);
+    for (int i = 0; i < 3; ++i)
+        if (fabs(desc->position[i]) > LSIM_WORLD_LIMIT_M)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "object position [%g, %g, %g] must be within +-1e7 m of the origin",
+                             desc->position[0], desc->position[1], desc->position[2]);
+    if (!(desc->scale > 0.0) || !(desc->scale <= 1e6))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "object scale %g must be a number in (0, 1e6]", desc->scale);
+    return LSIM_OK;
+}
+
+static lsim_status check_extent(lsim_context *ctx, const lsim_object *o)
+{
+    for (size_t i = 0; i < 3 * o->vertex_count; ++i)
+        if (!(fabsf(o->vertices[i]) <= LSIM_WORLD_LIMIT_M))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "%s: vertex %zu lies at %g m, beyond +-1e7 m of the origin (check its units and scale)",
+                             o->kind, i / 3, (double)o->vertices[i]);
+    if (o->shape == LSIM_SHAPE_SPHERE && !(o->radius <= LSIM_WORLD_LIMIT_M))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sphere radius %g m is beyond 1e7 m", o->radius);
     return LSIM_OK;
 }
 
 lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc)
 {
     lsim_context *ctx = scene->ctx;
-    lsim_status st = check_desc(ctx, desc);
+    lsim_status st = lsim_object_desc_validate(ctx, desc);
+    if (st == LSIM_OK)
+        st = check_extent(ctx, object);
     const char *mat_name = desc->material ? desc->material : "default";
     long mat = lsim_scene_find_material(scene, mat_name);
     if (st == LSIM_OK && mat < 0)

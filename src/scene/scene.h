@@ -35,10 +35,17 @@ typedef struct lsim_object {
     double center[3], radius;
 } lsim_object;
 
-/* A growing array of label names and ids (the scene's label map). */
-typedef struct lsim_label_map {
+/* A growing array of label names and ids. */
+typedef struct lsim_label_list {
     lsim_label_entry *entries;
     size_t count, capacity;
+} lsim_label_list;
+
+/* The scene's label map: `names` holds every class with its id; `displaced` the default
+ * (SemanticKITTI) classes whose id the scene's `labels:` gave to another name. */
+typedef struct lsim_label_map {
+    lsim_label_list names;
+    lsim_label_list displaced;
 } lsim_label_map;
 
 struct lsim_engine; /* geometry/engine.h */
@@ -56,16 +63,18 @@ struct lsim_scene {
 
 /* Index of a material by name, or -1. */
 long lsim_scene_find_material(const lsim_scene *scene, const char *name);
+/* Check a placement: finite, within +-1e7 m, scale in (0, 1e6]. Call before transforming. */
+lsim_status lsim_object_desc_validate(lsim_context *ctx, const lsim_object_desc *desc);
 /* Add an object whose arrays the scene takes ownership of (freed on failure too). */
 lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc);
 
-/* Label map: SemanticKITTI defaults, user ids, automatic ids for new names. */
+/* Label map: SemanticKITTI defaults, user ids, automatic ids for new names. A default class
+ * whose id was given to another name cannot be used (resolve fails, naming both). */
 lsim_status lsim_label_map_init_defaults(lsim_context *ctx, lsim_label_map *map);
 void lsim_label_map_free(lsim_label_map *map);
 /* Id of `name`, adding it with a fresh id (>= 100, unused) if it is new. */
 lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t *id);
 lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t id);
-const char *lsim_label_map_name(const lsim_label_map *map, uint32_t id);
 
 /* Transform n points (xyz interleaved, in place) by scale, rotation and translation of desc. */
 void lsim_transform_vertices(float *vertices, size_t n, const lsim_object_desc *desc);

@@ -45,7 +45,7 @@ static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *sc
         return unique;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
-        const char *name;
+        const char *name = NULL;
         lsim_status st = lsim_yaml_string(y, k, "materials", &name);
         char key[128];
         snprintf(key, sizeof key, "materials.%s", name ? name : "?");
@@ -90,7 +90,7 @@ static lsim_status read_labels(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene
         return unique;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
-        const char *name;
+        const char *name = NULL;
         long id;
         lsim_status st = lsim_yaml_string(y, k, "labels", &name);
         char key[128];
@@ -168,7 +168,7 @@ static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, con
         return lsim_yaml_fail(y, obj, LSIM_ERR_PARSE, key, "needs a shape: box, sphere, plane or mesh");
     snprintf(sub, sizeof sub, "%s.%s", key, shape_name);
     if (strcmp(shape_name, "mesh") == 0) {
-        const char *name;
+        const char *name = NULL;
         st = lsim_yaml_string(y, shape, sub, &name);
         if (st != LSIM_OK)
             return st;
