@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PI 3.14159265358979323846
 
@@ -79,8 +80,10 @@ static void check_common(const lsim_sensor *s, const table *tb)
     CHECK(bad_float == 0);
 }
 
-static void check_rotating(lsim_context *ctx, const char *name, const double *expect, int channels, int columns,
-                           double rate_hz)
+/* `expect`: the datasheet elevations ascending, matched within `tol` degrees (datasheets round to
+ * 0.01 deg); the beams must carry the preset's own elevations exactly. */
+static void check_rotating(lsim_context *ctx, const char *name, const double *expect, double tol, int channels,
+                           int columns, double rate_hz)
 {
     lsim_sensor *s;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, name, &s));
@@ -91,8 +94,13 @@ static void check_rotating(lsim_context *ctx, const char *name, const double *ex
     CHECK(s->spec.columns == columns);
     CHECK_NEAR(s->spec.rate_hz, rate_hz, 0);
     CHECK(lsim_sensor_beam_count(s) == (size_t)channels * (size_t)columns);
-    for (int i = 0; i < channels && s->spec.channels == channels; ++i)
-        CHECK_NEAR(s->spec.elevations_deg[i], expect[i], 1e-6);
+    if (s->spec.channels != channels) {
+        lsim_sensor_destroy(s);
+        return;
+    }
+    const double *elev = s->spec.elevations_deg;
+    for (int i = 0; i < channels; ++i)
+        CHECK_NEAR(elev[i], expect[i], tol);
 
     table tb = get_table(ctx, s);
     check_common(s, &tb);
@@ -103,7 +111,7 @@ static void check_rotating(lsim_context *ctx, const char *name, const double *ex
         int ch = (int)(i % (size_t)channels);
         if (tb.ring[i] != ch)
             ++bad_ring;
-        if (fabs(tb.el[i] - expect[ch]) > 1e-6)
+        if (fabs(tb.el[i] - elev[ch]) > 1e-6)
             ++bad_el;
         if (ch == 0 && i > 0 && fabs(wrap(tb.az[i] - tb.az[i - (size_t)channels]) - step) > 1e-9)
             ++bad_step;
@@ -115,7 +123,7 @@ static void check_rotating(lsim_context *ctx, const char *name, const double *ex
     CHECK(bad_step == 0);
     CHECK(bad_col_time == 0);
     for (int i = 1; i < channels; ++i)
-        CHECK(expect[i] > expect[i - 1]); /* ring 0 lowest, ascending */
+        CHECK(elev[i] > elev[i - 1]); /* ring 0 lowest, ascending */
     CHECK_NEAR(tb.az[0], 0.0, 0);
     CHECK_NEAR(tb.t[0], 0.0, 0);
     /* column c fires at c / (columns * rate) */
@@ -130,31 +138,286 @@ static void check_rotating(lsim_context *ctx, const char *name, const double *ex
     lsim_sensor_destroy(s);
 }
 
+/* Velodyne VLP-16 user manual (63-9243), vertical angle of each laser, ascending. */
+static const double vlp16_datasheet[16] = {-15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
+/* Velodyne HDL-32E user manual (63-9113), vertical angle of each laser (2 decimals), ascending. */
+static const double hdl32e_datasheet[32] = {
+    -30.67, -29.33, -28.00, -26.67, -25.33, -24.00, -22.67, -21.33, -20.00, -18.67, -17.33,
+    -16.00, -14.67, -13.33, -12.00, -10.67, -9.33,  -8.00,  -6.67,  -5.33,  -4.00,  -2.67,
+    -1.33,  0.00,   1.33,   2.67,   4.00,   5.33,   6.67,   8.00,   9.33,   10.67};
+
 static void test_rotating_presets(lsim_context *ctx)
 {
     double e[128];
-    /* VLP-16: -15..+15 every 2 deg */
-    for (int i = 0; i < 16; ++i)
-        e[i] = -15.0 + 2.0 * i;
-    check_rotating(ctx, "vlp16", e, 16, 1800, 10.0);
-    /* HDL-32E: 32 values evenly from -30.67 to +10.67 */
-    for (int i = 0; i < 32; ++i)
-        e[i] = -30.67 + i * (10.67 + 30.67) / 31.0;
-    check_rotating(ctx, "hdl32e", e, 32, 2170, 10.0);
-    /* HDL-64E: lower block -24.9..-8.83 (32 evenly), upper block -8.33..+2.0 (32 evenly) */
+    /* VLP-16: the literal datasheet table (exact: every 2 deg). */
+    check_rotating(ctx, "vlp16", vlp16_datasheet, 1e-9, 16, 1800, 10.0);
+    /* HDL-32E: the literal datasheet table, which rounds 4/3-deg steps to 0.01 deg (the preset spaces
+     * them evenly, e.g. 0.0067 where the manual says 0.00). */
+    check_rotating(ctx, "hdl32e", hdl32e_datasheet, 0.01, 32, 2170, 10.0);
+    /* HDL-64E: upper block 32 lasers from +2 down 1/3 deg apart, lower block 32 lasers from -8.83 to
+     * -24.9 (about 1/2 deg apart); real units: test_real_calibrations. */
     for (int i = 0; i < 32; ++i) {
         e[i] = -24.9 + i * (24.9 - 8.83) / 31.0;
-        e[32 + i] = -8.33 + i * (8.33 + 2.0) / 31.0;
+        e[32 + i] = 2.0 - (31 - i) / 3.0;
     }
-    CHECK_NEAR(e[63] - e[62], 1.0 / 3.0, 0.001); /* upper block 1/3 deg apart */
-    check_rotating(ctx, "hdl64e", e, 64, 2083, 10.0);
+    check_rotating(ctx, "hdl64e", e, 0.01, 64, 2083, 10.0);
     /* OS1: uniform over 45 deg */
     for (int i = 0; i < 64; ++i)
         e[i] = -22.5 + 45.0 * i / 63.0;
-    check_rotating(ctx, "os1-64", e, 64, 1024, 10.0);
+    check_rotating(ctx, "os1-64", e, 1e-9, 64, 1024, 10.0);
     for (int i = 0; i < 128; ++i)
         e[i] = -22.5 + 45.0 * i / 127.0;
-    check_rotating(ctx, "os1-128", e, 128, 2048, 10.0);
+    check_rotating(ctx, "os1-128", e, 1e-9, 128, 2048, 10.0);
+}
+
+/* ------------------------------------------------------------------ real calibration files */
+
+/* Whole file as a NUL-terminated string, or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        char *bigger = realloc(buf, cap *= 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Minimal JSON reading: the value after every occurrence of the quoted key "key" (a number, or the
+ * numbers of an array up to ']'), appended to out[0..max). Returns the count, or -1 on a value
+ * that is not a number. */
+static int json_numbers(const char *text, const char *key, double *out, int max)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    int n = 0;
+    for (const char *p = strstr(text, quoted); p; p = strstr(p, quoted)) {
+        p += strlen(quoted);
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            ++p;
+        if (*p++ != ':')
+            continue; /* the key's text as a value, not a key */
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            ++p;
+        int array = *p == '[';
+        if (array)
+            ++p;
+        for (;;) {
+            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || (array && *p == ','))
+                ++p;
+            if (array && *p == ']')
+                break;
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p || n >= max)
+                return -1;
+            out[n++] = v;
+            p = end;
+            if (!array)
+                break;
+        }
+    }
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* max |real[i] - (preset[i] + shift)| over n rings. */
+static double max_dev(const double *real, const double *preset, int n, double shift)
+{
+    double m = 0;
+    for (int i = 0; i < n; ++i)
+        m = fmax(m, fabs(real[i] - (preset[i] + shift)));
+    return m;
+}
+
+/* Check a real table (sorted ascending) against preset rings [first, first + n) within `tol`, and
+ * that the tolerance is tight: the preset shifted by +-1 deg, or `variant` (when given) fails. */
+static void check_against(const char *what, const double *real, const double *preset, int n, double tol,
+                          const double *variant)
+{
+    double dev = max_dev(real, preset, n, 0), mean = 0;
+    for (int i = 0; i < n; ++i)
+        mean += (real[i] - preset[i]) / n;
+    printf("  %-44s %3d rings: max deviation %.4f deg, mean %+.4f deg (tolerance %.2f)\n", what, n, dev, mean,
+           tol);
+    CHECK(dev <= tol);
+    CHECK(max_dev(real, preset, n, 1.0) > tol);
+    CHECK(max_dev(real, preset, n, -1.0) > tol);
+    if (variant)
+        CHECK(max_dev(real, variant, n, 0) > tol);
+}
+
+/* Sorted vertical angles in degrees of a Velodyne calibration (radians in "vert_correction";
+ * some tools spell it "vertCorrection"); with laser_id < 32 into upper[], the rest into lower[]
+ * when those are given. Returns the laser count (0 on failure). */
+static int velodyne_table(const char *dir, const char *file, double *deg, double *upper, int *n_upper,
+                          double *lower, int *n_lower)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/velodyne/%s", dir, file);
+    char *text = read_text(path);
+    if (!text) {
+        fprintf(stderr, "%s: cannot read\n", path);
+        CHECK(!"calibration file missing");
+        return 0;
+    }
+    double rad[128], id[128];
+    int n = json_numbers(text, "vert_correction", rad, 128);
+    if (n <= 0)
+        n = json_numbers(text, "vertCorrection", rad, 128);
+    int nid = json_numbers(text, "laser_id", id, 128);
+    free(text);
+    CHECK(n > 0);
+    CHECK(nid == n);
+    if (n <= 0 || nid != n)
+        return 0;
+    double max_abs = 0;
+    int nu = 0, nl = 0;
+    for (int i = 0; i < n; ++i) {
+        max_abs = fmax(max_abs, fabs(rad[i]));
+        deg[i] = rad[i] * 180.0 / PI;
+        if (upper && id[i] < 32)
+            upper[nu++] = deg[i];
+        else if (lower)
+            lower[nl++] = deg[i];
+    }
+    CHECK(max_abs < 1.0); /* radians: Velodyne beams lie within +-57 deg */
+    qsort(deg, (size_t)n, sizeof *deg, cmp_double);
+    if (upper) {
+        qsort(upper, (size_t)nu, sizeof *upper, cmp_double);
+        qsort(lower, (size_t)nl, sizeof *lower, cmp_double);
+        *n_upper = nu;
+        *n_lower = nl;
+    }
+    return n;
+}
+
+static const double *preset_elevations(lsim_context *ctx, const char *name, lsim_sensor_spec *spec, int channels)
+{
+    REQUIRE_OK(ctx, lsim_sensor_spec_from_preset(ctx, name, spec));
+    CHECK(spec->channels == channels);
+    if (spec->channels != channels) {
+        fprintf(stderr, "%s: %d channels, expected %d\n", name, spec->channels, channels);
+        exit(1);
+    }
+    return spec->elevations_deg;
+}
+
+/* The rotating presets against real calibration files in $LSIM_SHARED_DIR/data/sensor-calibrations
+ * (vendor nominal tables and real units). Skipped, with a note, only when that directory is absent. */
+static void test_real_calibrations(lsim_context *ctx)
+{
+    const char *shared = getenv("LSIM_SHARED_DIR");
+    char dir[2048];
+    snprintf(dir, sizeof dir, "%s/data/sensor-calibrations", shared ? shared : "../shared");
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        printf("NOTE: %s is absent; real calibration comparisons skipped\n", dir);
+        return;
+    }
+    printf("real calibrations in %s:\n", dir);
+    lsim_sensor_spec spec;
+    double real[128], up[128], lo[128];
+    int nu = 0, nl = 0;
+
+    /* VLP-16 nominal table (VeloView / ROS driver) */
+    const double *e = preset_elevations(ctx, "vlp16", &spec, 16);
+    if (velodyne_table(dir, "VLP16db.json", real, NULL, NULL, NULL, NULL) == 16)
+        check_against("velodyne/VLP16db.json vs vlp16", real, e, 16, 0.01, NULL);
+    else
+        CHECK(!"VLP16db.json: expected 16 lasers");
+    lsim_sensor_spec_free(&spec);
+
+    /* HDL-32E nominal table */
+    e = preset_elevations(ctx, "hdl32e", &spec, 32);
+    if (velodyne_table(dir, "32db.json", real, NULL, NULL, NULL, NULL) == 32)
+        check_against("velodyne/32db.json vs hdl32e", real, e, 32, 0.05, NULL);
+    else
+        CHECK(!"32db.json: expected 32 lasers");
+    lsim_sensor_spec_free(&spec);
+
+    /* HDL-64E: three real units. Laser ids 0-31 are the upper block, 32-63 the lower block; the
+     * preset's rings 0-31 are its lower block, 32-63 its upper block. Tolerances from the measured
+     * deviations (a unit's own calibration differs from the nominal table by up to ~0.5 deg). The
+     * sztaki S2.1 unit's upper block spans about -10.9..+5.0 deg at ~0.5 deg spacing, not the
+     * datasheet's -8.33..+2 at 1/3 deg, so only its lower block is held to a tolerance. */
+    e = preset_elevations(ctx, "hdl64e", &spec, 64);
+    double swapped[64]; /* the preset with its blocks' spacings swapped: must fail every unit */
+    swapped[0] = e[0];
+    for (int i = 1; i < 64; ++i) {
+        int from = i <= 31 ? 32 + i : (i == 32 ? 32 : i - 32); /* upper steps first, gap, lower steps */
+        swapped[i] = swapped[i - 1] + (e[from] - e[from - 1]);
+    }
+    static const struct {
+        const char *file;
+        double tol_all;   /* whole sorted table; < 0: not asserted */
+        double tol_lower; /* lower block (ids 32-63) vs rings 0-31 */
+        double tol_upper; /* upper block (ids 0-31) vs rings 32-63; < 0: not asserted */
+    } units[] = {
+        {"64e_s2.1-sztaki.json", -1, 0.30, -1},
+        {"64e_s3-xiesc.json", 0.50, 0.50, 0.30},
+        {"64e_utexas.json", 0.25, 0.25, 0.25},
+    };
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; ++u) {
+        if (velodyne_table(dir, units[u].file, real, up, &nu, lo, &nl) != 64 || nu != 32 || nl != 32) {
+            fprintf(stderr, "%s: expected 64 lasers, 32 per block\n", units[u].file);
+            CHECK(!"HDL-64E calibration: expected 64 lasers");
+            continue;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "velodyne/%s vs hdl64e", units[u].file);
+        if (units[u].tol_all >= 0)
+            check_against(what, real, e, 64, units[u].tol_all, swapped);
+        else
+            printf("  %-44s  64 rings: max deviation %.4f deg (not asserted, see the upper block)\n", what,
+                   max_dev(real, e, 64, 0));
+        snprintf(what, sizeof what, "  lower block (laser ids 32-63)");
+        check_against(what, lo, e, 32, units[u].tol_lower, swapped);
+        snprintf(what, sizeof what, "  upper block (laser ids 0-31)");
+        if (units[u].tol_upper >= 0)
+            check_against(what, up, e + 32, 32, units[u].tol_upper, swapped + 32);
+        else
+            printf("  %-44s  32 rings: max deviation %.4f deg, spans %.2f..%.2f (not asserted)\n", what,
+                   max_dev(up, e + 32, 32, 0), up[0], up[31]);
+    }
+    lsim_sensor_spec_free(&spec);
+
+    /* Ouster OS1-128: a real unit's metadata (beam_altitude_angles, degrees). It spans about
+     * -21.8..+21.0 deg where the datasheet says +-22.5, so the deviation is largest at the ends. */
+    e = preset_elevations(ctx, "os1-128", &spec, 128);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ouster/OS-1-128_v2.3.0_1024x10.json", dir);
+    char *text = read_text(path);
+    CHECK(text != NULL);
+    if (text) {
+        int n = json_numbers(text, "beam_altitude_angles", real, 128);
+        free(text);
+        CHECK(n == 128);
+        if (n == 128) {
+            qsort(real, 128, sizeof *real, cmp_double);
+            printf("  OS-1-128 unit spans %.2f..%.2f deg\n", real[0], real[127]);
+            check_against("ouster/OS-1-128_v2.3.0_1024x10.json vs os1-128", real, e, 128, 1.6, NULL);
+        }
+    }
+    lsim_sensor_spec_free(&spec);
 }
 
 static void check_planar(lsim_context *ctx, const char *name, int steps, double step_deg, double rate_hz,
@@ -237,18 +500,15 @@ static void test_camera(lsim_context *ctx)
     lsim_sensor_destroy(s);
 }
 
-static void test_rosette(lsim_context *ctx)
+/* A rosette sensor's beams lie inside its circular field of view `fov` degrees, reach its edge, and
+ * cover at least 90% of the `cell` x `cell` degree cells inside 0.9 fov/2 (at least `min_cells`). */
+static void check_rosette_coverage(lsim_context *ctx, const lsim_sensor *s, const char *label, double fov,
+                                   double cell, int min_cells)
 {
-    lsim_sensor *s;
-    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "livox-mid40", &s));
-    fprintf(stderr, "checking livox-mid40\n");
-    CHECK(s->spec.kind == LSIM_SENSOR_ROSETTE);
-    CHECK(lsim_sensor_beam_count(s) == 10000);
-    CHECK_NEAR(s->spec.rate_hz * 10000, 100000, 0); /* 100k points/s */
     table tb = get_table(ctx, s);
     check_common(s, &tb);
-    const double half = 38.4 / 2;
-    enum { G = 40 };
+    const double half = fov / 2;
+    enum { G = 64 };
     static unsigned char hit[2 * G][2 * G];
     memset(hit, 0, sizeof hit);
     int outside = 0;
@@ -262,7 +522,7 @@ static void test_rosette(lsim_context *ctx)
         if (off > max_off)
             max_off = off;
         double phi = atan2(z, y);
-        int a = (int)floor(off * cos(phi)) + G, b = (int)floor(off * sin(phi)) + G;
+        int a = (int)floor(off * cos(phi) / cell) + G, b = (int)floor(off * sin(phi) / cell) + G;
         if (a >= 0 && a < 2 * G && b >= 0 && b < 2 * G)
             hit[a][b] = 1;
         /* float beams too */
@@ -273,7 +533,7 @@ static void test_rosette(lsim_context *ctx)
     CHECK(outside == 0);
     CHECK(max_off > 0.95 * half); /* reaches the edge of the field of view */
     int cells = 0, covered = 0;
-    double r = 0.9 * half;
+    double r = 0.9 * half / cell;
     for (int a = 0; a < 2 * G; ++a)
         for (int b = 0; b < 2 * G; ++b) {
             double cx = a - G + 0.5, cy = b - G + 0.5;
@@ -282,11 +542,56 @@ static void test_rosette(lsim_context *ctx)
                 covered += hit[a][b];
             }
         }
-    fprintf(stderr, "livox-mid40 covers %d of %d 1-deg cells inside 0.9 fov/2\n", covered, cells);
-    CHECK(cells > 800);
+    fprintf(stderr, "%s covers %d of %d %g-deg cells inside 0.9 fov/2 (max off-axis %.2f of %.2f deg)\n", label,
+            covered, cells, cell, max_off, half);
+    CHECK(cells >= min_cells);
     CHECK(covered >= 0.9 * cells);
-    CHECK(s->spec.rosette_hz[0] * s->spec.rosette_hz[1] < 0); /* counter-rotating prisms */
     free_table(&tb);
+}
+
+static void test_rosette(lsim_context *ctx)
+{
+    lsim_sensor *s;
+    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "livox-mid40", &s));
+    fprintf(stderr, "checking livox-mid40\n");
+    CHECK(s->spec.kind == LSIM_SENSOR_ROSETTE);
+    CHECK(lsim_sensor_beam_count(s) == 10000);
+    CHECK_NEAR(s->spec.rate_hz * 10000, 100000, 0); /* 100k points/s */
+    check_rosette_coverage(ctx, s, "livox-mid40", 38.4, 1.0, 800);
+    CHECK(s->spec.rosette_hz[0] * s->spec.rosette_hz[1] < 0); /* counter-rotating prisms */
+    CHECK(s->spec.rosette_hz[0] == lsim_sensor_default_prism_hz[0]);
+    CHECK(s->spec.rosette_hz[1] == lsim_sensor_default_prism_hz[1]);
+    lsim_sensor_destroy(s);
+
+    /* An inline rosette (scene `sensor: {type: rosette, points: 1000, fov_deg: 30}`) starts from the
+     * spec defaults: the same prism rates as the preset, so its beams spread over the field of view. */
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    CHECK(spec.rosette_hz[0] == lsim_sensor_default_prism_hz[0]);
+    CHECK(spec.rosette_hz[1] == lsim_sensor_default_prism_hz[1]);
+    CHECK(spec.rosette_hz[0] != 0 && spec.rosette_hz[1] != 0 && spec.rosette_hz[0] != spec.rosette_hz[1]);
+    spec.kind = LSIM_SENSOR_ROSETTE;
+    spec.rosette_points = 1000;
+    spec.rosette_fov_deg = 30;
+    CHECK(lsim_sensor_spec_validate(ctx, &spec) == LSIM_OK);
+    REQUIRE_OK(ctx, lsim_sensor_create_from_spec(ctx, &spec, &s));
+    fprintf(stderr, "checking inline rosette\n");
+    CHECK(lsim_sensor_beam_count(s) == 1000);
+    check_rosette_coverage(ctx, s, "inline rosette (1000 points, 30 deg)", 30.0, 2.0, 120);
+
+    /* explicit rates: the pattern follows them (a different rate, different beams) */
+    lsim_sensor_spec_defaults(&spec);
+    spec.kind = LSIM_SENSOR_ROSETTE;
+    spec.rosette_points = 1000;
+    spec.rosette_fov_deg = 30;
+    spec.rosette_hz[0] = 400;
+    spec.rosette_hz[1] = -247.2;
+    lsim_sensor *s2;
+    REQUIRE_OK(ctx, lsim_sensor_create_from_spec(ctx, &spec, &s2));
+    CHECK(s2->spec.rosette_hz[0] == 400 && s2->spec.rosette_hz[1] == -247.2);
+    CHECK(s2->beams.dy[10] != s->beams.dy[10] && s2->beams.dz[10] != s->beams.dz[10]);
+    check_rosette_coverage(ctx, s2, "inline rosette (400, -247.2 Hz)", 30.0, 2.0, 120);
+    lsim_sensor_destroy(s2);
     lsim_sensor_destroy(s);
 }
 
@@ -413,6 +718,25 @@ static void test_api_constructors(lsim_context *ctx)
     CHECK(lsim_sensor_set_pose(s, bad_pos, rpy) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), "sensor.position") != NULL);
     CHECK(s->position[1] == 2); /* unchanged on failure */
+    /* positions beyond +-1e7 m (Embree aborts near 1e19) */
+    const double far_pos[3] = {1e19, 0, 0}, far_neg[3] = {0, 0, -1.0000001e7}, edge_pos[3] = {1e7, -1e7, 0};
+    CHECK(lsim_sensor_set_pose(s, far_pos, rpy) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.position: x = 1e+19 m") != NULL);
+    CHECK(strstr(lsim_context_last_error(ctx), "must be finite and within \u00b11e7 m") != NULL);
+    CHECK(lsim_sensor_set_pose(s, far_neg, rpy) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.position: z = ") != NULL);
+    CHECK(s->position[0] == 1 && s->position[2] == 3); /* unchanged on failure */
+    REQUIRE_OK(ctx, lsim_sensor_set_pose(s, edge_pos, rpy));
+    CHECK(s->position[0] == 1e7 && s->position[1] == -1e7);
+    const double bad_rpy[3] = {0, 0, INFINITY};
+    CHECK(lsim_sensor_set_pose(s, pos, bad_rpy) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.rotation: yaw") != NULL);
+    REQUIRE_OK(ctx, lsim_sensor_set_pose(s, pos, rpy));
+    CHECK(memcmp(&p, &s->pose, sizeof p) == 0);
+    /* range max at most 1e6 m */
+    CHECK(lsim_sensor_set_range(s, 0, 2e6) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.range: max 2e+06 m must be finite and <= 1e6 m") != NULL);
+    REQUIRE_OK(ctx, lsim_sensor_set_range(s, 0, 1e6));
     REQUIRE_OK(ctx, lsim_sensor_set_range(s, 0.2, 50));
     CHECK(s->spec.range_min == 0.2 && s->spec.range_max == 50);
     CHECK(lsim_sensor_set_range(s, 5, 2) == LSIM_ERR_INVALID_ARGUMENT);
@@ -441,6 +765,12 @@ static void test_api_constructors(lsim_context *ctx)
     CHECK(strstr(lsim_context_last_error(ctx), "sensor.channels") != NULL);
     CHECK(lsim_sensor_create_rotating(ctx, 3, el, 4, 0, &s) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), "sensor.rate_hz") != NULL);
+    CHECK(lsim_sensor_create_rotating(ctx, 3, el, 4, 1e-300, &s) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.rate_hz: 1e-300 Hz is out of range") != NULL);
+    CHECK(lsim_sensor_create_planar(ctx, 90, 10, 2e6, &s) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.rate_hz") != NULL);
+    CHECK(lsim_sensor_create_rotating(ctx, LSIM_SENSOR_MAX_CHANNELS + 1, el, 4, 10, &s) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.channels: 1025 is out of range, must be 1..1024") != NULL);
     CHECK(lsim_sensor_create_planar(ctx, 400, 10, 10, &s) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), "sensor.fov_deg") != NULL);
     CHECK(lsim_sensor_create_camera(ctx, 64, 0, 60, 40, 10, &s) == LSIM_ERR_INVALID_ARGUMENT);
@@ -518,14 +848,25 @@ MUTATOR(m_ros_fov_neg, s->rosette_fov_deg = -5)
 MUTATOR(m_ros_points0, s->rosette_points = 0)
 MUTATOR(m_ros_points_big, s->rosette_points = 100000001)
 MUTATOR(m_ros_hz_nan, s->rosette_hz[1] = NAN)
+MUTATOR(m_ros_hz_inf, s->rosette_hz[0] = -INFINITY)
+MUTATOR(m_ros_hz_zero0, s->rosette_hz[0] = 0)
+MUTATOR(m_ros_hz_zero1, s->rosette_hz[1] = 0)
+MUTATOR(m_ros_hz_equal, s->rosette_hz[0] = 250; s->rosette_hz[1] = 250)
+MUTATOR(m_ros_hz_both0, s->rosette_hz[0] = 0; s->rosette_hz[1] = 0)
 MUTATOR(m_pat_count0, s->pattern_count = 0)
 MUTATOR(m_pat_el, s->pattern_elevation_deg[1] = -90.5)
 MUTATOR(m_pat_null, free(s->pattern_azimuth_deg); s->pattern_azimuth_deg = NULL)
 MUTATOR(m_rate0, s->rate_hz = 0)
 MUTATOR(m_rate_inf, s->rate_hz = INFINITY)
+MUTATOR(m_rate_tiny, s->rate_hz = 1e-300)
+MUTATOR(m_rate_low, s->rate_hz = 0.999e-3)
+MUTATOR(m_rate_high, s->rate_hz = 1.000001e6)
+MUTATOR(m_rate_neg, s->rate_hz = -10)
 MUTATOR(m_range_order, s->range_min = 5; s->range_max = 2)
 MUTATOR(m_range_neg, s->range_min = -1)
 MUTATOR(m_range_inf, s->range_max = INFINITY)
+MUTATOR(m_range_big, s->range_max = 1.0000001e6)
+MUTATOR(m_range_min_nan, s->range_min = NAN)
 MUTATOR(m_rsigma, s->range_sigma = -0.01)
 MUTATOR(m_isigma, s->intensity_sigma = NAN)
 MUTATOR(m_det0, s->detection_reflectance = 0)
@@ -562,14 +903,25 @@ static void test_validation(lsim_context *ctx)
         {LSIM_SENSOR_ROSETTE, m_ros_points0, "sensor.points"},
         {LSIM_SENSOR_ROSETTE, m_ros_points_big, "sensor.points"},
         {LSIM_SENSOR_ROSETTE, m_ros_hz_nan, "sensor.prism_hz[1]"},
+        {LSIM_SENSOR_ROSETTE, m_ros_hz_inf, "sensor.prism_hz[0]: -inf Hz"},
+        {LSIM_SENSOR_ROSETTE, m_ros_hz_zero0, "sensor.prism_hz[0]: 0 Hz"},
+        {LSIM_SENSOR_ROSETTE, m_ros_hz_zero1, "sensor.prism_hz[1]: 0 Hz"},
+        {LSIM_SENSOR_ROSETTE, m_ros_hz_equal, "sensor.prism_hz: both prisms turn at 250 Hz"},
+        {LSIM_SENSOR_ROSETTE, m_ros_hz_both0, "sensor.prism_hz[0]"},
         {LSIM_SENSOR_PATTERN, m_pat_count0, "sensor.pattern"},
         {LSIM_SENSOR_PATTERN, m_pat_el, "sensor.pattern[1].elevation_deg"},
         {LSIM_SENSOR_PATTERN, m_pat_null, "sensor.pattern"},
         {LSIM_SENSOR_ROTATING, m_rate0, "sensor.rate_hz"},
         {LSIM_SENSOR_PLANAR, m_rate_inf, "sensor.rate_hz"},
+        {LSIM_SENSOR_ROTATING, m_rate_tiny, "sensor.rate_hz: 1e-300 Hz"},
+        {LSIM_SENSOR_ROSETTE, m_rate_low, "[1e-3, 1e6] Hz"},
+        {LSIM_SENSOR_CAMERA, m_rate_high, "sensor.rate_hz: 1e+06 Hz"},
+        {LSIM_SENSOR_PATTERN, m_rate_neg, "sensor.rate_hz: -10 Hz"},
         {LSIM_SENSOR_CAMERA, m_range_order, "sensor.range: min 5 must be below max 2"},
         {LSIM_SENSOR_ROTATING, m_range_neg, "sensor.range"},
-        {LSIM_SENSOR_ROTATING, m_range_inf, "sensor.range"},
+        {LSIM_SENSOR_ROTATING, m_range_inf, "sensor.range: max inf m"},
+        {LSIM_SENSOR_PLANAR, m_range_big, "sensor.range: max 1e+06 m must be finite and <= 1e6 m"},
+        {LSIM_SENSOR_CAMERA, m_range_min_nan, "sensor.range: min nan"},
         {LSIM_SENSOR_ROSETTE, m_rsigma, "sensor.noise.range_sigma"},
         {LSIM_SENSOR_ROTATING, m_isigma, "sensor.noise.intensity_sigma"},
         {LSIM_SENSOR_PATTERN, m_det0, "sensor.detection_reflectance"},
@@ -585,6 +937,19 @@ static void test_validation(lsim_context *ctx)
         CHECK(s.elevations_deg == NULL && s.pattern_azimuth_deg == NULL); /* ownership moved */
         CHECK(strcmp(lsim_sensor_name(sensor), lsim_sensor_kind_name(k)) == 0);
         lsim_sensor_destroy(sensor);
+    }
+    /* the bounds themselves are valid */
+    {
+        lsim_sensor_spec s;
+        valid_spec(&s, LSIM_SENSOR_ROSETTE);
+        s.rate_hz = LSIM_SENSOR_MIN_RATE_HZ;
+        s.range_min = 0;
+        s.range_max = LSIM_SENSOR_MAX_RANGE_M;
+        s.rosette_hz[0] = -s.rosette_hz[1]; /* equal magnitude, opposite signs: a line, still valid */
+        CHECK(lsim_sensor_spec_validate(ctx, &s) == LSIM_OK);
+        s.rate_hz = LSIM_SENSOR_MAX_RATE_HZ;
+        CHECK(lsim_sensor_spec_validate(ctx, &s) == LSIM_OK);
+        lsim_sensor_spec_free(&s);
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         lsim_sensor_spec s;
@@ -625,6 +990,7 @@ int main(void)
         return 1;
     test_preset_list(ctx);
     test_rotating_presets(ctx);
+    test_real_calibrations(ctx);
     check_planar(ctx, "rplidar-a1", 720, 0.5, 5.5, 0.15, 12.0);
     check_planar(ctx, "urg-04lx", 682, 0.3515625, 10.0, 0.02, 5.6);
     test_camera(ctx);

@@ -12,7 +12,7 @@
 static const char *const sensor_keys[] = {
     "preset", "type", "position", "rotation", "range", "noise", "detection_reflectance", "rate_hz",
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
-    "width", "height", "hfov_deg", "vfov_deg", "file", "points", NULL};
+    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", NULL};
 static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
@@ -29,7 +29,7 @@ static const struct { const char *key; unsigned kinds; } key_kinds[] = {
     {"steps", 1u << LSIM_SENSOR_PLANAR}, {"width", 1u << LSIM_SENSOR_CAMERA},
     {"height", 1u << LSIM_SENSOR_CAMERA}, {"hfov_deg", 1u << LSIM_SENSOR_CAMERA},
     {"vfov_deg", 1u << LSIM_SENSOR_CAMERA}, {"file", 1u << LSIM_SENSOR_PATTERN},
-    {"points", 1u << LSIM_SENSOR_ROSETTE},
+    {"points", 1u << LSIM_SENSOR_ROSETTE}, {"prism_hz", 1u << LSIM_SENSOR_ROSETTE},
 };
 
 static const char *kind_name(lsim_sensor_kind k)
@@ -116,7 +116,7 @@ static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_
     yaml_node_t *lo = lsim_yaml_get(y, map, "elevation_min"), *hi = lsim_yaml_get(y, map, "elevation_max");
     yaml_node_t *ch = lsim_yaml_get(y, map, "channels");
     int channels = spec->channels;
-    lsim_status st = lsim_yaml_opt_int(y, map, "channels", "sensor.channels", 1, 1024, &channels);
+    lsim_status st = lsim_yaml_opt_int(y, map, "channels", "sensor.channels", 1, LSIM_SENSOR_MAX_CHANNELS, &channels);
     if (st != LSIM_OK)
         return st;
     if (list && (lo || hi))
@@ -125,10 +125,10 @@ static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_
     double *values = NULL;
     if (list) {
         size_t got = 0;
-        values = malloc(1024 * sizeof *values);
+        values = malloc(LSIM_SENSOR_MAX_CHANNELS * sizeof *values);
         if (!values)
             return lsim_fail(y->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading sensor.elevations");
-        st = lsim_yaml_numbers(y, list, "sensor.elevations", values, 0, 1024, &got);
+        st = lsim_yaml_numbers(y, list, "sensor.elevations", values, 0, LSIM_SENSOR_MAX_CHANNELS, &got);
         if (st == LSIM_OK && ch && (size_t)channels != got)
             st = lsim_yaml_fail(y, ch, LSIM_ERR_PARSE, "sensor.channels",
                                 "%d channels but `elevations` lists %zu values", channels, got);
@@ -174,15 +174,17 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
     if (st == LSIM_OK && spec->kind == LSIM_SENSOR_ROTATING)
         st = parse_elevations(y, map, spec);
     if (st == LSIM_OK)
-        st = lsim_yaml_opt_int(y, map, "columns", "sensor.columns", 1, 10000000, &spec->columns);
+        st = lsim_yaml_opt_int(y, map, "columns", "sensor.columns", 1, LSIM_SENSOR_MAX_STEPS, &spec->columns);
     if (st == LSIM_OK)
-        st = lsim_yaml_opt_int(y, map, "steps", "sensor.steps", 1, 10000000, &spec->steps);
+        st = lsim_yaml_opt_int(y, map, "steps", "sensor.steps", 1, LSIM_SENSOR_MAX_STEPS, &spec->steps);
     if (st == LSIM_OK)
-        st = lsim_yaml_opt_int(y, map, "width", "sensor.width", 1, 16384, &spec->width);
+        st = lsim_yaml_opt_int(y, map, "width", "sensor.width", 1, LSIM_SENSOR_MAX_PIXELS_SIDE, &spec->width);
     if (st == LSIM_OK)
-        st = lsim_yaml_opt_int(y, map, "height", "sensor.height", 1, 16384, &spec->height);
+        st = lsim_yaml_opt_int(y, map, "height", "sensor.height", 1, LSIM_SENSOR_MAX_PIXELS_SIDE, &spec->height);
     if (st == LSIM_OK)
-        st = lsim_yaml_opt_int(y, map, "points", "sensor.points", 1, 100000000, &spec->rosette_points);
+        st = lsim_yaml_opt_int(y, map, "points", "sensor.points", 1, LSIM_SENSOR_MAX_BEAMS, &spec->rosette_points);
+    if (st == LSIM_OK) /* rosette only (check_kind_keys); validation rejects non-finite, zero, equal rates */
+        st = lsim_yaml_opt_vec(y, map, "prism_hz", "sensor.prism_hz", spec->rosette_hz, 2);
     double *fov = spec->kind == LSIM_SENSOR_ROSETTE ? &spec->rosette_fov_deg : &spec->fov_deg;
     if (st == LSIM_OK)
         st = lsim_yaml_opt_number(y, map, "fov_deg", "sensor.fov_deg", fov);
@@ -263,6 +265,8 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
         st = lsim_yaml_opt_vec(y, map, "rotation", "sensor.rotation", rotation, 3);
     if (st == LSIM_OK && lsim_sensor_spec_validate(y->ctx, &spec) != LSIM_OK)
         st = at_sensor_key(y, map, LSIM_ERR_PARSE);
+    if (st == LSIM_OK && lsim_sensor_check_pose(y->ctx, position, rotation) != LSIM_OK)
+        st = at_sensor_key(y, map, LSIM_ERR_PARSE);
     if (st != LSIM_OK) {
         lsim_sensor_spec_free(&spec);
         return st;
@@ -271,10 +275,9 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
     st = lsim_sensor_create_from_spec(y->ctx, &spec, &sensor);
     if (st != LSIM_OK)
         return st;
-    st = lsim_sensor_set_pose(sensor, position, rotation);
-    if (st != LSIM_OK) {
+    if (lsim_sensor_set_pose(sensor, position, rotation) != LSIM_OK) {
         lsim_sensor_destroy(sensor);
-        return st;
+        return at_sensor_key(y, map, LSIM_ERR_PARSE); /* "sensor.position: ..." at that key's line */
     }
     *out = sensor;
     return LSIM_OK;

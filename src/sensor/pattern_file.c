@@ -19,7 +19,7 @@
 enum { COL_AZIMUTH, COL_ELEVATION, COL_TIME, COL_RING, COL_COUNT };
 static const char *const column_names[COL_COUNT] = {"azimuth_deg", "elevation_deg", "time_s", "ring"};
 #define VALID_COLUMNS "azimuth_deg, elevation_deg (required), time_s, ring (optional)"
-#define MAX_ROWS 100000000u
+#define MAX_ROWS ((size_t)LSIM_SENSOR_MAX_BEAMS)
 
 typedef struct table {
     size_t count, capacity;
@@ -137,7 +137,8 @@ static lsim_status parse_row(reader *r, char *line, table *t)
         return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s%d fields, the header names %d columns", r->path,
                          r->line_no, n > COL_COUNT ? "more than " : "", n > COL_COUNT ? COL_COUNT : n, r->fields);
     if (t->count >= MAX_ROWS)
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: more than %u beams", r->path, r->line_no, MAX_ROWS);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: more than %d beams", r->path, r->line_no,
+                         LSIM_SENSOR_MAX_BEAMS);
     if (t->count == t->capacity && !table_grow(t))
         return lsim_fail(r->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s:%zu: out of memory reading beams", r->path, r->line_no);
     double v[COL_COUNT] = {0.0, 0.0, 0.0, 0.0};

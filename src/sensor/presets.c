@@ -30,11 +30,6 @@ typedef struct preset {
     double rate_hz, range_min, range_max, range_sigma;
 } preset;
 
-/* Livox-style prism rates: opposite signs, golden ratio (never closes within a frame). The
- * Mid-40's exact motor speeds are not published; these cover the 38.4 deg FOV densely in 0.1 s. */
-#define ROSETTE_HZ_1 500.0
-#define ROSETTE_HZ_2 (-309.0169943749474) /* -500 / golden ratio */
-
 static const preset presets[] = {
     /* Velodyne VLP-16 datasheet (63-9229 Rev C) and user manual (63-9243): 16 channels,
      * -15..+15 deg every 2 deg, 0.1-0.4 deg azimuth at 5-20 Hz (0.2 deg = 1800 columns at
@@ -167,8 +162,8 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     case LSIM_SENSOR_ROSETTE:
         spec->rosette_fov_deg = p->fov_deg;
         spec->rosette_points = p->steps;
-        spec->rosette_hz[0] = ROSETTE_HZ_1;
-        spec->rosette_hz[1] = ROSETTE_HZ_2;
+        spec->rosette_hz[0] = lsim_sensor_default_prism_hz[0]; /* see sensor.h */
+        spec->rosette_hz[1] = lsim_sensor_default_prism_hz[1];
         break;
     case LSIM_SENSOR_PATTERN: break;
     }

@@ -8,6 +8,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Limits every path that builds a spec checks against (API, scene file, pattern file, validation). */
+#define LSIM_SENSOR_MAX_CHANNELS 1024        /* rotating: channels 1..1024 */
+#define LSIM_SENSOR_MAX_STEPS 10000000       /* rotating columns, planar steps: 1..1e7 */
+#define LSIM_SENSOR_MAX_PIXELS_SIDE 16384    /* camera width, height: 1..16384 */
+#define LSIM_SENSOR_MAX_BEAMS 100000000      /* beams per frame (rosette points, pattern rows): up to 1e8 */
+#define LSIM_SENSOR_MIN_RATE_HZ 1e-3         /* frames per second */
+#define LSIM_SENSOR_MAX_RATE_HZ 1e6
+#define LSIM_SENSOR_MAX_RANGE_M 1e6          /* range max (min >= 0) */
+#define LSIM_SENSOR_MAX_POSITION_M 1e7       /* |position component| (Embree aborts near 1e19) */
+
+/* Default rosette prism rotation rates (Hz), Livox-style: opposite signs, ratio the golden ratio,
+ * so the curve never closes within a frame. The Mid-40's exact motor speeds are not published;
+ * these cover its 38.4 deg FOV densely in 0.1 s. Every spec starts from them
+ * (lsim_sensor_spec_defaults), the livox-mid40 preset included. */
+extern const double lsim_sensor_default_prism_hz[2];
+
 typedef enum lsim_sensor_kind {
     LSIM_SENSOR_ROTATING = 0, /* multi-channel spinning lidar */
     LSIM_SENSOR_PLANAR,       /* 2-D scanner in the sensor's xy plane */
@@ -34,7 +50,7 @@ typedef struct lsim_sensor_spec {
     /* rosette */
     int rosette_points;       /* beams per frame */
     double rosette_fov_deg;   /* full circular field of view */
-    double rosette_hz[2];     /* prism rotation rates (opposite signs) */
+    double rosette_hz[2];     /* prism rotation rates, Hz (finite, non-zero, distinct); scene key prism_hz */
     /* pattern */
     size_t pattern_count;
     double *pattern_azimuth_deg, *pattern_elevation_deg, *pattern_time_s; /* owned */
@@ -73,7 +89,7 @@ const char *lsim_sensor_kind_name(lsim_sensor_kind kind);
 /* Number of beams per frame the spec describes (0 for an unknown kind). */
 size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec);
 
-/* Defaults every spec starts from (no beams). */
+/* Defaults every spec starts from (no beams; rosette_hz = lsim_sensor_default_prism_hz). */
 void lsim_sensor_spec_defaults(lsim_sensor_spec *spec);
 /* Fill `spec` from a built-in preset; LSIM_ERR_NOT_FOUND (with the valid names) if unknown. */
 lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, lsim_sensor_spec *spec);
@@ -82,6 +98,17 @@ lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src
 void lsim_sensor_spec_free(lsim_sensor_spec *spec);
 /* Check every value of a spec; the message names the offending key. */
 lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec *spec);
+/* The checks shared by lsim_sensor_spec_validate and the lsim_sensor_set_* setters (same messages):
+ * range 0 <= min < max <= LSIM_SENSOR_MAX_RANGE_M; noise sigmas finite >= 0, reflectance in (0, 1];
+ * position components finite within +-LSIM_SENSOR_MAX_POSITION_M, rotation finite. */
+lsim_status lsim_sensor_check_range(lsim_context *ctx, double min_m, double max_m);
+lsim_status lsim_sensor_check_noise(lsim_context *ctx, double range_sigma_m, double intensity_sigma,
+                                    double detection_reflectance);
+lsim_status lsim_sensor_check_pose(lsim_context *ctx, const double position[3], const double rpy_deg[3]);
+
+/* Duplicate n elements of `size` bytes into a new malloc'd block (*out = NULL for a NULL source).
+ * Returns 0 on allocation failure or size overflow, 1 otherwise. */
+int lsim_sensor_dup_array(const void *src, size_t n, size_t size, void **out);
 
 /* Read a beam table CSV (header naming azimuth_deg, elevation_deg[, time_s, ring]) into spec. */
 lsim_status lsim_pattern_file_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec);

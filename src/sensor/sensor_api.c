@@ -58,9 +58,9 @@ lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const d
 {
     if (out)
         *out = NULL;
-    if (channels < 1 || channels > 1024)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.channels: %d is out of range, must be 1..1024",
-                         channels);
+    if (channels < 1 || channels > LSIM_SENSOR_MAX_CHANNELS)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.channels: %d is out of range, must be 1..%d",
+                         channels, LSIM_SENSOR_MAX_CHANNELS);
     if (!elevations_deg)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.elevations: missing, a rotating sensor needs %d elevations (degrees)", channels);
@@ -70,10 +70,10 @@ lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const d
     spec.channels = channels;
     spec.columns = columns;
     spec.rate_hz = rate_hz;
-    spec.elevations_deg = malloc((size_t)channels * sizeof(double));
-    if (!spec.elevations_deg)
+    void *elev;
+    if (!lsim_sensor_dup_array(elevations_deg, (size_t)channels, sizeof(double), &elev))
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %d elevations", channels);
-    memcpy(spec.elevations_deg, elevations_deg, (size_t)channels * sizeof(double));
+    spec.elevations_deg = elev;
     return lsim_sensor_create_from_spec(ctx, &spec, out);
 }
 
@@ -103,27 +103,15 @@ lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, 
     return lsim_sensor_create_from_spec(ctx, &spec, out);
 }
 
-/* malloc + copy n elements; *dst stays NULL when src is NULL. Returns 0 on allocation failure. */
-static int copy_column(void **dst, const void *src, size_t n, size_t size)
-{
-    *dst = NULL;
-    if (!src)
-        return 1;
-    *dst = malloc(n * size);
-    if (!*dst)
-        return 0;
-    memcpy(*dst, src, n * size);
-    return 1;
-}
-
 lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
                                        const double *elevation_deg, const double *time_s,
                                        const uint16_t *ring, lsim_sensor **out)
 {
     if (out)
         *out = NULL;
-    if (count < 1 || count > 100000000)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.pattern: %zu beams, must be 1..100000000", count);
+    if (count < 1 || count > (size_t)LSIM_SENSOR_MAX_BEAMS)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.pattern: %zu beams, must be 1..%d", count,
+                         LSIM_SENSOR_MAX_BEAMS);
     if (!azimuth_deg || !elevation_deg)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.pattern: azimuth_deg and elevation_deg must not be NULL");
@@ -132,10 +120,10 @@ lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const do
     spec.kind = LSIM_SENSOR_PATTERN;
     spec.pattern_count = count;
     void *az, *el, *t, *r;
-    int ok = copy_column(&az, azimuth_deg, count, sizeof(double));
-    ok &= copy_column(&el, elevation_deg, count, sizeof(double));
-    ok &= copy_column(&t, time_s, count, sizeof(double));
-    ok &= copy_column(&r, ring, count, sizeof(uint16_t));
+    int ok = lsim_sensor_dup_array(azimuth_deg, count, sizeof(double), &az);
+    ok &= lsim_sensor_dup_array(elevation_deg, count, sizeof(double), &el);
+    ok &= lsim_sensor_dup_array(time_s, count, sizeof(double), &t);
+    ok &= lsim_sensor_dup_array(ring, count, sizeof(uint16_t), &r);
     spec.pattern_azimuth_deg = az;
     spec.pattern_elevation_deg = el;
     spec.pattern_time_s = t;
@@ -162,16 +150,9 @@ lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], 
         return LSIM_ERR_INVALID_ARGUMENT;
     static const double zero[3] = {0.0, 0.0, 0.0};
     const double *p = position ? position : zero, *r = rpy_deg ? rpy_deg : zero;
-    static const char *const axis[3] = {"x", "y", "z"};
-    static const char *const angle[3] = {"roll", "pitch", "yaw"};
-    for (int i = 0; i < 3; ++i) {
-        if (!isfinite(p[i]))
-            return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                             "sensor.position: %s = %g is not a finite number (metres)", axis[i], p[i]);
-        if (!isfinite(r[i]))
-            return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                             "sensor.rotation: %s = %g is not a finite angle (degrees)", angle[i], r[i]);
-    }
+    lsim_status st = lsim_sensor_check_pose(sensor->ctx, p, r);
+    if (st != LSIM_OK)
+        return st;
     for (int i = 0; i < 3; ++i) {
         sensor->position[i] = p[i];
         sensor->rotation_deg[i] = r[i];
@@ -184,12 +165,9 @@ lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_
 {
     if (!sensor)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (!isfinite(min_m) || !isfinite(max_m) || min_m < 0.0)
-        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.range: [%g, %g] m is invalid, need finite 0 <= min < max", min_m, max_m);
-    if (min_m >= max_m)
-        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g must be below max %g",
-                         min_m, max_m);
+    lsim_status st = lsim_sensor_check_range(sensor->ctx, min_m, max_m);
+    if (st != LSIM_OK)
+        return st;
     sensor->spec.range_min = min_m;
     sensor->spec.range_max = max_m;
     return LSIM_OK;
@@ -200,16 +178,9 @@ lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, dou
 {
     if (!sensor)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (!isfinite(range_sigma_m) || range_sigma_m < 0.0)
-        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.noise.range_sigma: %g m is out of range, must be finite and >= 0", range_sigma_m);
-    if (!isfinite(intensity_sigma) || intensity_sigma < 0.0)
-        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.noise.intensity_sigma: %g is out of range, must be finite and >= 0", intensity_sigma);
-    if (!(detection_reflectance > 0.0 && detection_reflectance <= 1.0))
-        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.detection_reflectance: %g is out of range, must be in (0, 1]",
-                         detection_reflectance);
+    lsim_status st = lsim_sensor_check_noise(sensor->ctx, range_sigma_m, intensity_sigma, detection_reflectance);
+    if (st != LSIM_OK)
+        return st;
     sensor->spec.range_sigma = range_sigma_m;
     sensor->spec.intensity_sigma = intensity_sigma;
     sensor->spec.detection_reflectance = detection_reflectance;

@@ -3,8 +3,11 @@
 
 #include "core/context.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+const double lsim_sensor_default_prism_hz[2] = {500.0, -309.0169943749474 /* -500 / golden ratio */};
 
 const char *lsim_sensor_kind_name(lsim_sensor_kind kind)
 {
@@ -42,6 +45,8 @@ void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
     spec->range_sigma = 0.02;
     spec->intensity_sigma = 0.05;
     spec->detection_reflectance = 0.1;
+    spec->rosette_hz[0] = lsim_sensor_default_prism_hz[0];
+    spec->rosette_hz[1] = lsim_sensor_default_prism_hz[1];
 }
 
 void lsim_sensor_spec_free(lsim_sensor_spec *spec)
@@ -58,13 +63,14 @@ void lsim_sensor_spec_free(lsim_sensor_spec *spec)
     spec->pattern_ring = NULL;
 }
 
-/* Duplicate n elements of `size` bytes; *out = NULL for a NULL source. Returns 0 on failure. */
-static int dup_array(const void *src, size_t n, size_t size, void **out)
+int lsim_sensor_dup_array(const void *src, size_t n, size_t size, void **out)
 {
     *out = NULL;
     if (!src)
         return 1;
-    *out = malloc(n ? n * size : 1);
+    if (size && n > SIZE_MAX / size)
+        return 0;
+    *out = malloc(n && size ? n * size : 1);
     if (!*out)
         return 0;
     if (n)
@@ -80,11 +86,11 @@ lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src
     copy.name[sizeof copy.name - 1] = '\0';
     size_t channels = src->channels > 0 ? (size_t)src->channels : 0, n = src->pattern_count;
     void *elev, *paz, *pel, *pt, *pr;
-    int ok = dup_array(src->elevations_deg, channels, sizeof(double), &elev);
-    ok &= dup_array(src->pattern_azimuth_deg, n, sizeof(double), &paz);
-    ok &= dup_array(src->pattern_elevation_deg, n, sizeof(double), &pel);
-    ok &= dup_array(src->pattern_time_s, n, sizeof(double), &pt);
-    ok &= dup_array(src->pattern_ring, n, sizeof(uint16_t), &pr);
+    int ok = lsim_sensor_dup_array(src->elevations_deg, channels, sizeof(double), &elev);
+    ok &= lsim_sensor_dup_array(src->pattern_azimuth_deg, n, sizeof(double), &paz);
+    ok &= lsim_sensor_dup_array(src->pattern_elevation_deg, n, sizeof(double), &pel);
+    ok &= lsim_sensor_dup_array(src->pattern_time_s, n, sizeof(double), &pt);
+    ok &= lsim_sensor_dup_array(src->pattern_ring, n, sizeof(uint16_t), &pr);
     copy.elevations_deg = elev;
     copy.pattern_azimuth_deg = paz;
     copy.pattern_elevation_deg = pel;

@@ -1,16 +1,15 @@
 /* Sensor spec validation. Messages name the key as a scene file spells it (src/scene/sensor_yaml.c:
- * "sensor.fov_deg", "sensor.noise.range_sigma", ...), the value at fault and what is valid. Keys
- * with no scene-file spelling: sensor.prism_hz (rosette prism rates), sensor.pattern[i].<column>. */
+ * "sensor.fov_deg", "sensor.noise.range_sigma", "sensor.prism_hz[1]", ...), the value at fault and
+ * what is valid. Keys with no scene-file spelling: sensor.pattern[i].<column> (the pattern CSV). */
 #include "sensor/sensor.h"
 
 #include "core/context.h"
 
 #include <math.h>
 
-#define LSIM_MAX_CHANNELS 1024
-#define LSIM_MAX_STEPS 10000000
-#define LSIM_MAX_PIXELS_SIDE 16384
-#define LSIM_MAX_BEAMS 100000000ULL
+/* A limit's literal spelling for messages ("1e7", not "1e+07"). */
+#define LSIM_STR_(x) #x
+#define LSIM_STR(x) LSIM_STR_(x)
 
 static lsim_status check_int(lsim_context *ctx, const char *key, int value, int lo, int hi)
 {
@@ -41,7 +40,7 @@ static lsim_status check_elevation(lsim_context *ctx, const char *key, size_t i,
 
 static lsim_status validate_rotating(lsim_context *ctx, const lsim_sensor_spec *s)
 {
-    lsim_status st = check_int(ctx, "channels", s->channels, 1, LSIM_MAX_CHANNELS);
+    lsim_status st = check_int(ctx, "channels", s->channels, 1, LSIM_SENSOR_MAX_CHANNELS);
     if (st != LSIM_OK)
         return st;
     if (!s->elevations_deg)
@@ -51,7 +50,7 @@ static lsim_status validate_rotating(lsim_context *ctx, const lsim_sensor_spec *
     for (int i = 0; i < s->channels; ++i)
         if ((st = check_elevation(ctx, "elevations", (size_t)i, s->elevations_deg[i])) != LSIM_OK)
             return st;
-    return check_int(ctx, "columns", s->columns, 1, LSIM_MAX_STEPS);
+    return check_int(ctx, "columns", s->columns, 1, LSIM_SENSOR_MAX_STEPS);
 }
 
 static lsim_status validate_planar(lsim_context *ctx, const lsim_sensor_spec *s)
@@ -59,14 +58,14 @@ static lsim_status validate_planar(lsim_context *ctx, const lsim_sensor_spec *s)
     lsim_status st = check_angle(ctx, "fov_deg", s->fov_deg, 360.0, 0);
     if (st != LSIM_OK)
         return st;
-    return check_int(ctx, "steps", s->steps, 1, LSIM_MAX_STEPS);
+    return check_int(ctx, "steps", s->steps, 1, LSIM_SENSOR_MAX_STEPS);
 }
 
 static lsim_status validate_camera(lsim_context *ctx, const lsim_sensor_spec *s)
 {
     lsim_status st;
-    if ((st = check_int(ctx, "width", s->width, 1, LSIM_MAX_PIXELS_SIDE)) != LSIM_OK ||
-        (st = check_int(ctx, "height", s->height, 1, LSIM_MAX_PIXELS_SIDE)) != LSIM_OK ||
+    if ((st = check_int(ctx, "width", s->width, 1, LSIM_SENSOR_MAX_PIXELS_SIDE)) != LSIM_OK ||
+        (st = check_int(ctx, "height", s->height, 1, LSIM_SENSOR_MAX_PIXELS_SIDE)) != LSIM_OK ||
         (st = check_angle(ctx, "hfov_deg", s->hfov_deg, 179.0, 0)) != LSIM_OK ||
         (st = check_angle(ctx, "vfov_deg", s->vfov_deg, 179.0, 0)) != LSIM_OK)
         return st;
@@ -76,14 +75,20 @@ static lsim_status validate_camera(lsim_context *ctx, const lsim_sensor_spec *s)
 static lsim_status validate_rosette(lsim_context *ctx, const lsim_sensor_spec *s)
 {
     lsim_status st;
-    if ((st = check_int(ctx, "points", s->rosette_points, 1, (int)LSIM_MAX_BEAMS)) != LSIM_OK ||
+    if ((st = check_int(ctx, "points", s->rosette_points, 1, LSIM_SENSOR_MAX_BEAMS)) != LSIM_OK ||
         (st = check_angle(ctx, "fov_deg", s->rosette_fov_deg, 180.0, 1)) != LSIM_OK)
         return st;
     for (int i = 0; i < 2; ++i)
-        if (!isfinite(s->rosette_hz[i]))
+        if (!isfinite(s->rosette_hz[i]) || s->rosette_hz[i] == 0.0)
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                             "sensor.prism_hz[%d]: %g is not a finite prism rotation rate (Hz)", i,
-                             s->rosette_hz[i]);
+                             "sensor.prism_hz[%d]: %g Hz is not a prism rotation rate, must be finite and "
+                             "non-zero (default [%g, %g])", i, s->rosette_hz[i], lsim_sensor_default_prism_hz[0],
+                             lsim_sensor_default_prism_hz[1]);
+    if (s->rosette_hz[0] == s->rosette_hz[1])
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.prism_hz: both prisms turn at %g Hz, the rates must differ (equal rates trace "
+                         "only the edge circle; default [%g, %g], opposite signs)", s->rosette_hz[0],
+                         lsim_sensor_default_prism_hz[0], lsim_sensor_default_prism_hz[1]);
     return LSIM_OK;
 }
 
@@ -91,9 +96,9 @@ static lsim_status validate_pattern(lsim_context *ctx, const lsim_sensor_spec *s
 {
     if (s->pattern_count < 1)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.pattern: no beams, a pattern needs at least 1");
-    if (s->pattern_count > LSIM_MAX_BEAMS)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.pattern: %zu beams, at most %llu allowed",
-                         s->pattern_count, LSIM_MAX_BEAMS);
+    if (s->pattern_count > (size_t)LSIM_SENSOR_MAX_BEAMS)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.pattern: %zu beams, at most %d allowed",
+                         s->pattern_count, LSIM_SENSOR_MAX_BEAMS);
     if (!s->pattern_azimuth_deg || !s->pattern_elevation_deg)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.pattern: azimuth_deg and elevation_deg columns are required");
@@ -114,30 +119,61 @@ static lsim_status validate_pattern(lsim_context *ctx, const lsim_sensor_spec *s
     return LSIM_OK;
 }
 
+lsim_status lsim_sensor_check_range(lsim_context *ctx, double min_m, double max_m)
+{
+    if (!isfinite(min_m) || min_m < 0.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g m must be finite and >= 0", min_m);
+    if (!isfinite(max_m) || max_m > LSIM_SENSOR_MAX_RANGE_M)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: max %g m must be finite and <= "
+                         LSIM_STR(LSIM_SENSOR_MAX_RANGE_M) " m", max_m);
+    if (min_m >= max_m)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g must be below max %g", min_m, max_m);
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_check_noise(lsim_context *ctx, double range_sigma_m, double intensity_sigma,
+                                    double detection_reflectance)
+{
+    if (!isfinite(range_sigma_m) || range_sigma_m < 0.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.range_sigma: %g m is out of range, must be finite and >= 0", range_sigma_m);
+    if (!isfinite(intensity_sigma) || intensity_sigma < 0.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.intensity_sigma: %g is out of range, must be finite and >= 0", intensity_sigma);
+    if (!(detection_reflectance > 0.0 && detection_reflectance <= 1.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.detection_reflectance: %g is out of range, must be in (0, 1]", detection_reflectance);
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_check_pose(lsim_context *ctx, const double position[3], const double rpy_deg[3])
+{
+    static const char *const axis[3] = {"x", "y", "z"};
+    static const char *const angle[3] = {"roll", "pitch", "yaw"};
+    for (int i = 0; i < 3; ++i) {
+        double p = position ? position[i] : 0.0, r = rpy_deg ? rpy_deg[i] : 0.0;
+        if (!isfinite(p) || fabs(p) > LSIM_SENSOR_MAX_POSITION_M)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.position: %s = %g m is out of range, must be finite and within "
+                             "\u00b1" LSIM_STR(LSIM_SENSOR_MAX_POSITION_M) " m", axis[i], p);
+        if (!isfinite(r))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.rotation: %s = %g is not a finite angle (degrees)", angle[i], r);
+    }
+    return LSIM_OK;
+}
+
 static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
 {
-    if (!isfinite(s->rate_hz) || s->rate_hz <= 0.0)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.rate_hz: %g Hz is out of range, must be finite and > 0",
+    if (!isfinite(s->rate_hz) || s->rate_hz < LSIM_SENSOR_MIN_RATE_HZ || s->rate_hz > LSIM_SENSOR_MAX_RATE_HZ)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.rate_hz: %g Hz is out of range, must be finite, > 0 and in ["
+                         LSIM_STR(LSIM_SENSOR_MIN_RATE_HZ) ", " LSIM_STR(LSIM_SENSOR_MAX_RATE_HZ) "] Hz",
                          s->rate_hz);
-    if (!isfinite(s->range_min) || s->range_min < 0.0)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g must be finite and >= 0",
-                         s->range_min);
-    if (!isfinite(s->range_max))
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: max %g must be finite", s->range_max);
-    if (s->range_min >= s->range_max)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.range: min %g must be below max %g",
-                         s->range_min, s->range_max);
-    if (!isfinite(s->range_sigma) || s->range_sigma < 0.0)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.noise.range_sigma: %g m is out of range, must be finite and >= 0", s->range_sigma);
-    if (!isfinite(s->intensity_sigma) || s->intensity_sigma < 0.0)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.noise.intensity_sigma: %g is out of range, must be finite and >= 0", s->intensity_sigma);
-    if (!(s->detection_reflectance > 0.0 && s->detection_reflectance <= 1.0))
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.detection_reflectance: %g is out of range, must be in (0, 1]",
-                         s->detection_reflectance);
-    return LSIM_OK;
+    lsim_status st = lsim_sensor_check_range(ctx, s->range_min, s->range_max);
+    if (st != LSIM_OK)
+        return st;
+    return lsim_sensor_check_noise(ctx, s->range_sigma, s->intensity_sigma, s->detection_reflectance);
 }
 
 lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec *spec)
@@ -159,9 +195,9 @@ lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec 
     if (st != LSIM_OK)
         return st;
     unsigned long long total = lsim_sensor_spec_beam_count(spec);
-    if (total > LSIM_MAX_BEAMS)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.%s: %llu beams per frame, at most %llu allowed",
+    if (total > (unsigned long long)LSIM_SENSOR_MAX_BEAMS)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.%s: %llu beams per frame, at most %d allowed",
                          spec->kind == LSIM_SENSOR_CAMERA ? "width x sensor.height" : "channels x sensor.columns",
-                         total, LSIM_MAX_BEAMS);
+                         total, LSIM_SENSOR_MAX_BEAMS);
     return validate_common(ctx, spec);
 }
