@@ -92,6 +92,27 @@ lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_
 lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
                                   double detection_reflectance);
 
+/* Beam divergence. mode: "single" (one ray; the footprint's range spread widens echoes),
+ * "rays" (1 + rings concentric rings of sub-rays, combined by the receiver), "kernel"
+ * (emitter x collector kernel over a rendered image: blooming; see lsim_sensor_set_kernel). */
+typedef enum lsim_beam_mode { LSIM_BEAM_SINGLE = 0, LSIM_BEAM_RAYS = 1, LSIM_BEAM_KERNEL = 2 } lsim_beam_mode;
+lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, lsim_beam_mode mode, int rings);
+/* Kernel mode: parametric kernel (Gaussian core FWHM, halo level and extent) or a kernel file
+ * (path != NULL); algorithm 1 (beam iteration) or 2 (range stacking); range bin in metres. */
+lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
+                                   double halo_extent_deg, const char *kernel_file, int algorithm,
+                                   double range_bin_m);
+
+/* Pulsed receiver: pulse width (ns, FWHM), echoes reported, and the transmitter and receiver
+ * constants that turn intensity into watts. */
+typedef enum lsim_returns_mode {
+    LSIM_RETURNS_FIRST = 0, LSIM_RETURNS_STRONGEST, LSIM_RETURNS_LAST, LSIM_RETURNS_DUAL, LSIM_RETURNS_ALL
+} lsim_returns_mode;
+lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns, lsim_returns_mode mode,
+                                     int max_returns);
+/* Receiver offset from the emitter (sensor frame, metres): near objects can shadow returns. */
+lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]);
+
 size_t lsim_sensor_beam_count(const lsim_sensor *sensor);
 /* Copy the beam table out (arrays of beam_count; any pointer may be NULL). Degrees, seconds. */
 lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
@@ -120,6 +141,33 @@ lsim_status lsim_scene_load(lsim_context *ctx, const char *path, lsim_scene **ou
 void lsim_scene_destroy(lsim_scene *scene);
 
 lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance);
+
+/* Materials (DESIGN.md §2): BRDFs in backscatter; mirror and glass are also followed by
+ * reflected and refracted rays (Whitted, up to the scene's max bounces). */
+typedef enum lsim_material_type {
+    LSIM_MATERIAL_LAMBERTIAN = 0, /* reflectance */
+    LSIM_MATERIAL_OREN_NAYAR,     /* reflectance, roughness (sigma, radians) */
+    LSIM_MATERIAL_COOK_TORRANCE,  /* reflectance, roughness (0..1], ior or f0, metallic */
+    LSIM_MATERIAL_RETROREFLECTOR, /* peak (sr^-1, typically 100..1000), falloff_deg */
+    LSIM_MATERIAL_MIRROR,         /* reflectance */
+    LSIM_MATERIAL_GLASS           /* ior, transmittance */
+} lsim_material_type;
+
+typedef struct lsim_material_desc {
+    lsim_material_type type;
+    double reflectance, roughness, ior, f0, metallic, peak, falloff_deg, transmittance;
+} lsim_material_desc;
+
+/* Defaults of a type (see the README's material table). */
+void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type);
+lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc);
+/* Mirror and glass recursion depth (default 5, 0..16). */
+lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces);
+/* Atmosphere: extinction coefficient alpha (1/m): returns fall by exp(-2 alpha R); with
+ * backscatter > 0 (1/(m sr)), fog also returns its own distributed echo. */
+lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m, double backscatter_per_m_sr);
+/* Ambient light: sun direction (world, towards the sun) and in-band irradiance (W/m^2). */
+lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction[3], double irradiance_w_m2);
 /* Map a semantic label name to an id (0..65535), overriding the SemanticKITTI defaults. Call it
  * before adding objects (LSIM_ERR_STATE otherwise). A default class whose id is given to another
  * name can no longer be used by an object unless it is given an id of its own. */
@@ -167,6 +215,10 @@ typedef enum lsim_field {
     LSIM_FIELD_TIME, LSIM_FIELD_LABEL, LSIM_FIELD_INSTANCE, LSIM_FIELD_INCIDENCE,
     LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ, LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN,
     LSIM_FIELD_Z_CLEAN,
+    LSIM_FIELD_RETURN_INDEX, /* uint16: 0 = first echo of the beam */
+    LSIM_FIELD_NUM_RETURNS,  /* uint16: echoes the beam reported */
+    LSIM_FIELD_EPW,          /* float: echo pulse width, metres */
+    LSIM_FIELD_POWER,        /* float: received peak power, watts */
     LSIM_FIELD_COUNT
 } lsim_field;
 

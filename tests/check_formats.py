@@ -23,6 +23,7 @@ FIELDS = [
     ("ring", "U2"), ("azimuth", "F"), ("elevation", "F"), ("time", "F"), ("label", "U4"),
     ("instance", "U4"), ("incidence", "F"), ("nx", "F"), ("ny", "F"), ("nz", "F"),
     ("x_clean", "F"), ("y_clean", "F"), ("z_clean", "F"),
+    ("return_index", "U2"), ("num_returns", "U2"), ("epw", "F"), ("power", "F"),
 ]
 NAMES = [name for name, _ in FIELDS]
 NUMPY_TYPE = {"F": "<f4", "U2": "<u2", "U4": "<u4"}
@@ -85,6 +86,10 @@ def gen_f32(name, i):
         return d * -12345.678
     if name == "z_clean":
         return d * 3.0e35
+    if name == "epw":
+        return d * 0.001 + 0.25
+    if name == "power":
+        return d * 1e-9 / 3.0
     raise KeyError(name)
 
 
@@ -95,6 +100,10 @@ def gen_uint(name, i):
         return 65535 if (i % 5 == 0 or i == 998) else LABEL_IDS[i % 4]
     if name == "instance":
         return 65535 if i == 998 else (i * 7919) % 65536
+    if name == "return_index":
+        return i % 3
+    if name == "num_returns":
+        return 65535 if i == 997 else i % 3 + 1
     raise KeyError(name)
 
 

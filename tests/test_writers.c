@@ -41,6 +41,8 @@ static float gen_f32(lsim_field f, size_t i)
     case LSIM_FIELD_X_CLEAN: return (float)(d * 1e-40); /* subnormal floats */
     case LSIM_FIELD_Y_CLEAN: return (float)(d * -12345.678);
     case LSIM_FIELD_Z_CLEAN: return (float)(d * 3.0e35); /* up to ~3e38, near FLT_MAX */
+    case LSIM_FIELD_EPW: return (float)(d * 0.001 + 0.25);
+    case LSIM_FIELD_POWER: return (float)(d * 1e-9 / 3.0);
     default: return 0.0f;
     }
 }
@@ -54,6 +56,8 @@ static uint32_t gen_uint(lsim_field f, size_t i)
     case LSIM_FIELD_RING: return (i == 0 || i == 999) ? 65535u : (uint32_t)((u * 2654435761u) % 65536u);
     case LSIM_FIELD_LABEL: return (i % 5 == 0 || i == 998) ? 65535u : label_ids[i % 4];
     case LSIM_FIELD_INSTANCE: return i == 998 ? 65535u : (uint32_t)((u * 7919u) % 65536u);
+    case LSIM_FIELD_RETURN_INDEX: return (uint32_t)(i % 3);
+    case LSIM_FIELD_NUM_RETURNS: return i == 997 ? 65535u : (uint32_t)(i % 3 + 1);
     default: return 0;
     }
 }

@@ -116,6 +116,58 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
     return LSIM_OK;
 }
 
+int lsim_engine_trace1(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
+                       float *t, uint32_t *object, float ng[3])
+{
+    struct RTCIntersectContext ictx;
+    rtcInitIntersectContext(&ictx);
+    struct RTCRayHit rh;
+    rh.ray.org_x = org[0];
+    rh.ray.org_y = org[1];
+    rh.ray.org_z = org[2];
+    rh.ray.dir_x = dir[0];
+    rh.ray.dir_y = dir[1];
+    rh.ray.dir_z = dir[2];
+    rh.ray.tnear = tnear;
+    rh.ray.tfar = tfar;
+    rh.ray.time = 0.0f;
+    rh.ray.mask = 0xFFFFFFFFu;
+    rh.ray.id = 0;
+    rh.ray.flags = 0;
+    rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+    rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+    rtcIntersect1(engine->scene, &ictx, &rh);
+    if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID)
+        return 0;
+    *t = rh.ray.tfar;
+    *object = rh.hit.geomID;
+    ng[0] = rh.hit.Ng_x;
+    ng[1] = rh.hit.Ng_y;
+    ng[2] = rh.hit.Ng_z;
+    return 1;
+}
+
+int lsim_engine_occluded(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar)
+{
+    struct RTCIntersectContext ictx;
+    rtcInitIntersectContext(&ictx);
+    struct RTCRay ray;
+    ray.org_x = org[0];
+    ray.org_y = org[1];
+    ray.org_z = org[2];
+    ray.dir_x = dir[0];
+    ray.dir_y = dir[1];
+    ray.dir_z = dir[2];
+    ray.tnear = tnear;
+    ray.tfar = tfar;
+    ray.time = 0.0f;
+    ray.mask = 0xFFFFFFFFu;
+    ray.id = 0;
+    ray.flags = 0;
+    rtcOccluded1(engine->scene, &ictx, &ray);
+    return ray.tfar < 0.0f; /* Embree sets tfar to -inf when occluded */
+}
+
 void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t count, float tnear, float tfar,
                        lsim_hits *hits)
 {

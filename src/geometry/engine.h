@@ -37,4 +37,11 @@ void lsim_engine_destroy(lsim_engine *engine);
 void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t count, float tnear, float tfar,
                        lsim_hits *hits);
 
+/* One ray (secondary rays of mirrors and glass): first hit in [tnear, tfar]; 0 for a miss,
+ * else 1 with *t, *object and the unnormalised normal ng. */
+int lsim_engine_trace1(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
+                       float *t, uint32_t *object, float ng[3]);
+/* 1 if anything lies on the segment org + s dir, s in (tnear, tfar). */
+int lsim_engine_occluded(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar);
+
 #endif

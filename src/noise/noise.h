@@ -1,41 +1,32 @@
-/* Noise and drop-outs: Gaussian range noise along the ray, relative intensity noise, and
- * detection against the threshold of the range equation. Randomness is counter-based,
- * keyed by (seed, frame, beam, draw): identical for any thread count. */
+/* Noise and gating of an echo (parametric model): Gaussian range noise along the beam,
+ * relative intensity noise, then the receiver's gate on what it measured (a range below the
+ * minimum, or at or below zero, or a peak under the threshold is no point). Randomness comes
+ * from the beam's counter-based stream: identical for any thread count. */
 #ifndef LSIM_NOISE_NOISE_H
 #define LSIM_NOISE_NOISE_H
 
-#include "optics/returns.h"
-
-#include <stddef.h>
-#include <stdint.h>
+#include "core/rng.h"
 
 typedef struct lsim_noise_model {
-    int enabled;               /* 0: exact geometry and intensity */
-    double range_sigma;        /* metres */
-    double intensity_sigma;    /* relative */
-    double intensity_threshold;/* minimum detected intensity (range-equation units) */
-    double range_min;          /* measured ranges below this are not reported */
-    uint64_t seed;
-    uint32_t frame;
+    int enabled;                /* 0: exact geometry and intensity */
+    float range_sigma;          /* metres */
+    float intensity_sigma;      /* relative */
+    float intensity_threshold;  /* minimum detected intensity (range-equation units) */
+    float range_min;            /* measured ranges below this are not reported */
 } lsim_noise_model;
 
-/* Measurements of one frame per beam (SoA). */
-typedef struct lsim_measurements {
-    float *range;      /* measured range (noisy when enabled) */
-    float *intensity;  /* measured intensity */
-    uint8_t *detected; /* 1 if the beam produced a point */
-} lsim_measurements;
-
-static inline lsim_measurements lsim_measurements_at(const lsim_measurements *m, size_t begin)
+/* Measure one echo in place; 1 if it is kept as a point. Draws two deviates when enabled. */
+static inline int lsim_noise_measure(const lsim_noise_model *m, lsim_rng_stream *rng, float *range, float *intensity)
 {
-    lsim_measurements v = {m->range + begin, m->intensity + begin, m->detected + begin};
-    return v;
+    float r = *range, in = *intensity;
+    if (m->enabled) {
+        r += m->range_sigma * lsim_rng_stream_normalf(rng);
+        float gain = 1.0f + m->intensity_sigma * lsim_rng_stream_normalf(rng);
+        in *= gain > 0.0f ? gain : 0.0f;
+    }
+    *range = r;
+    *intensity = in;
+    return r > 0.0f && r >= m->range_min && in >= m->intensity_threshold && in > 0.0f;
 }
-
-/* Measure the `count` beams of a slice that starts at frame beam `first_beam` (the random key);
- * element k of every array is beam first_beam + k. Range 0 means no hit. Returns the number of
- * beams detected. */
-size_t lsim_noise_apply(const lsim_noise_model *model, const lsim_returns *returns, size_t first_beam,
-                        size_t count, lsim_measurements *out);
 
 #endif

@@ -1,6 +1,6 @@
-/* Point emission: compact the detected beams into the point buffer (beam order kept).
- * Per chunk of the frame loop: gather the indices of the emitted beams, then fill one column
- * at a time (few memory streams per loop, which the prefetchers handle well). */
+/* Point emission: the echoes of every beam, compacted into the point buffer in beam order
+ * (echoes of a beam nearest first). Per slice: gather the echo slots to emit, then fill one
+ * column at a time (few memory streams per loop, which the prefetchers handle well). */
 #include "pipeline/frame.h"
 
 #include "core/vec.h"
@@ -8,105 +8,138 @@
 
 #include <math.h>
 
-/* Gather helpers: dst[k] = src[idx[k]] (optionally scaled). */
-static void gather_f32(float *restrict dst, const float *restrict src, const uint32_t *idx, size_t m, float scale)
-{
-    for (size_t k = 0; k < m; ++k)
-        dst[k] = src[idx[k]] * scale;
-}
+/* SemanticKITTI's "outlier": echoes of no surface (fog, noise). */
+#define LSIM_LABEL_OUTLIER 1u
 
-/* dst[k] = origin + (row . beam direction) * range, for the emitted beams idx[0, m). With the
- * identity row and origin 0 this is the sensor frame; with a row of R and t, the world frame. */
+/* One emitted point: the beam and the echo slot (or SIZE_MAX for a miss). */
+typedef struct emit_item {
+    uint32_t beam;
+    uint32_t slot;
+} emit_item;
+
+#define NO_SLOT UINT32_MAX
+
+/* dst[k] = origin + (row . beam direction) * range, identity row and origin 0 in the sensor
+ * frame, a row of R and t in the world frame. */
 static void place(float *restrict dst, float origin, const float row[3], const lsim_beams *b,
-                  const float *restrict range, const uint32_t *idx, size_t m)
+                  const float *restrict range, const emit_item *it, size_t m)
 {
     for (size_t k = 0; k < m; ++k) {
-        uint32_t i = idx[k];
-        dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * range[i];
+        uint32_t i = it[k].beam;
+        float r = it[k].slot == NO_SLOT ? NAN : range[it[k].slot];
+        dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * r;
     }
 }
 
-/* dst[k] = acos(cos_incidence) in degrees. */
-static void incidence_deg(float *restrict dst, const float *restrict cos_incidence, const uint32_t *idx, size_t m)
+static void gather_slot(float *restrict dst, const float *restrict src, const emit_item *it, size_t m, float scale)
 {
-    const float to_deg = (float)(180.0 / LSIM_PI);
     for (size_t k = 0; k < m; ++k)
-        dst[k] = acosf(cos_incidence[idx[k]]) * to_deg;
+        dst[k] = it[k].slot == NO_SLOT ? 0.0f : src[it[k].slot] * scale;
 }
 
-/* dst[k] = row . (nx, ny, nz)[idx[k]] */
-static void rotate_row(float *restrict dst, const float row[3], const lsim_returns *r, const uint32_t *idx, size_t m)
+static void gather_beam(float *restrict dst, const float *restrict src, const emit_item *it, size_t m, float scale)
+{
+    for (size_t k = 0; k < m; ++k)
+        dst[k] = src[it[k].beam] * scale;
+}
+
+/* dst[k] = row . normal(slot) */
+static void rotate_row(float *restrict dst, const float row[3], const lsim_echo_buffer *e, const emit_item *it,
+                       size_t m)
 {
     for (size_t k = 0; k < m; ++k) {
-        uint32_t i = idx[k];
-        dst[k] = row[0] * r->nx[i] + row[1] * r->ny[i] + row[2] * r->nz[i];
+        uint32_t s = it[k].slot;
+        dst[k] = s == NO_SLOT ? 0.0f : row[0] * e->nx[s] + row[1] * e->ny[s] + row[2] * e->nz[s];
     }
 }
 
-static void emit_chunk(const lsim_sensor *sensor, const lsim_frame_workspace *ws, const lsim_scan_options *options,
-                       lsim_points *p, size_t lo, size_t hi, size_t o, const float rot[3][3],
-                       const float origin[3], const float rt[3][3])
+typedef struct emit_frame {
+    const lsim_sensor *sensor;
+    const lsim_frame_workspace *ws;
+    int world;
+    float rot[3][3], origin[3], rt[3][3];
+    double power_scale;
+} emit_frame;
+
+/* Fill every column but ring / return index / count for the items of one batch, at point o. */
+static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o)
 {
-    const lsim_beams *b = &sensor->beams;
-    const uint8_t *detected = ws->measured.detected;
-    uint32_t idx[LSIM_FRAME_CHUNK];
-    size_t m = 0;
-    for (size_t i = lo; i < hi; ++i) {
-        idx[m] = (uint32_t)i;
-        m += options->keep_misses || detected[i];
-    }
-    if (m == 0)
-        return;
+    const lsim_beams *b = &f->sensor->beams;
+    const lsim_echo_buffer *e = &f->ws->echoes;
     const float to_deg = (float)(180.0 / LSIM_PI);
-    const int world = options->frame == LSIM_FRAME_WORLD;
-    const lsim_returns *r = &ws->returns;
     static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
     static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
     static const lsim_field normal[3] = {LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ};
     for (int a = 0; a < 3; ++a) {
-        place(lsim_points_f32(p, pos[a]) + o, origin[a], rot[a], b, ws->measured.range, idx, m);
-        place(lsim_points_f32(p, clean[a]) + o, origin[a], rot[a], b, r->range, idx, m);
-        if (world)
-            gather_f32(lsim_points_f32(p, normal[a]) + o, a == 0 ? r->nx : a == 1 ? r->ny : r->nz, idx, m, 1.0f);
+        place(lsim_points_f32(p, pos[a]) + o, f->origin[a], f->rot[a], b, e->range, it, m);
+        place(lsim_points_f32(p, clean[a]) + o, f->origin[a], f->rot[a], b, e->range_clean, it, m);
+        if (f->world)
+            gather_slot(lsim_points_f32(p, normal[a]) + o, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, it, m, 1.0f);
         else
-            rotate_row(lsim_points_f32(p, normal[a]) + o, rt[a], r, idx, m);
+            rotate_row(lsim_points_f32(p, normal[a]) + o, f->rt[a], e, it, m);
     }
-    gather_f32(lsim_points_f32(p, LSIM_FIELD_RANGE) + o, ws->measured.range, idx, m, 1.0f);
-    gather_f32(lsim_points_f32(p, LSIM_FIELD_INTENSITY) + o, ws->measured.intensity, idx, m, 1.0f);
-    gather_f32(lsim_points_f32(p, LSIM_FIELD_AZIMUTH) + o, b->azimuth, idx, m, to_deg);
-    gather_f32(lsim_points_f32(p, LSIM_FIELD_ELEVATION) + o, b->elevation, idx, m, to_deg);
-    gather_f32(lsim_points_f32(p, LSIM_FIELD_TIME) + o, b->time, idx, m, 1.0f);
-    incidence_deg(lsim_points_f32(p, LSIM_FIELD_INCIDENCE) + o, r->cos_incidence, idx, m);
+    gather_slot(lsim_points_f32(p, LSIM_FIELD_RANGE) + o, e->range, it, m, 1.0f);
+    gather_slot(lsim_points_f32(p, LSIM_FIELD_INTENSITY) + o, e->intensity, it, m, 1.0f);
+    gather_slot(lsim_points_f32(p, LSIM_FIELD_POWER) + o, e->intensity, it, m, (float)f->power_scale);
+    gather_slot(lsim_points_f32(p, LSIM_FIELD_EPW) + o, e->epw, it, m, 1.0f);
+    gather_beam(lsim_points_f32(p, LSIM_FIELD_AZIMUTH) + o, b->azimuth, it, m, to_deg);
+    gather_beam(lsim_points_f32(p, LSIM_FIELD_ELEVATION) + o, b->elevation, it, m, to_deg);
+    gather_beam(lsim_points_f32(p, LSIM_FIELD_TIME) + o, b->time, it, m, 1.0f);
+    float *incidence = lsim_points_f32(p, LSIM_FIELD_INCIDENCE) + o;
     float *refl = lsim_points_f32(p, LSIM_FIELD_REFLECTIVITY) + o;
-    uint16_t *ring = lsim_points_u16(p, LSIM_FIELD_RING) + o;
     uint32_t *label = lsim_points_u32(p, LSIM_FIELD_LABEL) + o, *instance = lsim_points_u32(p, LSIM_FIELD_INSTANCE) + o;
     for (size_t k = 0; k < m; ++k) {
-        uint32_t i = idx[k];
-        float r = ws->measured.range[i];
-        refl[k] = ws->measured.intensity[i] * r * r;
-        ring[k] = b->ring[i];
-    }
-    for (size_t k = 0; k < m; ++k) {
-        uint32_t obj = r->object[idx[k]];
-        int hit = detected[idx[k]];
-        label[k] = hit ? ws->object_label[obj] : 0;
-        instance[k] = hit ? ws->object_instance[obj] : 0;
-    }
-    if (!options->keep_misses)
-        return;
-    for (size_t k = 0; k < m; ++k) { /* misses: range 0, NaN coordinates, no surface */
-        if (detected[idx[k]])
+        uint32_t s = it[k].slot;
+        if (s == NO_SLOT) { /* a miss: range 0, NaN coordinates, no surface */
+            incidence[k] = refl[k] = 0.0f;
+            label[k] = instance[k] = 0;
             continue;
-        for (int a = 0; a < 3; ++a) {
-            lsim_points_f32(p, pos[a])[o + k] = NAN;
-            lsim_points_f32(p, clean[a])[o + k] = NAN;
-            lsim_points_f32(p, normal[a])[o + k] = 0.0f;
         }
-        lsim_points_f32(p, LSIM_FIELD_RANGE)[o + k] = 0.0f;
-        lsim_points_f32(p, LSIM_FIELD_INTENSITY)[o + k] = 0.0f;
-        lsim_points_f32(p, LSIM_FIELD_INCIDENCE)[o + k] = 0.0f;
-        refl[k] = 0.0f;
+        float r = e->range[s];
+        refl[k] = e->intensity[s] * r * r;
+        incidence[k] = acosf(fminf(1.0f, e->cos_incidence[s])) * to_deg;
+        uint32_t obj = e->object[s];
+        label[k] = obj == LSIM_NO_HIT ? LSIM_LABEL_OUTLIER : f->ws->surfaces.label[obj];
+        instance[k] = obj == LSIM_NO_HIT ? 0 : f->ws->surfaces.instance[obj];
     }
+}
+
+#define EMIT_BATCH 2048
+
+static void emit_slice(const emit_frame *f, const lsim_scan_options *options, lsim_points *p, size_t lo, size_t hi,
+                       size_t o)
+{
+    const lsim_beams *b = &f->sensor->beams;
+    const lsim_echo_buffer *e = &f->ws->echoes;
+    const size_t slots = (size_t)e->slots;
+    emit_item it[EMIT_BATCH + LSIM_MAX_RETURNS + 1];
+    uint16_t *ret_index = lsim_points_u16(p, LSIM_FIELD_RETURN_INDEX);
+    uint16_t *ret_count = lsim_points_u16(p, LSIM_FIELD_NUM_RETURNS);
+    uint16_t *ring = lsim_points_u16(p, LSIM_FIELD_RING);
+    size_t m = 0, start = o;
+    for (size_t i = lo; i < hi; ++i) {
+        int count = e->count[i];
+        if (count == 0 && options->keep_misses) {
+            it[m] = (emit_item){(uint32_t)i, NO_SLOT};
+            ret_index[start + m] = ret_count[start + m] = 0;
+            ring[start + m] = b->ring[i];
+            ++m;
+        }
+        for (int k = 0; k < count; ++k) {
+            it[m] = (emit_item){(uint32_t)i, (uint32_t)(i * slots + (size_t)k)};
+            ret_index[start + m] = (uint16_t)k;
+            ret_count[start + m] = (uint16_t)count;
+            ring[start + m] = b->ring[i];
+            ++m;
+        }
+        if (m >= EMIT_BATCH) {
+            emit_batch(f, p, it, m, start);
+            start += m;
+            m = 0;
+        }
+    }
+    if (m > 0)
+        emit_batch(f, p, it, m, start);
 }
 
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
@@ -114,26 +147,34 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
 {
     const size_t n = sensor->beams.count;
     const size_t chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
-    size_t *offset = ws->chunk_points; /* [c + 1] = count of chunk c -> [c] = first point of chunk c */
+    size_t *offset = ws->chunk_points; /* [c + 1] = echoes of slice c -> [c] = first point of slice c */
     offset[0] = 0;
     for (size_t c = 0; c < chunks; ++c) {
-        size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        offset[c + 1] = offset[c] + (options->keep_misses ? hi - lo : offset[c + 1]);
+        size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n, misses = 0;
+        if (options->keep_misses)
+            for (size_t i = lo; i < hi; ++i)
+                misses += ws->echoes.count[i] == 0;
+        offset[c + 1] = offset[c] + offset[c + 1] + misses;
     }
     points->count = offset[chunks];
     /* Positions: world = t + R d r, sensor = I d r. Normals (world) to the sensor frame: R^T. */
-    const int world = options->frame == LSIM_FRAME_WORLD;
-    float rot[3][3], rt[3][3];
+    emit_frame f;
+    f.sensor = sensor;
+    f.ws = ws;
+    f.world = options->frame == LSIM_FRAME_WORLD;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            rot[i][j] = world ? (float)sensor->pose.r.m[i][j] : (float)(i == j);
-            rt[i][j] = (float)sensor->pose.r.m[j][i];
+            f.rot[i][j] = f.world ? (float)sensor->pose.r.m[i][j] : (float)(i == j);
+            f.rt[i][j] = (float)sensor->pose.r.m[j][i];
         }
-    const float origin[3] = {world ? (float)sensor->pose.t.x : 0.0f, world ? (float)sensor->pose.t.y : 0.0f,
-                             world ? (float)sensor->pose.t.z : 0.0f};
+    f.origin[0] = f.world ? (float)sensor->pose.t.x : 0.0f;
+    f.origin[1] = f.world ? (float)sensor->pose.t.y : 0.0f;
+    f.origin[2] = f.world ? (float)sensor->pose.t.z : 0.0f;
+    const lsim_receiver_spec *r = &sensor->spec.receiver;
+    f.power_scale = r->peak_power_w * r->aperture_m2 * r->efficiency / LSIM_PI;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (size_t c = 0; c < chunks; ++c) {
         size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        emit_chunk(sensor, ws, options, points, lo, hi, offset[c], rot, origin, rt);
+        emit_slice(&f, options, points, lo, hi, offset[c]);
     }
 }

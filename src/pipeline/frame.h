@@ -1,66 +1,108 @@
-/* One frame through the data flow: beams -> rays -> hits -> returns -> measurements -> points.
- * The frame loop runs the stages slice by slice (LSIM_FRAME_CHUNK beams): a slice's rays and
- * hits live in per-thread scratch that stays in cache; returns and measurements, which point
- * emission reads, are frame-sized. The workspace is sized once and reusable frame after frame. */
+/* One frame through the data flow: beams -> (sub-)rays -> hits -> contributions (optics,
+ * Whitted recursion) -> echoes (pulsed receiver) -> measurements (noise) -> points.
+ * The frame loop runs the stages slice by slice: a slice's rays and hits live in per-thread
+ * scratch that stays in cache; the echoes, which point emission reads, are frame-sized.
+ * The workspace is sized once and reusable frame after frame. */
 #ifndef LSIM_PIPELINE_FRAME_H
 #define LSIM_PIPELINE_FRAME_H
 
 #include "lidarsim.h"
 #include "geometry/engine.h"
-#include "noise/noise.h"
-#include "optics/range_equation.h"
+#include "optics/path.h"
+#include "optics/subrays.h"
+#include "receiver/pulsed.h"
 #include "sensor/sensor.h"
 
-/* Beams per work item of the frame loop: at most LSIM_FRAME_CHUNK (a slice's arrays stay in
+/* Rays per work item of the frame loop: at most LSIM_FRAME_CHUNK (a slice's arrays stay in
  * L2), fewer for small frames so every thread gets work (lsim_frame_chunk). */
 #define LSIM_FRAME_CHUNK 2048
 #define LSIM_FRAME_CHUNK_MIN 256
+/* Contributions one beam may collect (sub-rays x bounces + fog); the strongest are kept. */
+#define LSIM_MAX_CONTRIBUTIONS 64
 
-/* Slice size for a frame of n beams on `threads` threads: about 8 slices per thread. */
-static inline size_t lsim_frame_chunk(size_t n, int threads)
+/* Beams per slice for a frame of n beams on `threads` threads with `subrays` rays per beam. */
+static inline size_t lsim_frame_chunk(size_t n, int threads, int subrays)
 {
     size_t c = (n / ((size_t)threads * 8) + 63) / 64 * 64;
-    return c < LSIM_FRAME_CHUNK_MIN ? LSIM_FRAME_CHUNK_MIN : c > LSIM_FRAME_CHUNK ? LSIM_FRAME_CHUNK : c;
+    c = c < LSIM_FRAME_CHUNK_MIN ? LSIM_FRAME_CHUNK_MIN : c > LSIM_FRAME_CHUNK ? LSIM_FRAME_CHUNK : c;
+    if (subrays > 1) {
+        size_t per = LSIM_FRAME_CHUNK / (size_t)subrays;
+        c = per < 1 ? 1 : per < c ? per : c;
+    }
+    return c;
 }
+
+/* Echoes of a frame: slot b * slots + k is echo k (nearest first) of beam b. */
+typedef struct lsim_echo_buffer {
+    int slots;            /* max returns per beam */
+    float *range;         /* measured range */
+    float *range_clean;   /* noise-free range of the echo */
+    float *intensity;     /* measured peak, intensity units */
+    float *epw;           /* echo pulse width, metres */
+    float *cos_incidence;
+    float *nx, *ny, *nz;  /* surface normal facing the sensor, world */
+    uint32_t *object;
+    uint8_t *count;       /* per beam: echoes kept */
+} lsim_echo_buffer;
 
 typedef struct lsim_frame_scratch {
     lsim_rays rays; /* LSIM_FRAME_CHUNK each */
     lsim_hits hits;
 } lsim_frame_scratch;
 
+/* Kernel (blooming) mode: per-beam nearest echo over the rendered image. */
+typedef struct lsim_bloom_result {
+    float *range, *power;
+    uint32_t *object;
+    float *cos_incidence, *nx, *ny, *nz;
+} lsim_bloom_result;
+
 typedef struct lsim_frame_workspace {
-    size_t capacity;
-    lsim_returns returns;
-    lsim_measurements measured;
-    size_t chunk;         /* slice size of the current frame */
-    size_t *chunk_points; /* [c + 1]: points slice c emits; prefix-summed into offsets by emit */
+    size_t capacity;       /* beams */
+    size_t slot_capacity;  /* beams x slots */
+    lsim_echo_buffer echoes;
+    size_t chunk;          /* beams per slice of the current frame */
+    size_t *chunk_points;  /* [c + 1]: points slice c emits; prefix-summed into offsets by emit */
     lsim_frame_scratch *scratch; /* one per thread */
     int scratch_count;
     lsim_surfaces surfaces;
-    uint32_t *object_label, *object_instance;
     size_t object_capacity;
+    lsim_bloom_result bloom;
+    size_t bloom_capacity;
 } lsim_frame_workspace;
 
-lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams,
+lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams, int slots,
                                          size_t objects, int threads);
 void lsim_frame_workspace_free(lsim_frame_workspace *ws);
+lsim_status lsim_frame_bloom_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams);
 
-/* Ray generation: `count` beams from frame beam `begin`, placed at the sensor's pose (world). */
-void lsim_rays_generate(const lsim_sensor *sensor, size_t begin, size_t count, lsim_rays *rays);
+/* Ray generation: `count` beams from frame beam `begin`, each expanded into the sub-rays of
+ * `subrays`, placed at the sensor's pose (world). Ray b * subrays->count + s. */
+void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
+                        lsim_rays *rays);
 /* Allocate / free `count` rays (for callers outside the frame loop, e.g. the benchmark). */
 int lsim_rays_alloc(lsim_rays *rays, size_t count);
 void lsim_rays_free(lsim_rays *rays);
 
-/* Emit the detected beams (or all, with keep_misses) as points in the requested frame, from
- * chunk_points counted by the frame loop. `points` must have capacity >= beam count. */
+/* Kernel mode: render the sensor's field of view and find each beam's nearest echo with the
+ * blooming model (pipeline/kernel_frame.c); fills ws->bloom. */
+lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const lsim_optics *optics,
+                             double threshold, int threads, lsim_frame_workspace *ws);
+
+/* Emit the echoes (or one miss per beam without echoes, with keep_misses) as points in the
+ * requested frame. `points` must have capacity >= beams x slots. */
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
                       const lsim_scan_options *options, lsim_points *points, int threads);
 
-/* Run one frame into `points` (capacity >= beam count), filling stats except load/write. */
+/* Run one frame into `points` (capacity >= beam count x max returns), filling stats except
+ * load/write. */
 lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                            lsim_frame_workspace *ws, lsim_points *points);
 
 /* Number of threads an options struct asks for (0 -> all cores). */
 int lsim_threads_resolve(int requested);
+
+/* Points a frame of this sensor can produce (beams x max returns). */
+size_t lsim_frame_point_capacity(const lsim_sensor *sensor);
 
 #endif

@@ -1,6 +1,8 @@
 #include "pipeline/frame.h"
+#include <math.h>
 
-void lsim_rays_generate(const lsim_sensor *sensor, size_t begin, size_t count, lsim_rays *rays)
+void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
+                        lsim_rays *rays)
 {
     const lsim_beams *b = &sensor->beams;
     const lsim_mat3 r = sensor->pose.r;
@@ -9,13 +11,32 @@ void lsim_rays_generate(const lsim_sensor *sensor, size_t begin, size_t count, l
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             m[i][j] = (float)r.m[i][j];
+    const int s_count = subrays ? subrays->count : 1;
     for (size_t i = 0; i < count; ++i) {
         float x = b->dx[begin + i], y = b->dy[begin + i], z = b->dz[begin + i];
-        rays->ox[i] = ox;
-        rays->oy[i] = oy;
-        rays->oz[i] = oz;
-        rays->dx[i] = m[0][0] * x + m[0][1] * y + m[0][2] * z;
-        rays->dy[i] = m[1][0] * x + m[1][1] * y + m[1][2] * z;
-        rays->dz[i] = m[2][0] * x + m[2][1] * y + m[2][2] * z;
+        float d[3] = {m[0][0] * x + m[0][1] * y + m[0][2] * z, m[1][0] * x + m[1][1] * y + m[1][2] * z,
+                      m[2][0] * x + m[2][1] * y + m[2][2] * z};
+        size_t base = i * (size_t)s_count;
+        rays->ox[base] = ox;
+        rays->oy[base] = oy;
+        rays->oz[base] = oz;
+        rays->dx[base] = d[0];
+        rays->dy[base] = d[1];
+        rays->dz[base] = d[2];
+        if (s_count == 1)
+            continue;
+        float u[3], v[3];
+        lsim_subray_basis(d, u, v);
+        for (int s = 1; s < s_count; ++s) {
+            float a = subrays->offset[s][0], c = subrays->offset[s][1];
+            float e[3] = {d[0] + a * u[0] + c * v[0], d[1] + a * u[1] + c * v[1], d[2] + a * u[2] + c * v[2]};
+            float inv = 1.0f / sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            rays->ox[base + s] = ox;
+            rays->oy[base + s] = oy;
+            rays->oz[base + s] = oz;
+            rays->dx[base + s] = e[0] * inv;
+            rays->dy[base + s] = e[1] * inv;
+            rays->dz[base + s] = e[2] * inv;
+        }
     }
 }

@@ -3,6 +3,9 @@
 
 #include "core/clock.h"
 #include "core/context.h"
+#include "core/rng.h"
+#include "noise/noise.h"
+#include "optics/fog.h"
 #include "points/points.h"
 #include "scene/scene.h"
 
@@ -26,14 +29,194 @@ int lsim_threads_resolve(int requested)
     return n > 0 ? n : 1;
 }
 
+size_t lsim_frame_point_capacity(const lsim_sensor *sensor)
+{
+    return sensor->beams.count * (size_t)sensor->spec.receiver.max_returns;
+}
+
 static void fill_surfaces(const lsim_scene *scene, lsim_frame_workspace *ws)
 {
+    lsim_surfaces *s = &ws->surfaces;
     for (size_t i = 0; i < scene->object_count; ++i) {
         const lsim_object *o = &scene->objects[i];
-        ws->surfaces.reflectance[i] = (float)scene->materials[o->material].reflectance;
-        ws->object_label[i] = o->label;
-        ws->object_instance[i] = o->instance;
+        const lsim_brdf *b = &scene->materials[o->material].brdf;
+        s->brdf[i] = *b;
+        s->thin[i] = strcmp(o->kind, "plane") == 0;
+        s->albedo[i] = b->kind == LSIM_BRDF_MIRROR || b->kind == LSIM_BRDF_GLASS ? 0.0f
+                       : b->kind == LSIM_BRDF_RETROREFLECTOR                     ? 0.3f
+                                                                                 : (float)b->reflectance;
+        s->label[i] = o->label;
+        s->instance[i] = o->instance;
     }
+}
+
+/* Photon shot noise in intensity units: the std of a sample is k sqrt(I) with
+ * k = excess * sqrt(h nu / (dt P_unit)), P_unit = P_t A eta / pi (intensity 1 in watts),
+ * h nu at 905 nm, dt = 1 ns per sample, excess = 3 (APD gain and amplifier noise). */
+static double shot_noise_coefficient(const lsim_receiver_spec *r)
+{
+    const double h_nu = 6.62607015e-34 * 299792458.0 / 905e-9, dt = 1e-9, excess = 3.0;
+    double unit = r->peak_power_w * r->aperture_m2 * r->efficiency / 3.14159265358979323846;
+    return excess * sqrt(h_nu / (dt * unit));
+}
+
+typedef struct frame_setup {
+    const lsim_sensor *sensor;
+    lsim_optics optics;
+    lsim_subrays subrays;
+    lsim_receiver receiver;
+    lsim_fog fog;
+    lsim_noise_model noise_model;
+    double threshold;
+    int noise, kernel;
+    uint64_t seed;
+    uint32_t frame;
+} frame_setup;
+
+/* Keep the `cap` strongest contributions (in place). */
+static int keep_strongest(lsim_contribution *c, int n, int cap)
+{
+    while (n > cap) {
+        int weakest = 0;
+        for (int i = 1; i < n; ++i)
+            if (c[i].amplitude < c[weakest].amplitude)
+                weakest = i;
+        c[weakest] = c[--n];
+    }
+    return n;
+}
+
+/* Receiver, noise and gating of one beam; writes its echoes to the frame's echo buffer. */
+static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c, int n,
+                           float background)
+{
+    lsim_receiver rx = f->receiver;
+    rx.background = background;
+    lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
+    lsim_echo echoes[LSIM_MAX_RETURNS];
+    int use_noise = f->noise && background > 0.0f;
+    int m = lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
+    size_t kept = 0, slot = beam * (size_t)out->slots;
+    for (int k = 0; k < m; ++k) {
+        float r = echoes[k].range, intensity = echoes[k].power;
+        if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity))
+            continue;
+        /* The surface of the contribution that dominates the echo's peak; none for a false echo
+         * of ambient light. */
+        static const lsim_contribution none = {0.0f, 0.0f, 0.0f, LSIM_NO_HIT, 1.0f, 0.0f, 0.0f, 0.0f};
+        int dom = echoes[k].dominant;
+        const lsim_contribution *d = dom >= 0 && dom < n ? &c[dom] : &none;
+        size_t s = slot + kept++;
+        out->range[s] = r;
+        out->range_clean[s] = echoes[k].range;
+        out->intensity[s] = intensity;
+        out->epw[s] = echoes[k].epw;
+        out->cos_incidence[s] = d->cos_incidence;
+        out->nx[s] = d->nx;
+        out->ny[s] = d->ny;
+        out->nz[s] = d->nz;
+        out->object[s] = d->object;
+    }
+    out->count[beam] = (uint8_t)kept;
+    return kept;
+}
+
+/* The beams [lo, hi) of one slice: rays, trace, optics, receiver, noise. */
+static size_t run_slice(const frame_setup *f, lsim_scene *scene, lsim_frame_workspace *ws, lsim_frame_scratch *s,
+                        size_t lo, size_t hi, double *trace_ms, double *shade_ms, double *noise_ms)
+{
+    const lsim_sensor *sensor = f->sensor;
+    const int sub = f->subrays.count;
+    const size_t m = hi - lo;
+    double a = lsim_now_ms();
+    if (!f->kernel) {
+        lsim_rays_generate(sensor, &f->subrays, lo, m, &s->rays);
+        lsim_engine_trace(scene->engine, &s->rays, m * (size_t)sub, 0.0f, f->optics.range_max, &s->hits);
+    }
+    double b = lsim_now_ms(), shade = 0.0, measure = 0.0;
+    size_t points = 0;
+    lsim_contribution c[LSIM_MAX_CONTRIBUTIONS + LSIM_FOG_MAX_SEGMENTS];
+    for (size_t i = 0; i < m; ++i) {
+        double t0 = lsim_now_ms();
+        int n = 0;
+        float background = 0.0f, first = 0.0f;
+        if (f->kernel) {
+            const lsim_bloom_result *bl = &ws->bloom;
+            if (bl->power[lo + i] > 0.0f) {
+                c[0] = (lsim_contribution){bl->range[lo + i], bl->power[lo + i], 0.0f, bl->object[lo + i],
+                                           bl->cos_incidence[lo + i], bl->nx[lo + i], bl->ny[lo + i], bl->nz[lo + i]};
+                n = 1;
+                first = bl->range[lo + i];
+            }
+        } else {
+            for (int k = 0; k < sub; ++k) {
+                size_t r = i * (size_t)sub + (size_t)k;
+                const float org[3] = {s->rays.ox[r], s->rays.oy[r], s->rays.oz[r]};
+                const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
+                const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
+                n = lsim_optics_follow(&f->optics, org, dir, s->hits.t[r], s->hits.object[r], ng, f->subrays.weight[k],
+                                       c, n, LSIM_MAX_CONTRIBUTIONS, &background);
+                if (k == 0 && s->hits.object[r] != LSIM_NO_HIT)
+                    first = s->hits.t[r];
+            }
+        }
+        n = keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS);
+        if (f->fog.backscatter > 0.0f)
+            n += lsim_fog_contributions(&f->fog, first > 0.0f ? first : f->optics.range_max, c + n);
+        double t1 = lsim_now_ms();
+        points += measure_beam(f, &ws->echoes, lo + i, c, n, background);
+        double t2 = lsim_now_ms();
+        shade += t1 - t0;
+        measure += t2 - t1;
+    }
+    *trace_ms += b - a;
+    *shade_ms += shade;
+    *noise_ms += measure;
+    return points;
+}
+
+static void setup_frame(frame_setup *f, lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                        lsim_frame_workspace *ws)
+{
+    const lsim_sensor_spec *spec = &sensor->spec;
+    memset(f, 0, sizeof *f);
+    f->sensor = sensor;
+    f->kernel = spec->beam.mode == LSIM_BEAM_KERNEL;
+    const double divergence = spec->beam.divergence_mrad * 1e-3;
+    lsim_subrays_make(&f->subrays, divergence, spec->beam.mode == LSIM_BEAM_RAYS ? spec->beam.rings : 0);
+    lsim_optics *o = &f->optics;
+    o->engine = scene->engine;
+    o->surfaces = &ws->surfaces;
+    o->max_bounces = scene->max_bounces;
+    o->extinction = (float)scene->extinction;
+    o->divergence = spec->beam.mode == LSIM_BEAM_SINGLE ? (float)divergence : 0.0f;
+    o->range_max = (float)spec->range_max;
+    o->baseline = spec->baseline[0] != 0.0 || spec->baseline[1] != 0.0 || spec->baseline[2] != 0.0;
+    lsim_vec3 rx = lsim_v3_add(sensor->pose.t, lsim_mat3_mul(&sensor->pose.r, lsim_v3(spec->baseline[0],
+                                                                                      spec->baseline[1],
+                                                                                      spec->baseline[2])));
+    o->receiver[0] = (float)rx.x;
+    o->receiver[1] = (float)rx.y;
+    o->receiver[2] = (float)rx.z;
+    for (int k = 0; k < 3; ++k)
+        o->sun[k] = (float)scene->sun_direction[k];
+    /* Background of a white surface facing the sun, in intensity units: E Omega / P_t with the
+     * receiver's field of view Omega = pi (divergence / 2)^2 (at least 1 mrad). */
+    double half = 0.5 * (divergence > 1e-3 ? divergence : 1e-3);
+    o->sun_level = (float)(scene->sun_irradiance * 3.14159265358979 * half * half / spec->receiver.peak_power_w);
+    f->threshold = spec->detection_reflectance / (spec->range_max * spec->range_max);
+    f->receiver.pulse_width_ns = spec->receiver.pulse_width_ns;
+    f->receiver.threshold = f->threshold;
+    f->receiver.mode = (lsim_return_mode)spec->receiver.mode;
+    f->receiver.max_returns = spec->receiver.max_returns;
+    f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
+    f->receiver.max_range = spec->range_max;
+    lsim_fog_setup(&f->fog, scene->extinction, scene->backscatter, spec->range_min, spec->receiver.pulse_width_ns);
+    f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
+                                        (float)f->threshold, (float)spec->range_min};
+    f->noise = options->noise;
+    f->seed = options->seed;
+    f->frame = options->frame_index;
 }
 
 lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
@@ -42,60 +225,48 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     lsim_context *ctx = scene->ctx;
     const lsim_sensor_spec *spec = &sensor->spec;
     const size_t n = sensor->beams.count;
-    if (points->capacity < n)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "point buffer holds %zu points, the sensor has %zu beams",
-                         points->capacity, n);
+    if (points->capacity < lsim_frame_point_capacity(sensor))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "point buffer holds %zu points, the sensor needs %zu (beams x max returns)", points->capacity,
+                         lsim_frame_point_capacity(sensor));
     const int threads = lsim_threads_resolve(options->threads);
     double t0 = lsim_now_ms();
     lsim_status st = lsim_scene_commit(scene);
     if (st != LSIM_OK)
         return st;
     double t1 = lsim_now_ms();
-    st = lsim_frame_workspace_reserve(ctx, ws, n, scene->object_count, threads);
+    st = lsim_frame_workspace_reserve(ctx, ws, n, spec->receiver.max_returns, scene->object_count, threads);
     if (st != LSIM_OK)
         return st;
     fill_surfaces(scene, ws);
+    frame_setup f;
+    setup_frame(&f, scene, sensor, options, ws);
+    double bloom_ms = 0.0;
+    if (f.kernel) {
+        double b0 = lsim_now_ms();
+        st = lsim_frame_bloom(scene, sensor, &f.optics, f.threshold, threads, ws);
+        if (st != LSIM_OK)
+            return st;
+        bloom_ms = lsim_now_ms() - b0;
+    }
 
-    lsim_noise_model noise = {
-        .enabled = options->noise,
-        .range_sigma = spec->range_sigma,
-        .intensity_sigma = spec->intensity_sigma,
-        .intensity_threshold = spec->detection_reflectance / (spec->range_max * spec->range_max),
-        .range_min = spec->range_min,
-        .seed = options->seed,
-        .frame = options->frame_index,
-    };
-    /* Stages run chunk by chunk so a chunk's rays, hits and returns stay in cache between
-     * stages; each stage is a plain function over an index range of the frame's arrays. */
-    const size_t chunk = ws->chunk = lsim_frame_chunk(n, threads);
+    const size_t chunk = ws->chunk = lsim_frame_chunk(n, threads, f.subrays.count);
     const size_t chunks = (n + chunk - 1) / chunk;
-    const float tfar = (float)spec->range_max;
     double trace_ms = 0.0, shade_ms = 0.0, noise_ms = 0.0;
+    double t2s = lsim_now_ms();
 #pragma omp parallel num_threads(threads) reduction(+ : trace_ms, shade_ms, noise_ms)
     {
+        lsim_frame_scratch *s = &ws->scratch[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < chunks; ++c) {
             size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-            lsim_frame_scratch *s = &ws->scratch[omp_get_thread_num()];
-            lsim_returns returns = lsim_returns_at(&ws->returns, lo);
-            lsim_measurements measured = lsim_measurements_at(&ws->measured, lo);
-            double a = lsim_now_ms();
-            lsim_rays_generate(sensor, lo, hi - lo, &s->rays);
-            lsim_engine_trace(scene->engine, &s->rays, hi - lo, 0.0f, tfar, &s->hits);
-            double b = lsim_now_ms();
-            lsim_optics_shade(&s->rays, &s->hits, &ws->surfaces, hi - lo, &returns);
-            double d = lsim_now_ms();
-            ws->chunk_points[c + 1] = lsim_noise_apply(&noise, &returns, lo, hi - lo, &measured);
-            double e = lsim_now_ms();
-            trace_ms += b - a;
-            shade_ms += d - b;
-            noise_ms += e - d;
+            ws->chunk_points[c + 1] = run_slice(&f, scene, ws, s, lo, hi, &trace_ms, &shade_ms, &noise_ms);
         }
     }
     double t2 = lsim_now_ms();
-    size_t hits = 0;
+    size_t echoes = 0;
     for (size_t c = 0; c < chunks; ++c)
-        hits += ws->chunk_points[c + 1];
+        echoes += ws->chunk_points[c + 1];
     lsim_points_emit(sensor, ws, options, points, threads);
     double t4 = lsim_now_ms();
 
@@ -106,13 +277,13 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
         lsim_mat3_to_quat(&sensor->pose.r, &points->viewpoint[3]);
     }
     points->stats.rays = n;
-    points->stats.hits = hits;
+    points->stats.hits = echoes;
     points->stats.build_ms = (t1 - t0) > 0.001 ? scene->build_ms : 0.0;
-    /* Wall time of the fused loop split by each stage's share of the threads' time; point
-     * emission is counted with noise (both end in the point buffer). */
-    double busy = trace_ms + shade_ms + noise_ms, wall = t2 - t1;
+    /* Wall time of the frame loop split by each stage's share of the threads' time; the blooming
+     * render counts as tracing, point emission with noise (both end in the point buffer). */
+    double busy = trace_ms + shade_ms + noise_ms, wall = t2 - t2s;
     double scale = busy > 0.0 ? wall / busy : 0.0;
-    points->stats.trace_ms = trace_ms * scale;
+    points->stats.trace_ms = trace_ms * scale + bloom_ms;
     points->stats.shade_ms = shade_ms * scale;
     points->stats.noise_ms = noise_ms * scale + (t4 - t2);
     points->stats.load_ms = scene->load_ms;
@@ -147,7 +318,7 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     if (st != LSIM_OK)
         return st;
     lsim_points *points = NULL;
-    st = lsim_points_alloc(ctx, sensor->beams.count, &points);
+    st = lsim_points_alloc(ctx, lsim_frame_point_capacity(sensor), &points);
     if (st != LSIM_OK)
         return st;
     st = lsim_points_set_labels(points, scene->labels.names.entries, scene->labels.names.count);

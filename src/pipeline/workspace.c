@@ -54,19 +54,25 @@ static int scratch_alloc(lsim_frame_scratch *s)
     return ok ? 0 : -1;
 }
 
-lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t n, size_t objects,
-                                         int threads)
+lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t n, int slots,
+                                         size_t objects, int threads)
 {
     int ok = 1;
-    if (n > ws->capacity) {
-        lsim_returns *r = &ws->returns;
-        GROW(r->range, n); GROW(r->intensity, n); GROW(r->cos_incidence, n);
-        GROW(r->nx, n); GROW(r->ny, n); GROW(r->nz, n); GROW(r->object, n);
-        GROW(ws->measured.range, n); GROW(ws->measured.intensity, n); GROW(ws->measured.detected, n);
-        GROW(ws->chunk_points, n / LSIM_FRAME_CHUNK_MIN + 2);
+    size_t s = n * (size_t)slots;
+    if (s > ws->slot_capacity) {
+        lsim_echo_buffer *e = &ws->echoes;
+        GROW(e->range, s); GROW(e->range_clean, s); GROW(e->intensity, s); GROW(e->epw, s);
+        GROW(e->cos_incidence, s); GROW(e->nx, s); GROW(e->ny, s); GROW(e->nz, s); GROW(e->object, s);
+        if (ok)
+            ws->slot_capacity = s;
+    }
+    if (ok && n > ws->capacity) {
+        GROW(ws->echoes.count, n);
+        GROW(ws->chunk_points, n + 2);
         if (ok)
             ws->capacity = n;
     }
+    ws->echoes.slots = slots;
     if (ok && threads > ws->scratch_count) {
         lsim_frame_scratch *grown = realloc(ws->scratch, (size_t)threads * sizeof *grown);
         if (!grown) {
@@ -81,25 +87,41 @@ lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace
         }
     }
     if (ok && objects > ws->object_capacity) {
-        GROW(ws->surfaces.reflectance, objects);
-        GROW(ws->object_label, objects);
-        GROW(ws->object_instance, objects);
+        lsim_surfaces *sf = &ws->surfaces;
+        GROW(sf->brdf, objects); GROW(sf->thin, objects); GROW(sf->albedo, objects);
+        GROW(sf->label, objects); GROW(sf->instance, objects);
         if (ok)
             ws->object_capacity = objects;
     }
     if (!ok)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
-                         "out of memory for a frame of %zu beams (reduce the sensor's beam count)", n);
+                         "out of memory for a frame of %zu beams x %d returns (reduce the beam count or "
+                         "max_returns)", n, slots);
     ws->surfaces.count = objects;
     return LSIM_OK;
 }
 
+lsim_status lsim_frame_bloom_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t n)
+{
+    int ok = 1;
+    if (n > ws->bloom_capacity) {
+        lsim_bloom_result *b = &ws->bloom;
+        GROW(b->range, n); GROW(b->power, n); GROW(b->object, n);
+        GROW(b->cos_incidence, n); GROW(b->nx, n); GROW(b->ny, n); GROW(b->nz, n);
+        if (ok)
+            ws->bloom_capacity = n;
+    }
+    return ok ? LSIM_OK : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming of %zu beams", n);
+}
+
 void lsim_frame_workspace_free(lsim_frame_workspace *ws)
 {
+    lsim_echo_buffer *e = &ws->echoes;
+    lsim_bloom_result *b = &ws->bloom;
     void *arrays[] = {
-        ws->returns.range, ws->returns.intensity, ws->returns.cos_incidence, ws->returns.nx, ws->returns.ny,
-        ws->returns.nz, ws->returns.object, ws->measured.range, ws->measured.intensity, ws->measured.detected,
-        ws->chunk_points, ws->surfaces.reflectance, ws->object_label, ws->object_instance,
+        e->range, e->range_clean, e->intensity, e->epw, e->cos_incidence, e->nx, e->ny, e->nz, e->object, e->count,
+        ws->chunk_points, ws->surfaces.brdf, ws->surfaces.thin, ws->surfaces.albedo, ws->surfaces.label,
+        ws->surfaces.instance, b->range, b->power, b->object, b->cos_incidence, b->nx, b->ny, b->nz,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);

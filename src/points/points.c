@@ -28,6 +28,10 @@ static const struct {
     [LSIM_FIELD_X_CLEAN] = {"x_clean", LSIM_TYPE_F32},
     [LSIM_FIELD_Y_CLEAN] = {"y_clean", LSIM_TYPE_F32},
     [LSIM_FIELD_Z_CLEAN] = {"z_clean", LSIM_TYPE_F32},
+    [LSIM_FIELD_RETURN_INDEX] = {"return_index", LSIM_TYPE_U16},
+    [LSIM_FIELD_NUM_RETURNS] = {"num_returns", LSIM_TYPE_U16},
+    [LSIM_FIELD_EPW] = {"epw", LSIM_TYPE_F32},
+    [LSIM_FIELD_POWER] = {"power", LSIM_TYPE_F32},
 };
 
 const char *lsim_field_name(lsim_field field)

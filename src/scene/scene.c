@@ -23,6 +23,8 @@ lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out)
     if (!s)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating a scene");
     s->ctx = ctx;
+    s->max_bounces = 5;
+    s->sun_direction[2] = 1.0;
     lsim_status st = lsim_label_map_init_defaults(ctx, &s->labels);
     if (st == LSIM_OK)
         st = lsim_scene_add_lambertian(s, "default", 0.5);
@@ -63,16 +65,45 @@ long lsim_scene_find_material(const lsim_scene *scene, const char *name)
     return -1;
 }
 
-lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance)
+static const lsim_brdf_kind brdf_of_type[] = {
+    [LSIM_MATERIAL_LAMBERTIAN] = LSIM_BRDF_LAMBERTIAN, [LSIM_MATERIAL_OREN_NAYAR] = LSIM_BRDF_OREN_NAYAR,
+    [LSIM_MATERIAL_COOK_TORRANCE] = LSIM_BRDF_COOK_TORRANCE, [LSIM_MATERIAL_RETROREFLECTOR] = LSIM_BRDF_RETROREFLECTOR,
+    [LSIM_MATERIAL_MIRROR] = LSIM_BRDF_MIRROR, [LSIM_MATERIAL_GLASS] = LSIM_BRDF_GLASS,
+};
+
+void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type)
 {
-    if (!scene || !name)
+    lsim_brdf b;
+    lsim_brdf_defaults(&b, (unsigned)type <= LSIM_MATERIAL_GLASS ? brdf_of_type[type] : LSIM_BRDF_LAMBERTIAN);
+    desc->type = type;
+    desc->reflectance = b.reflectance;
+    desc->roughness = b.roughness;
+    desc->ior = b.ior;
+    desc->f0 = b.f0;
+    desc->metallic = b.metallic;
+    desc->peak = b.peak;
+    desc->falloff_deg = b.falloff_deg;
+    desc->transmittance = b.transmittance;
+}
+
+lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc)
+{
+    if (!scene || !name || !desc)
         return LSIM_ERR_INVALID_ARGUMENT;
     if (!name[0] || strlen(name) >= LSIM_NAME_MAX)
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "material name '%s' must have 1 to %d characters", name, LSIM_NAME_MAX - 1);
-    if (!(reflectance >= 0.0 && reflectance <= 1.0))
-        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "material '%s': reflectance %g must be in [0, 1]", name, reflectance);
+    if ((unsigned)desc->type > LSIM_MATERIAL_GLASS)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "materials.%s: unknown material type %d", name,
+                         (int)desc->type);
+    lsim_brdf brdf = {
+        .kind = brdf_of_type[desc->type], .reflectance = desc->reflectance, .roughness = desc->roughness,
+        .ior = desc->ior, .f0 = desc->f0, .metallic = desc->metallic, .peak = desc->peak,
+        .falloff_deg = desc->falloff_deg, .transmittance = desc->transmittance,
+    };
+    lsim_status st = lsim_brdf_validate(scene->ctx, &brdf, name);
+    if (st != LSIM_OK)
+        return st;
     long existing = lsim_scene_find_material(scene, name);
     lsim_material *m;
     if (existing >= 0) {
@@ -90,8 +121,62 @@ lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, doubl
         memset(m, 0, sizeof *m);
         lsim_strlcpy(m->name, name, sizeof m->name);
     }
-    m->brdf = LSIM_BRDF_LAMBERTIAN;
-    m->reflectance = reflectance;
+    m->brdf = brdf;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance)
+{
+    lsim_material_desc desc;
+    lsim_material_desc_init(&desc, LSIM_MATERIAL_LAMBERTIAN);
+    desc.reflectance = reflectance;
+    return lsim_scene_add_material(scene, name, &desc);
+}
+
+lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces)
+{
+    if (!scene)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (bounces < 0 || bounces > 16)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "max_bounces: %d is invalid; must be 0..16", bounces);
+    scene->max_bounces = bounces;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m, double backscatter_per_m_sr)
+{
+    if (!scene)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!(extinction_per_m >= 0.0 && extinction_per_m <= 10.0))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "atmosphere.extinction_per_m: %g is invalid; must be 0..10 1/m (fog of 10 m visibility is 0.39)",
+                         extinction_per_m);
+    if (!(backscatter_per_m_sr >= 0.0 && backscatter_per_m_sr <= extinction_per_m))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "atmosphere.backscatter_per_m_sr: %g is invalid; must be 0..extinction (%g)", backscatter_per_m_sr,
+                         extinction_per_m);
+    scene->extinction = extinction_per_m;
+    scene->backscatter = backscatter_per_m_sr;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction[3], double irradiance_w_m2)
+{
+    if (!scene || !sun_direction)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    double n = sqrt(sun_direction[0] * sun_direction[0] + sun_direction[1] * sun_direction[1] +
+                    sun_direction[2] * sun_direction[2]);
+    if (!(n > 1e-9) || !isfinite(n))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "ambient.sun_direction: [%g, %g, %g] must be a non-zero vector towards the sun",
+                         sun_direction[0], sun_direction[1], sun_direction[2]);
+    if (!(irradiance_w_m2 >= 0.0 && irradiance_w_m2 <= 2000.0))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "ambient.irradiance_w_m2: %g is invalid; must be 0..2000 W/m^2 (full sun in a 905 nm "
+                         "filter band is ~5-50)", irradiance_w_m2);
+    for (int i = 0; i < 3; ++i)
+        scene->sun_direction[i] = sun_direction[i] / n;
+    scene->sun_irradiance = irradiance_w_m2;
     return LSIM_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include "lidarsim.h"
 #include "core/vec.h"
+#include "optics/brdf.h"
 #include "points/points.h"
 
 #include <stddef.h>
@@ -11,12 +12,9 @@
 
 #define LSIM_NAME_MAX 64
 
-typedef enum lsim_brdf_kind { LSIM_BRDF_LAMBERTIAN = 0 } lsim_brdf_kind;
-
 typedef struct lsim_material {
     char name[LSIM_NAME_MAX];
-    lsim_brdf_kind brdf;
-    double reflectance; /* hemispherical reflectance rho, BRDF rho/pi */
+    lsim_brdf brdf;
 } lsim_material;
 
 typedef enum lsim_shape { LSIM_SHAPE_TRIANGLES = 0, LSIM_SHAPE_SPHERE } lsim_shape;
@@ -59,6 +57,11 @@ struct lsim_scene {
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
     struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
     double load_ms, build_ms;   /* time spent loading the scene file / building the BVH */
+    int max_bounces;            /* mirror / glass recursion depth */
+    double extinction;          /* atmosphere alpha, 1/m */
+    double backscatter;         /* atmosphere (fog) backscatter coefficient, 1/(m sr) */
+    double sun_direction[3];    /* unit, world, towards the sun */
+    double sun_irradiance;      /* in-band irradiance, W/m^2 (0: no ambient light) */
 };
 
 /* Index of a material by name, or -1. */

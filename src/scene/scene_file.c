@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", NULL};
-static const char *const material_keys[] = {"brdf", "reflectance", NULL};
+static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", "max_bounces", "atmosphere",
+                                        "ambient", NULL};
 static const char *const object_keys[] = {"box", "sphere", "plane", "mesh", "position", "rotation",
                                           "scale", "material", "label", NULL};
 static const char *const box_keys[] = {"size", NULL};
@@ -35,6 +35,100 @@ static void dir_of(const char *path, char *dir, size_t size)
         *slash = '\0';
 }
 
+/* Keys each BRDF takes besides `brdf` (the first is required). */
+static const struct {
+    lsim_material_type type;
+    const char *name;
+    const char *const keys[6];
+} material_kinds[] = {
+    {LSIM_MATERIAL_LAMBERTIAN, "lambertian", {"reflectance", NULL}},
+    {LSIM_MATERIAL_OREN_NAYAR, "oren-nayar", {"reflectance", "roughness", NULL}},
+    {LSIM_MATERIAL_COOK_TORRANCE, "cook-torrance", {"reflectance", "roughness", "ior", "f0", "metallic", NULL}},
+    {LSIM_MATERIAL_RETROREFLECTOR, "retroreflector", {"peak", "falloff_deg", NULL}},
+    {LSIM_MATERIAL_MIRROR, "mirror", {"reflectance", NULL}},
+    {LSIM_MATERIAL_GLASS, "glass", {"ior", "transmittance", NULL}},
+};
+
+static double *material_field(lsim_material_desc *d, const char *key)
+{
+    if (strcmp(key, "reflectance") == 0) return &d->reflectance;
+    if (strcmp(key, "roughness") == 0) return &d->roughness;
+    if (strcmp(key, "ior") == 0) return &d->ior;
+    if (strcmp(key, "f0") == 0) return &d->f0;
+    if (strcmp(key, "metallic") == 0) return &d->metallic;
+    if (strcmp(key, "peak") == 0) return &d->peak;
+    if (strcmp(key, "falloff_deg") == 0) return &d->falloff_deg;
+    return &d->transmittance;
+}
+
+static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, const char *name, lsim_scene *scene)
+{
+    char key[128], sub[192];
+    snprintf(key, sizeof key, "materials.%s", name);
+    if (v->type != YAML_MAPPING_NODE)
+        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "expected a mapping like {brdf: lambertian, reflectance: 0.5}");
+    int kind = 0;
+    yaml_node_t *brdf = lsim_yaml_get(y, v, "brdf");
+    snprintf(sub, sizeof sub, "%s.brdf", key);
+    if (brdf) {
+        const char *b;
+        lsim_status st = lsim_yaml_string(y, brdf, sub, &b);
+        if (st != LSIM_OK)
+            return st;
+        for (kind = 0; kind < (int)(sizeof material_kinds / sizeof material_kinds[0]); ++kind)
+            if (strcmp(b, material_kinds[kind].name) == 0)
+                break;
+        if (kind == (int)(sizeof material_kinds / sizeof material_kinds[0]))
+            return lsim_yaml_fail(y, brdf, LSIM_ERR_PARSE, sub,
+                                  "unknown BRDF '%s'; valid: lambertian, oren-nayar, cook-torrance, retroreflector, "
+                                  "mirror, glass", b);
+    }
+    const char *allowed[8] = {"brdf"};
+    int n_allowed = 1;
+    for (int i = 0; material_kinds[kind].keys[i]; ++i)
+        allowed[n_allowed++] = material_kinds[kind].keys[i];
+    allowed[n_allowed] = NULL;
+    lsim_status st = lsim_yaml_check_keys(y, v, key, allowed);
+    if (st != LSIM_OK)
+        return st;
+    const char *required = material_kinds[kind].keys[0];
+    if (!lsim_yaml_get(y, v, required))
+        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "a %s material needs `%s:`", material_kinds[kind].name,
+                              required);
+    lsim_material_desc desc;
+    lsim_material_desc_init(&desc, material_kinds[kind].type);
+    for (int i = 1; i < n_allowed && st == LSIM_OK; ++i) {
+        snprintf(sub, sizeof sub, "%s.%s", key, allowed[i]);
+        st = lsim_yaml_opt_number(y, v, allowed[i], sub, material_field(&desc, allowed[i]));
+    }
+    if (st != LSIM_OK)
+        return st;
+    if (lsim_scene_add_material(scene, name, &desc) == LSIM_OK)
+        return LSIM_OK;
+    /* "materials.NAME.KEY: ..." -> at KEY's line; otherwise at the material's name. */
+    char msg[LSIM_ERROR_MAX];
+    lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+    size_t klen = strlen(key);
+    yaml_node_t *at = k;
+    const char *text = msg;
+    if (strncmp(msg, key, klen) == 0 && msg[klen] == '.') {
+        char field[64];
+        size_t f = 0;
+        for (const char *c = msg + klen + 1; *c && *c != ':' && f < sizeof field - 1; ++c)
+            field[f++] = *c;
+        field[f] = '\0';
+        yaml_node_t *node = lsim_yaml_get(y, v, field);
+        if (node)
+            at = node;
+        const char *colon = strstr(msg, ": ");
+        if (colon) {
+            snprintf(sub, sizeof sub, "%s.%s", key, field);
+            return lsim_yaml_fail(y, at, LSIM_ERR_PARSE, sub, "%s", colon + 2);
+        }
+    }
+    return lsim_yaml_fail(y, at, LSIM_ERR_PARSE, key, "%s", text);
+}
+
 static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene)
 {
     if (map->type != YAML_MAPPING_NODE)
@@ -47,34 +141,8 @@ static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *sc
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
         const char *name = NULL;
         lsim_status st = lsim_yaml_string(y, k, "materials", &name);
-        char key[128];
-        snprintf(key, sizeof key, "materials.%s", name ? name : "?");
         if (st == LSIM_OK)
-            st = lsim_yaml_check_keys(y, v, key, material_keys);
-        if (st != LSIM_OK)
-            return st;
-        yaml_node_t *brdf = lsim_yaml_get(y, v, "brdf");
-        if (brdf) {
-            const char *b;
-            char bkey[160];
-            snprintf(bkey, sizeof bkey, "%s.brdf", key);
-            st = lsim_yaml_string(y, brdf, bkey, &b);
-            if (st == LSIM_OK && strcmp(b, "lambertian") != 0)
-                st = lsim_yaml_fail(y, brdf, LSIM_ERR_PARSE, bkey, "unknown BRDF '%s'; valid: lambertian", b);
-            if (st != LSIM_OK)
-                return st;
-        }
-        yaml_node_t *refl = lsim_yaml_get(y, v, "reflectance");
-        char rkey[160];
-        snprintf(rkey, sizeof rkey, "%s.reflectance", key);
-        if (!refl)
-            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "needs `reflectance:` (0 to 1)");
-        double rho;
-        st = lsim_yaml_number(y, refl, rkey, &rho);
-        if (st == LSIM_OK && !(rho >= 0.0 && rho <= 1.0))
-            st = lsim_yaml_fail(y, refl, LSIM_ERR_PARSE, rkey, "reflectance %g must be in [0, 1]", rho);
-        if (st == LSIM_OK && lsim_scene_add_lambertian(scene, name, rho) != LSIM_OK)
-            st = lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "%s", "invalid material name (1 to 63 characters)");
+            st = read_material(y, k, v, name, scene);
         if (st != LSIM_OK)
             return st;
     }
@@ -215,6 +283,8 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
     if (materials && (st = read_materials(y, materials, scene)) != LSIM_OK)
         return st;
     if (labels && (st = read_labels(y, labels, scene)) != LSIM_OK)
+        return st;
+    if ((st = lsim_scene_file_read_environment(y, root, scene)) != LSIM_OK)
         return st;
     if (!objects)
         return lsim_yaml_fail(y, root, LSIM_ERR_PARSE, "objects", "the scene needs `objects:` (a list of shapes)");

@@ -11,4 +11,12 @@ int lsim_scene_file_resolve(const char *dir, const char *name, char *out, size_t
 /* Read the `sensor:` mapping into a new sensor (pose applied). */
 lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_sensor **out);
 
+struct lsim_beam_spec;
+struct lsim_receiver_spec;
+/* The `beam:` and `receiver:` mappings of `sensor:` (scene/optics_yaml.c). */
+lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char *dir, struct lsim_beam_spec *beam);
+lsim_status lsim_scene_file_read_receiver(lsim_yaml *y, yaml_node_t *map, struct lsim_receiver_spec *rx);
+/* Top-level max_bounces, atmosphere and ambient. */
+lsim_status lsim_scene_file_read_environment(lsim_yaml *y, yaml_node_t *root, lsim_scene *scene);
+
 #endif

@@ -12,7 +12,7 @@
 static const char *const sensor_keys[] = {
     "preset", "type", "position", "rotation", "range", "noise", "detection_reflectance", "rate_hz",
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
-    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", NULL};
+    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", NULL};
 static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
@@ -211,6 +211,13 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
             st = lsim_yaml_opt_number(y, noise, "intensity_sigma", "sensor.noise.intensity_sigma",
                                       &spec->intensity_sigma);
     }
+    yaml_node_t *beam = lsim_yaml_get(y, map, "beam"), *receiver = lsim_yaml_get(y, map, "receiver");
+    if (st == LSIM_OK && beam)
+        st = lsim_scene_file_read_beam(y, beam, dir, &spec->beam);
+    if (st == LSIM_OK && receiver)
+        st = lsim_scene_file_read_receiver(y, receiver, &spec->receiver);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "baseline", "sensor.baseline", spec->baseline, 3);
     yaml_node_t *file = lsim_yaml_get(y, map, "file");
     if (st == LSIM_OK && spec->kind == LSIM_SENSOR_PATTERN) {
         if (!file)

@@ -28,6 +28,10 @@ typedef struct preset {
     int width, height;         /* camera */
     double hfov_deg, vfov_deg; /* camera */
     double rate_hz, range_min, range_max, range_sigma;
+    /* Beam divergence (mrad, full angle) and pulse width (ns). Published figures where there are
+     * any (VLP-16 3 mrad per DESIGN.md §3; Ouster OS1 0.18 deg FWHM; Livox Mid-40 0.28 deg;
+     * Kinect v2: one pixel, 70.6 deg / 512); the others are typical values for the class. */
+    double divergence_mrad, pulse_ns;
 } preset;
 
 static const preset presets[] = {
@@ -35,43 +39,43 @@ static const preset presets[] = {
      * -15..+15 deg every 2 deg, 0.1-0.4 deg azimuth at 5-20 Hz (0.2 deg = 1800 columns at
      * 10 Hz), range up to 100 m, accuracy +-3 cm. */
     {"vlp16", "rotating, 16 ch x 1800 col (28800 beams), 360 x 30 deg (-15..+15), 0.5-100 m, 10 Hz; Velodyne VLP-16",
-     LSIM_SENSOR_ROTATING, {{16, -15.0, 15.0}, {0, 0, 0}}, 1800, 0, 0, 0, 0, 0, 0, 10.0, 0.5, 100.0, 0.015},
+     LSIM_SENSOR_ROTATING, {{16, -15.0, 15.0}, {0, 0, 0}}, 1800, 0, 0, 0, 0, 0, 0, 10.0, 0.5, 100.0, 0.015, 3.0, 6.0},
     /* Velodyne HDL-32E datasheet (97-0038) and manual (63-9113): 32 lasers +10.67..-30.67 deg
      * (1.33 deg apart), 0.08-0.33 deg azimuth at 5-20 Hz (~0.166 deg = 2170 columns at 10 Hz),
      * range 1-100 m, accuracy +-2 cm. */
     {"hdl32e", "rotating, 32 ch x 2170 col (69440 beams), 360 x 41.3 deg (-30.67..+10.67), 1-100 m, 10 Hz; Velodyne HDL-32E",
-     LSIM_SENSOR_ROTATING, {{32, -30.67, 10.67}, {0, 0, 0}}, 2170, 0, 0, 0, 0, 0, 0, 10.0, 1.0, 100.0, 0.01},
+     LSIM_SENSOR_ROTATING, {{32, -30.67, 10.67}, {0, 0, 0}}, 2170, 0, 0, 0, 0, 0, 0, 10.0, 1.0, 100.0, 0.01, 3.0, 5.0},
     /* Velodyne HDL-64E S2 datasheet / manual (63-HDL64ES2): upper block 32 lasers +2..-8.33 deg
      * (1/3 deg apart), lower block 32 lasers -8.83..-24.9 deg (1/2 deg apart), 0.08-0.35 deg
      * azimuth (0.1728 deg = 2083 columns at 10 Hz), range 0.9-120 m, accuracy < 2 cm. KITTI's
      * sensor. */
     {"hdl64e", "rotating, 64 ch x 2083 col (133312 beams), 360 x 26.9 deg (-24.9..+2), 0.9-120 m, 10 Hz; Velodyne HDL-64E (KITTI)",
-     LSIM_SENSOR_ROTATING, {{32, 2.0, -8.33}, {32, -8.83, -24.9}}, 2083, 0, 0, 0, 0, 0, 0, 10.0, 0.9, 120.0, 0.01},
+     LSIM_SENSOR_ROTATING, {{32, 2.0, -8.33}, {32, -8.83, -24.9}}, 2083, 0, 0, 0, 0, 0, 0, 10.0, 0.9, 120.0, 0.01, 2.0, 5.0},
     /* Ouster OS1-64 datasheet (rev 1, gen 1): 64 channels uniform over 45 deg (+-22.5 deg),
      * 512/1024/2048 columns at 10/20 Hz, range 0.3-120 m, precision +-1.5 cm. */
     {"os1-64", "rotating, 64 ch x 1024 col (65536 beams), 360 x 45 deg (-22.5..+22.5 uniform), 0.3-120 m, 10 Hz; Ouster OS1-64",
-     LSIM_SENSOR_ROTATING, {{64, -22.5, 22.5}, {0, 0, 0}}, 1024, 0, 0, 0, 0, 0, 0, 10.0, 0.3, 120.0, 0.015},
+     LSIM_SENSOR_ROTATING, {{64, -22.5, 22.5}, {0, 0, 0}}, 1024, 0, 0, 0, 0, 0, 0, 10.0, 0.3, 120.0, 0.015, 3.1, 5.0},
     /* Ouster OS1-128 datasheet (rev C): 128 channels uniform over 45 deg, 2048 columns at
      * 10 Hz, range 0.3-120 m, precision +-1.5 cm. */
     {"os1-128", "rotating, 128 ch x 2048 col (262144 beams), 360 x 45 deg (-22.5..+22.5 uniform), 0.3-120 m, 10 Hz; Ouster OS1-128",
-     LSIM_SENSOR_ROTATING, {{128, -22.5, 22.5}, {0, 0, 0}}, 2048, 0, 0, 0, 0, 0, 0, 10.0, 0.3, 120.0, 0.015},
+     LSIM_SENSOR_ROTATING, {{128, -22.5, 22.5}, {0, 0, 0}}, 2048, 0, 0, 0, 0, 0, 0, 10.0, 0.3, 120.0, 0.015, 3.1, 5.0},
     /* Slamtec RPLIDAR A1 datasheet (A1M8 v2.x): 360 deg, range 0.15-12 m, 5.5 Hz typical scan
      * rate; real scans from the ApolloSim data set have 720 beams per revolution (0.5 deg);
      * accuracy < 1% of range (~5 mm at short range). */
     {"rplidar-a1", "planar, 720 beams over 360 deg (0.5 deg), 0.15-12 m, 5.5 Hz; Slamtec RPLIDAR A1",
-     LSIM_SENSOR_PLANAR, {{0, 0, 0}, {0, 0, 0}}, 0, 360.0, 720, 0, 0, 0, 0, 5.5, 0.15, 12.0, 0.005},
+     LSIM_SENSOR_PLANAR, {{0, 0, 0}, {0, 0, 0}}, 0, 360.0, 720, 0, 0, 0, 0, 5.5, 0.15, 12.0, 0.005, 10.0, 5.0},
     /* Hokuyo URG-04LX specification: 240 deg, angular step 360/1024 = 0.3515625 deg, 682 steps,
      * 100 ms per scan, range 20-5600 mm, accuracy +-10 mm (60-1000 mm). */
     {"urg-04lx", "planar, 682 beams over 239.77 deg (0.3516 deg), 0.02-5.6 m, 10 Hz; Hokuyo URG-04LX",
-     LSIM_SENSOR_PLANAR, {{0, 0, 0}, {0, 0, 0}}, 0, 682 * 0.3515625, 682, 0, 0, 0, 0, 10.0, 0.02, 5.6, 0.01},
+     LSIM_SENSOR_PLANAR, {{0, 0, 0}, {0, 0, 0}}, 0, 682 * 0.3515625, 682, 0, 0, 0, 0, 10.0, 0.02, 5.6, 0.01, 13.0, 5.0},
     /* Livox Mid-40 specification: 38.4 deg circular FOV, non-repetitive rosette, 100,000
      * points/s (10000 per 0.1 s frame), range 1-260 m (80% reflectivity), precision 2 cm. */
     {"livox-mid40", "rosette, 10000 beams, 38.4 deg circular FOV, 1-260 m, 10 Hz (100k pts/s); Livox Mid-40",
-     LSIM_SENSOR_ROSETTE, {{0, 0, 0}, {0, 0, 0}}, 0, 38.4, 10000, 0, 0, 0, 0, 10.0, 1.0, 260.0, 0.02},
+     LSIM_SENSOR_ROSETTE, {{0, 0, 0}, {0, 0, 0}}, 0, 38.4, 10000, 0, 0, 0, 0, 10.0, 1.0, 260.0, 0.02, 4.9, 4.0},
     /* Microsoft Kinect v2 (Kinect for Windows v2) depth camera: 512 x 424 pixels, 70.6 x 60 deg,
      * 0.5-4.5 m, 30 Hz, time-of-flight. */
     {"kinect-v2", "camera, 512 x 424 px (217088 beams), 70.6 x 60 deg, 0.5-4.5 m, 30 Hz; Microsoft Kinect v2 ToF",
-     LSIM_SENSOR_CAMERA, {{0, 0, 0}, {0, 0, 0}}, 0, 0, 0, 512, 424, 70.6, 60.0, 30.0, 0.5, 4.5, 0.005},
+     LSIM_SENSOR_CAMERA, {{0, 0, 0}, {0, 0, 0}}, 0, 0, 0, 512, 424, 70.6, 60.0, 30.0, 0.5, 4.5, 0.005, 2.4, 5.0},
 };
 
 #define PRESET_COUNT (sizeof presets / sizeof presets[0])
@@ -145,6 +149,8 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     spec->range_min = p->range_min;
     spec->range_max = p->range_max;
     spec->range_sigma = p->range_sigma;
+    spec->beam.divergence_mrad = p->divergence_mrad;
+    spec->receiver.pulse_width_ns = p->pulse_ns;
     switch (p->kind) {
     case LSIM_SENSOR_ROTATING:
         spec->columns = p->columns;

@@ -32,6 +32,29 @@ typedef enum lsim_sensor_kind {
     LSIM_SENSOR_ROSETTE       /* non-repetitive rosette (Livox risley prisms) */
 } lsim_sensor_kind;
 
+/* Beam divergence (DESIGN.md §2): single ray, concentric sub-rays, or a kernel (blooming). */
+typedef struct lsim_beam_spec {
+    double divergence_mrad;   /* full angle at 1/e^2 of the beam; footprint = R * divergence */
+    lsim_beam_mode mode;
+    int rings;                /* rays mode: rings around the centre ray (ring k has 6k rays) */
+    double core_fwhm_deg;     /* kernel mode, parametric: Gaussian core FWHM (0: the divergence) */
+    double halo_level;        /* kernel mode: halo level relative to the core's peak */
+    double halo_extent_deg;   /* kernel mode: angular extent of the halo */
+    char kernel_file[1024];   /* kernel mode: kernel file ("" = parametric), resolved path */
+    int algorithm;            /* kernel mode: 1 beam iteration, 2 range stacking */
+    double range_bin;         /* kernel mode: range bin of the blooming model, metres */
+} lsim_beam_spec;
+
+/* Pulsed receiver and the constants of the range equation that give watts. */
+typedef struct lsim_receiver_spec {
+    double pulse_width_ns;    /* FWHM of the pulse */
+    lsim_returns_mode mode;
+    int max_returns;          /* 1..16 (dual needs 2) */
+    double peak_power_w;      /* P_t */
+    double aperture_m2;       /* A_rx */
+    double efficiency;        /* eta_sys */
+} lsim_receiver_spec;
+
 /* Plain description of a sensor, filled from a preset, the API or a scene file.
  * Angles in degrees, as a user writes them. */
 typedef struct lsim_sensor_spec {
@@ -61,6 +84,9 @@ typedef struct lsim_sensor_spec {
     double range_sigma;       /* metres, Gaussian along the ray */
     double intensity_sigma;   /* relative std of intensity */
     double detection_reflectance; /* Lambertian reflectance detected just at range_max */
+    lsim_beam_spec beam;
+    lsim_receiver_spec receiver;
+    double baseline[3];       /* receiver offset from the emitter, sensor frame, metres */
 } lsim_sensor_spec;
 
 /* The beams of one frame, structure of arrays, in the sensor frame, in firing (time) order:

@@ -6,6 +6,7 @@
 #include "core/text.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +186,68 @@ lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, dou
     sensor->spec.intensity_sigma = intensity_sigma;
     sensor->spec.detection_reflectance = detection_reflectance;
     return LSIM_OK;
+}
+
+/* Apply a change to a copy of the spec's optics, keep it only if the whole spec validates. */
+static lsim_status commit_optics(lsim_sensor *sensor, const lsim_sensor_spec *changed)
+{
+    lsim_status st = lsim_sensor_spec_validate(sensor->ctx, changed);
+    if (st != LSIM_OK)
+        return st;
+    sensor->spec.beam = changed->beam;
+    sensor->spec.receiver = changed->receiver;
+    memcpy(sensor->spec.baseline, changed->baseline, sizeof sensor->spec.baseline);
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, lsim_beam_mode mode, int rings)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    changed.beam.divergence_mrad = divergence_mrad;
+    changed.beam.mode = mode;
+    changed.beam.rings = rings;
+    return commit_optics(sensor, &changed);
+}
+
+lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
+                                   double halo_extent_deg, const char *kernel_file, int algorithm,
+                                   double range_bin_m)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    changed.beam.core_fwhm_deg = core_fwhm_deg;
+    changed.beam.halo_level = halo_level;
+    changed.beam.halo_extent_deg = halo_extent_deg;
+    changed.beam.algorithm = algorithm;
+    changed.beam.range_bin = range_bin_m;
+    if (kernel_file && strlen(kernel_file) >= sizeof changed.beam.kernel_file)
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.kernel.file: path is too long");
+    snprintf(changed.beam.kernel_file, sizeof changed.beam.kernel_file, "%s", kernel_file ? kernel_file : "");
+    return commit_optics(sensor, &changed);
+}
+
+lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns, lsim_returns_mode mode,
+                                     int max_returns)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    changed.receiver.pulse_width_ns = pulse_width_ns;
+    changed.receiver.mode = mode;
+    changed.receiver.max_returns = max_returns;
+    return commit_optics(sensor, &changed);
+}
+
+lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3])
+{
+    if (!sensor || !offset)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    memcpy(changed.baseline, offset, sizeof changed.baseline);
+    return commit_optics(sensor, &changed);
 }
 
 size_t lsim_sensor_beam_count(const lsim_sensor *sensor) { return sensor ? sensor->beams.count : 0; }

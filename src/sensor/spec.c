@@ -47,6 +47,18 @@ void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
     spec->detection_reflectance = 0.1;
     spec->rosette_hz[0] = lsim_sensor_default_prism_hz[0];
     spec->rosette_hz[1] = lsim_sensor_default_prism_hz[1];
+    spec->beam.mode = LSIM_BEAM_SINGLE;
+    spec->beam.rings = 1;
+    spec->beam.halo_level = 1e-4;
+    spec->beam.halo_extent_deg = 3.0;
+    spec->beam.algorithm = 2;
+    spec->beam.range_bin = 0.2;
+    spec->receiver.pulse_width_ns = 5.0;
+    spec->receiver.mode = LSIM_RETURNS_STRONGEST;
+    spec->receiver.max_returns = 1;
+    spec->receiver.peak_power_w = 50.0;
+    spec->receiver.aperture_m2 = 1e-3;
+    spec->receiver.efficiency = 0.5;
 }
 
 void lsim_sensor_spec_free(lsim_sensor_spec *spec)

@@ -176,6 +176,65 @@ static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
     return lsim_sensor_check_noise(ctx, s->range_sigma, s->intensity_sigma, s->detection_reflectance);
 }
 
+static int in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
+/* Beam divergence, receiver and baseline; messages name the scene-file key. */
+static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *spec)
+{
+    const lsim_beam_spec *b = &spec->beam;
+    const lsim_receiver_spec *r = &spec->receiver;
+    if (!in_range(b->divergence_mrad, 0.0, 1000.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.beam.divergence_mrad: %g is invalid; must be 0..1000 mrad", b->divergence_mrad);
+    if (b->mode != LSIM_BEAM_SINGLE && b->mode != LSIM_BEAM_RAYS && b->mode != LSIM_BEAM_KERNEL)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.mode: %d is unknown; valid: single, rays, kernel",
+                         (int)b->mode);
+    if (b->mode != LSIM_BEAM_SINGLE && !(b->divergence_mrad > 0.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.beam.divergence_mrad: the %s mode needs a divergence > 0",
+                         b->mode == LSIM_BEAM_RAYS ? "rays" : "kernel");
+    if (b->rings < 1 || b->rings > 8)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.rings: %d is invalid; must be 1..8", b->rings);
+    if (!in_range(b->core_fwhm_deg, 0.0, 10.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.beam.kernel.core_fwhm_deg: %g is invalid; must be 0..10 (0: the divergence)",
+                         b->core_fwhm_deg);
+    if (!in_range(b->halo_level, 0.0, 1.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.kernel.halo_level: %g is invalid; must be 0..1",
+                         b->halo_level);
+    if (!in_range(b->halo_extent_deg, 0.0, 20.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.beam.kernel.halo_extent_deg: %g is invalid; must be 0..20", b->halo_extent_deg);
+    if (b->algorithm != 1 && b->algorithm != 2)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.beam.algorithm: %d is invalid; 1 (beam iteration) or 2 (range stacking)", b->algorithm);
+    if (!in_range(b->range_bin, 1e-3, 100.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.range_bin: %g is invalid; must be 0.001..100 m",
+                         b->range_bin);
+    if (!in_range(r->pulse_width_ns, 0.01, 1000.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.pulse_width_ns: %g is invalid; must be 0.01..1000 ns", r->pulse_width_ns);
+    if ((int)r->mode < 0 || (int)r->mode > (int)LSIM_RETURNS_ALL)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.returns: %d is unknown; valid: first, strongest, last, dual, all", (int)r->mode);
+    if (r->max_returns < 1 || r->max_returns > 16)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.receiver.max_returns: %d is invalid; must be 1..16",
+                         r->max_returns);
+    if (r->mode == LSIM_RETURNS_DUAL && r->max_returns < 2)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.receiver.max_returns: dual returns need max_returns >= 2");
+    if (!(r->peak_power_w > 0.0 && r->peak_power_w <= 1e6) || !(r->aperture_m2 > 0.0 && r->aperture_m2 <= 10.0) ||
+        !(r->efficiency > 0.0 && r->efficiency <= 1.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver: peak_power_w (0, 1e6], aperture_m2 (0, 10] and efficiency (0, 1] are "
+                         "required; got %g, %g, %g", r->peak_power_w, r->aperture_m2, r->efficiency);
+    for (int i = 0; i < 3; ++i)
+        if (!in_range(spec->baseline[i], -10.0, 10.0))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.baseline[%d]: %g is invalid; the receiver offset must be within +-10 m", i,
+                             spec->baseline[i]);
+    return LSIM_OK;
+}
+
 lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec *spec)
 {
     if (!spec)
@@ -199,5 +258,8 @@ lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec 
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.%s: %llu beams per frame, at most %d allowed",
                          spec->kind == LSIM_SENSOR_CAMERA ? "width x sensor.height" : "channels x sensor.columns",
                          total, LSIM_SENSOR_MAX_BEAMS);
-    return validate_common(ctx, spec);
+    st = validate_common(ctx, spec);
+    if (st == LSIM_OK)
+        st = validate_optics(ctx, spec);
+    return st;
 }

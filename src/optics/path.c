@@ -1,0 +1,201 @@
+/* Whitted recursion of one sub-ray with an explicit, fixed-size stack (no allocation). */
+#include "optics/path.h"
+
+#include <math.h>
+
+#define PATH_STACK 48
+
+typedef struct path_vertex {
+    float org[3], dir[3];
+    float throughput;   /* one-way T */
+    float optical;      /* one-way optical path so far (metres; glass counts ior x length) */
+    float air;          /* one-way path in air so far (for the atmosphere) */
+    float inside_ior;   /* 0 outside any glass, else the ior of the glass the ray is in */
+    int depth;
+    int traced;         /* 1: the hit below is known (the primary ray's) */
+    float t;
+    uint32_t object;
+    float ng[3];
+} path_vertex;
+
+static inline float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static inline void normalize3(float v[3])
+{
+    float n = sqrtf(dot3(v, v));
+    float inv = n > 0.0f ? 1.0f / n : 0.0f;
+    v[0] *= inv;
+    v[1] *= inv;
+    v[2] *= inv;
+}
+
+/* Range spread of a surface inside the beam footprint: footprint diameter L * divergence
+ * times tan(theta), bounded. */
+static inline float footprint_spread(float divergence, float range, float cos_t)
+{
+    if (divergence <= 0.0f)
+        return 0.0f;
+    float tan_t = cos_t > 0.02f ? sqrtf(fmaxf(0.0f, 1.0f - cos_t * cos_t)) / cos_t : 50.0f;
+    float s = range * divergence * tan_t;
+    return fminf(s, 0.5f * range);
+}
+
+/* Fresnel reflectance of a dielectric interface crossed at cos_i, from index n1 into n2. */
+static inline float fresnel(float cos_i, float n1, float n2)
+{
+    if (n1 <= n2)
+        return (float)lsim_fresnel_dielectric(cos_i, n2 / n1);
+    float sin_t = n1 / n2 * sqrtf(fmaxf(0.0f, 1.0f - cos_i * cos_i));
+    if (sin_t >= 1.0f)
+        return 1.0f; /* total internal reflection */
+    float cos_t = sqrtf(1.0f - sin_t * sin_t);
+    return (float)lsim_fresnel_dielectric(cos_t, n1 / n2); /* reciprocity: same as entering at theta_t */
+}
+
+static inline void push(path_vertex *stack, int *top, const float p[3], const float d[3], float offset,
+                        const float n[3], float throughput, const path_vertex *from, float inside_ior)
+{
+    if (*top >= PATH_STACK || throughput < 1e-6f)
+        return;
+    path_vertex *v = &stack[(*top)++];
+    for (int k = 0; k < 3; ++k) {
+        v->org[k] = p[k] + offset * n[k];
+        v->dir[k] = d[k];
+    }
+    v->throughput = throughput;
+    v->optical = from->optical;
+    v->air = from->air;
+    v->inside_ior = inside_ior;
+    v->depth = from->depth + 1;
+    v->traced = 0;
+}
+
+int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir[3], float t, uint32_t object,
+                       const float ng[3], float weight, lsim_contribution *out, int count, int cap,
+                       float *background)
+{
+    path_vertex stack[PATH_STACK];
+    int top = 0;
+    path_vertex *first = &stack[top++];
+    for (int k = 0; k < 3; ++k) {
+        first->org[k] = org[k];
+        first->dir[k] = dir[k];
+        first->ng[k] = ng[k];
+    }
+    first->throughput = 1.0f;
+    first->optical = first->air = 0.0f;
+    first->inside_ior = 0.0f;
+    first->depth = 0;
+    first->traced = 1;
+    first->t = t;
+    first->object = object;
+
+    while (top > 0) {
+        path_vertex v = stack[--top];
+        if (!v.traced) {
+            float tfar = o->range_max - v.optical;
+            if (tfar <= 0.0f || !lsim_engine_trace1(o->engine, v.org, v.dir, 0.0f, tfar, &v.t, &v.object, v.ng))
+                continue;
+        }
+        if (v.object == LSIM_NO_HIT)
+            continue;
+        const lsim_brdf *brdf = &o->surfaces->brdf[v.object];
+        float n[3] = {v.ng[0], v.ng[1], v.ng[2]};
+        normalize3(n);
+        float cos_t = -dot3(n, v.dir);
+        if (cos_t < 0.0f) { /* seen from behind: the normal facing the ray */
+            n[0] = -n[0];
+            n[1] = -n[1];
+            n[2] = -n[2];
+            cos_t = -cos_t;
+        }
+        cos_t = fminf(cos_t, 1.0f);
+        const float medium = v.inside_ior > 0.0f ? v.inside_ior : 1.0f;
+        const float optical = v.optical + medium * v.t;
+        const float air = v.air + (v.inside_ior > 0.0f ? 0.0f : v.t);
+        const float p[3] = {v.org[0] + v.t * v.dir[0], v.org[1] + v.t * v.dir[1], v.org[2] + v.t * v.dir[2]};
+
+        if (v.depth == 0 && background && o->sun_level > 0.0f) {
+            float lit = dot3(n, o->sun);
+            if (lit > 0.0f && o->surfaces->albedo[v.object] > 0.0f) {
+                float eps = 1e-4f * fmaxf(1.0f, v.t);
+                float q[3] = {p[0] + eps * n[0], p[1] + eps * n[1], p[2] + eps * n[2]};
+                if (!lsim_engine_occluded(o->engine, q, o->sun, 0.0f, 1e6f))
+                    *background += weight * o->surfaces->albedo[v.object] * lit * o->sun_level;
+            }
+        }
+
+        /* The surface's own return along the path (inside glass none: the exit face is seen from
+         * within the medium and its specular echo is neglected). */
+        if (v.inside_ior == 0.0f && count < cap && optical > 0.0f) {
+            double fr = lsim_brdf_backscatter(brdf, cos_t);
+            float amp = (float)(weight * v.throughput * v.throughput * 3.14159265358979 * fr * cos_t /
+                                ((double)optical * optical));
+            if (o->extinction > 0.0f)
+                amp *= expf(-2.0f * o->extinction * air);
+            float range = optical;
+            int seen = 1;
+            if (v.depth == 0 && o->baseline) { /* bistatic: can the receiver see this point? */
+                float to_rx[3] = {o->receiver[0] - p[0], o->receiver[1] - p[1], o->receiver[2] - p[2]};
+                float dist = sqrtf(dot3(to_rx, to_rx));
+                if (dist > 1e-6f) {
+                    float u[3] = {to_rx[0] / dist, to_rx[1] / dist, to_rx[2] / dist};
+                    float eps = 1e-4f * fmaxf(1.0f, v.t);
+                    float q[3] = {p[0] + eps * n[0], p[1] + eps * n[1], p[2] + eps * n[2]};
+                    seen = dot3(u, n) > 0.0f && !lsim_engine_occluded(o->engine, q, u, 0.0f, dist - 2.0f * eps);
+                    range = 0.5f * (optical + dist);
+                }
+            }
+            if (seen && amp > 0.0f && isfinite(amp)) {
+                lsim_contribution *c = &out[count++];
+                c->range = range;
+                c->amplitude = amp;
+                c->spread = footprint_spread(o->divergence, range, cos_t);
+                c->object = v.object;
+                c->cos_incidence = cos_t;
+                c->nx = n[0];
+                c->ny = n[1];
+                c->nz = n[2];
+            }
+        }
+
+        if (v.depth >= o->max_bounces)
+            continue;
+        path_vertex here = v;
+        here.optical = optical;
+        here.air = air;
+        const float eps = 1e-4f * fmaxf(1.0f, optical);
+        float refl[3];
+        for (int k = 0; k < 3; ++k)
+            refl[k] = v.dir[k] + 2.0f * cos_t * n[k];
+        normalize3(refl);
+        if (brdf->kind == LSIM_BRDF_MIRROR) {
+            push(stack, &top, p, refl, eps, n, v.throughput * (float)brdf->reflectance, &here, v.inside_ior);
+        } else if (brdf->kind == LSIM_BRDF_GLASS) {
+            const float ior = (float)brdf->ior, tau = (float)brdf->transmittance;
+            if (o->surfaces->thin[v.object]) { /* thin sheet: two interfaces, no net deviation */
+                float f = fresnel(cos_t, 1.0f, ior);
+                push(stack, &top, p, refl, eps, n, v.throughput * f, &here, 0.0f);
+                float neg[3] = {-n[0], -n[1], -n[2]};
+                push(stack, &top, p, v.dir, eps, neg, v.throughput * (1.0f - f) * (1.0f - f) * tau, &here, 0.0f);
+            } else {
+                const int entering = v.inside_ior == 0.0f;
+                const float n1 = entering ? 1.0f : ior, n2 = entering ? ior : 1.0f;
+                float f = fresnel(cos_t, n1, n2);
+                push(stack, &top, p, refl, eps, n, v.throughput * f, &here, v.inside_ior);
+                if (f < 1.0f) { /* Snell refraction */
+                    float eta = n1 / n2;
+                    float k = 1.0f - eta * eta * (1.0f - cos_t * cos_t);
+                    float tr[3];
+                    for (int a = 0; a < 3; ++a)
+                        tr[a] = eta * v.dir[a] + (eta * cos_t - sqrtf(fmaxf(k, 0.0f))) * n[a];
+                    normalize3(tr);
+                    float neg[3] = {-n[0], -n[1], -n[2]};
+                    float through = v.throughput * (1.0f - f) * (entering ? 1.0f : tau);
+                    push(stack, &top, p, tr, eps, neg, through, &here, entering ? ior : 0.0f);
+                }
+            }
+        }
+    }
+    return count;
+}

@@ -1,0 +1,22 @@
+/* Beam divergence sampled by concentric rings of sub-rays (the "rays" mode; HELIOS++ does the
+ * same with 1 + 3 rings): the centre ray plus ring k = 1..rings of 6k rays at angle
+ * (k / rings) * divergence / 2 from the axis. Each sub-ray carries a share of the beam given by a
+ * Gaussian profile that falls to 1/e^2 at the divergence's half angle; shares sum to 1. */
+#ifndef LSIM_OPTICS_SUBRAYS_H
+#define LSIM_OPTICS_SUBRAYS_H
+
+#define LSIM_MAX_SUBRAYS (1 + 3 * 8 * 9) /* rings <= 8 */
+
+typedef struct lsim_subrays {
+    int count;
+    float offset[LSIM_MAX_SUBRAYS][2]; /* tan of the deflection along the beam's two side axes */
+    float weight[LSIM_MAX_SUBRAYS];
+} lsim_subrays;
+
+/* One centre ray of weight 1 when rings is 0 or divergence 0. */
+void lsim_subrays_make(lsim_subrays *s, double divergence_rad, int rings);
+
+/* Direction of a sub-ray: normalize(d + a u + b v), with u, v unit vectors orthogonal to d. */
+void lsim_subray_basis(const float d[3], float u[3], float v[3]);
+
+#endif

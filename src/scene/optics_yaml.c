@@ -1,0 +1,152 @@
+/* The optics keys of a scene file's `sensor:` (beam, receiver, baseline) and its top-level
+ * `max_bounces`, `atmosphere` and `ambient`. */
+#include "scene/scene_file.h"
+
+#include "core/context.h"
+#include "core/text.h"
+#include "sensor/sensor.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin", NULL};
+static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", NULL};
+static const char *const receiver_keys[] = {"pulse_width_ns", "returns", "max_returns", "peak_power_w",
+                                            "aperture_m2", "efficiency", NULL};
+static const char *const atmosphere_keys[] = {"extinction_per_m", "visibility_m", "backscatter_per_m_sr", NULL};
+static const char *const ambient_keys[] = {"sun_direction", "irradiance_w_m2", NULL};
+
+/* Match a string value against names; the index, or an error listing them. */
+static lsim_status parse_choice(lsim_yaml *y, yaml_node_t *node, const char *key, const char *const *names,
+                                const char *valid, int *out)
+{
+    const char *s;
+    lsim_status st = lsim_yaml_string(y, node, key, &s);
+    if (st != LSIM_OK)
+        return st;
+    for (int i = 0; names[i]; ++i)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return LSIM_OK;
+        }
+    return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "'%s' is not valid; valid: %s", s, valid);
+}
+
+lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_beam_spec *beam)
+{
+    lsim_status st = lsim_yaml_check_keys(y, map, "sensor.beam", beam_keys);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "divergence_mrad", "sensor.beam.divergence_mrad", &beam->divergence_mrad);
+    yaml_node_t *mode = lsim_yaml_get(y, map, "mode");
+    if (st == LSIM_OK && mode) {
+        static const char *const modes[] = {"single", "rays", "kernel", NULL};
+        int m = 0;
+        st = parse_choice(y, mode, "sensor.beam.mode", modes, "single, rays, kernel", &m);
+        beam->mode = (lsim_beam_mode)m;
+    }
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "rings", "sensor.beam.rings", 1, 8, &beam->rings);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "algorithm", "sensor.beam.algorithm", 1, 2, &beam->algorithm);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "range_bin", "sensor.beam.range_bin", &beam->range_bin);
+    yaml_node_t *kernel = lsim_yaml_get(y, map, "kernel");
+    if (st == LSIM_OK && kernel) {
+        st = lsim_yaml_check_keys(y, kernel, "sensor.beam.kernel", kernel_keys);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, kernel, "core_fwhm_deg", "sensor.beam.kernel.core_fwhm_deg",
+                                      &beam->core_fwhm_deg);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, kernel, "halo_level", "sensor.beam.kernel.halo_level", &beam->halo_level);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, kernel, "halo_extent_deg", "sensor.beam.kernel.halo_extent_deg",
+                                      &beam->halo_extent_deg);
+        yaml_node_t *file = lsim_yaml_get(y, kernel, "file");
+        if (st == LSIM_OK && file) {
+            const char *name;
+            st = lsim_yaml_string(y, file, "sensor.beam.kernel.file", &name);
+            if (st == LSIM_OK && lsim_scene_file_resolve(dir, name, beam->kernel_file, sizeof beam->kernel_file))
+                st = lsim_yaml_fail(y, file, LSIM_ERR_PARSE, "sensor.beam.kernel.file", "path '%s' is too long", name);
+        }
+    }
+    return st;
+}
+
+lsim_status lsim_scene_file_read_receiver(lsim_yaml *y, yaml_node_t *map, lsim_receiver_spec *rx)
+{
+    lsim_status st = lsim_yaml_check_keys(y, map, "sensor.receiver", receiver_keys);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "pulse_width_ns", "sensor.receiver.pulse_width_ns", &rx->pulse_width_ns);
+    yaml_node_t *returns = lsim_yaml_get(y, map, "returns");
+    if (st == LSIM_OK && returns) {
+        static const char *const modes[] = {"first", "strongest", "last", "dual", "all", NULL};
+        int m = 0;
+        st = parse_choice(y, returns, "sensor.receiver.returns", modes, "first, strongest, last, dual, all", &m);
+        rx->mode = (lsim_returns_mode)m;
+        if (st == LSIM_OK && rx->mode == LSIM_RETURNS_DUAL && rx->max_returns < 2)
+            rx->max_returns = 2; /* dual reports two echoes unless max_returns says otherwise */
+        if (st == LSIM_OK && rx->mode == LSIM_RETURNS_ALL && rx->max_returns < 2)
+            rx->max_returns = 4;
+    }
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "max_returns", "sensor.receiver.max_returns", 1, 16, &rx->max_returns);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "peak_power_w", "sensor.receiver.peak_power_w", &rx->peak_power_w);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "aperture_m2", "sensor.receiver.aperture_m2", &rx->aperture_m2);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "efficiency", "sensor.receiver.efficiency", &rx->efficiency);
+    return st;
+}
+
+lsim_status lsim_scene_file_read_environment(lsim_yaml *y, yaml_node_t *root, lsim_scene *scene)
+{
+    lsim_status st = LSIM_OK;
+    yaml_node_t *bounces = lsim_yaml_get(y, root, "max_bounces");
+    if (bounces) {
+        long b;
+        st = lsim_yaml_int(y, bounces, "max_bounces", 0, 16, &b);
+        if (st == LSIM_OK)
+            scene->max_bounces = (int)b;
+    }
+    yaml_node_t *atm = lsim_yaml_get(y, root, "atmosphere");
+    if (st == LSIM_OK && atm) {
+        st = lsim_yaml_check_keys(y, atm, "atmosphere", atmosphere_keys);
+        yaml_node_t *ext = lsim_yaml_get(y, atm, "extinction_per_m"), *vis = lsim_yaml_get(y, atm, "visibility_m");
+        double alpha = 0.0, beta = 0.0;
+        if (st == LSIM_OK && ext && vis)
+            st = lsim_yaml_fail(y, vis, LSIM_ERR_PARSE, "atmosphere",
+                                "give either extinction_per_m or visibility_m (fog: alpha = 3.912 / visibility)");
+        if (st == LSIM_OK && ext)
+            st = lsim_yaml_number(y, ext, "atmosphere.extinction_per_m", &alpha);
+        if (st == LSIM_OK && vis) {
+            double v = 0.0;
+            st = lsim_yaml_number(y, vis, "atmosphere.visibility_m", &v);
+            if (st == LSIM_OK && !(v > 0.0))
+                st = lsim_yaml_fail(y, vis, LSIM_ERR_PARSE, "atmosphere.visibility_m", "%g must be > 0 m", v);
+            alpha = st == LSIM_OK ? 3.912 / v : 0.0; /* Koschmieder, 2 % contrast */
+        }
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, atm, "backscatter_per_m_sr", "atmosphere.backscatter_per_m_sr", &beta);
+        if (st == LSIM_OK && lsim_scene_set_atmosphere(scene, alpha, beta) != LSIM_OK) {
+            char msg[LSIM_ERROR_MAX];
+            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+            st = lsim_yaml_fail(y, atm, LSIM_ERR_PARSE, "atmosphere", "%s", msg);
+        }
+    }
+    yaml_node_t *amb = lsim_yaml_get(y, root, "ambient");
+    if (st == LSIM_OK && amb) {
+        double sun[3] = {0, 0, 1}, irradiance = 0.0;
+        st = lsim_yaml_check_keys(y, amb, "ambient", ambient_keys);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_vec(y, amb, "sun_direction", "ambient.sun_direction", sun, 3);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, amb, "irradiance_w_m2", "ambient.irradiance_w_m2", &irradiance);
+        if (st == LSIM_OK && lsim_scene_set_ambient(scene, sun, irradiance) != LSIM_OK) {
+            char msg[LSIM_ERROR_MAX];
+            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+            st = lsim_yaml_fail(y, amb, LSIM_ERR_PARSE, "ambient", "%s", msg);
+        }
+    }
+    return st;
+}
