@@ -41,7 +41,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
         lsim_scene_commit(scene) != LSIM_OK ||
         lsim_sensor_create_rotating(ctx, 128, elev, columns, 10.0, &sensor) != LSIM_OK ||
         lsim_sensor_set_pose(sensor, zero, zero) != LSIM_OK || lsim_sensor_set_range(sensor, 0.0, 100.0) != LSIM_OK ||
-        lsim_points_alloc(ctx, lsim_sensor_beam_count(sensor), &points) != LSIM_OK) {
+        lsim_points_alloc(ctx, lsim_frame_point_capacity(sensor), &points) != LSIM_OK) {
         snprintf(error, error_size, "setup failed: %s", ctx ? lsim_context_last_error(ctx) : "out of memory");
         goto done;
     }
@@ -59,7 +59,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
     out->triangles = mesh->triangle_count;
     out->threads = lsim_threads_resolve(threads);
     out->raw_ms = out->frame_ms = 1e300;
-    lsim_rays_generate(sensor, 0, n, &rays); /* the rays the frame casts */
+    lsim_rays_generate(sensor, NULL, 0, n, &rays); /* the rays the frame casts */
     for (int k = 0; k < repeat; ++k) {
         if (lsim_frame_run(scene, sensor, &opt, &ws, points) != LSIM_OK) {
             snprintf(error, error_size, "frame failed: %s", lsim_context_last_error(ctx));

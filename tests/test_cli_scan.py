@@ -37,7 +37,8 @@ failures = []
 FIELDS = [("x", "f4"), ("y", "f4"), ("z", "f4"), ("range", "f4"), ("intensity", "f4"), ("reflectivity", "f4"),
           ("ring", "u2"), ("azimuth", "f4"), ("elevation", "f4"), ("time", "f4"), ("label", "u4"),
           ("instance", "u4"), ("incidence", "f4"), ("nx", "f4"), ("ny", "f4"), ("nz", "f4"),
-          ("x_clean", "f4"), ("y_clean", "f4"), ("z_clean", "f4")]
+          ("x_clean", "f4"), ("y_clean", "f4"), ("z_clean", "f4"),
+          ("return_index", "u2"), ("num_returns", "u2"), ("epw", "f4"), ("power", "f4")]
 NAMES = [n for n, _ in FIELDS]
 SEMANTIC_KITTI = {"unlabeled": 0, "car": 10, "truck": 18, "road": 40, "sidewalk": 48, "building": 50, "pole": 80,
                   "vegetation": 70, "trunk": 71, "terrain": 72, "traffic-sign": 81, "other-object": 99}

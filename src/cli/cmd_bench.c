@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 
+#include "bench_blooming.h"
 #include "bench_run.h"
 #include "bench_scene.h"
 
@@ -21,11 +22,62 @@ static void bench_usage(FILE *out)
             "  --triangles N      mesh size (default 1000000)\n"
             "  --threads N        threads, 0 = all cores (default 0)\n"
             "  --repeat N         repetitions per size (default 5)\n"
-            "  --json             one JSON object per size instead of the table\n");
+            "  --json             one JSON object per size instead of the table\n\n"
+            "       lidarsim bench blooming [--threads N] [--repeat N]\n\n"
+            "Beam divergence and blooming at the pbr paper's size (16,384 beams, 4096 x 308 px render,\n"
+            "68-px kernel, 1,200 range bins): Alg. 1 (beam iteration) and Alg. 2 (range stacking), best of\n"
+            "--repeat runs each (default 3), checked against each other; prints one JSON line.\n");
+}
+
+static int bench_blooming(int argc, char **argv)
+{
+    int threads = 0, repeat = 3;
+    for (int i = 2; i < argc; ++i) {
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        long v;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            bench_usage(stdout);
+            return LSIM_EXIT_OK;
+        } else if (strcmp(opt, "--threads") == 0 && val) {
+            ++i;
+            if (lsim_arg_long(val, 0, 1024, &v)) {
+                fprintf(stderr, "lidarsim bench blooming: --threads '%s': expected 0..1024\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+            threads = (int)v;
+        } else if (strcmp(opt, "--repeat") == 0 && val) {
+            ++i;
+            if (lsim_arg_long(val, 1, 1000, &v)) {
+                fprintf(stderr, "lidarsim bench blooming: --repeat '%s': expected 1..1000\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+            repeat = (int)v;
+        } else {
+            fprintf(stderr,
+                    "lidarsim bench blooming: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    lsim_bench_blooming_result r;
+    char err[512];
+    if (lsim_bench_blooming_run(threads, repeat, &r, err, sizeof err)) {
+        fprintf(stderr, "lidarsim bench blooming: %s\n", err);
+        return LSIM_EXIT_FAILURE;
+    }
+    printf("{\"beams\": %zu, \"image\": [%d, %d], \"kernel_px\": %d, \"range_bins\": %d, \"threads\": %d, "
+           "\"alg1_ms\": %.3f, \"alg2_ms\": %.3f, \"alg2_all_slices_ms\": %.3f, \"slices_occupied\": %zu, "
+           "\"alg2_slices_processed\": %zu, \"echoes\": %zu, \"bloomed\": %zu, \"mismatches\": %zu, "
+           "\"max_power_rel_diff\": %.3g, \"match\": %s}\n",
+           r.beams, r.width, r.height, 2 * r.kernel_half, r.range_bins, r.threads, r.alg1_ms, r.alg2_ms, r.alg2_all_ms,
+           r.slices_occupied, r.alg2_slices_processed, r.echoes, r.bloomed, r.mismatches, r.max_power_rel_diff,
+           r.mismatches == 0 ? "true" : "false");
+    return r.mismatches == 0 ? LSIM_EXIT_OK : LSIM_EXIT_FAILURE;
 }
 
 int lsim_cmd_bench(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "blooming") == 0)
+        return bench_blooming(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
     int nsizes = 5, threads = 0, repeat = 5, json = 0;
     long triangles = 1000000;

@@ -53,9 +53,19 @@ typedef enum lsim_bloom_algorithm { LSIM_BLOOM_BEAM_ITERATION = 1, LSIM_BLOOM_RA
 typedef struct lsim_bloom_params {
     double range_bin;   /* delta r, metres */
     double max_range;   /* s_max = floor(max_range / range_bin) */
-    double threshold;   /* rho_min, intensity units */
-    int threads;
+    double threshold;   /* rho_min, intensity units (> 0) */
+    int threads;        /* 0: all cores */
+    int keep_dim_slices; /* Alg. 2 only: nonzero convolves every occupied slice, also those too dim to
+                          * reach the threshold (testing / benchmarking the skip; same result) */
 } lsim_bloom_params;
+
+/* What a call did (for tests and the benchmark). */
+typedef struct lsim_bloom_stats {
+    size_t slices_total;     /* s_max + 1 */
+    size_t slices_occupied;  /* slices holding at least one pixel (intensity > 0, range < max_range) */
+    size_t slices_processed; /* Alg. 2: slices convolved (occupied and not skipped as too dim); Alg. 1: 0 */
+    size_t echoes;           /* beams with an echo */
+} lsim_bloom_stats;
 
 /* Nearest echo above threshold for each beam at pixel coordinates (u[b], v[b]) (rounded to the
  * nearest pixel): range = centre of the slice (s + 0.5) delta r, power = xi_slice, or range 0
@@ -63,5 +73,19 @@ typedef struct lsim_bloom_params {
 lsim_status lsim_bloom_nearest(lsim_context *ctx, lsim_bloom_algorithm algorithm, const lsim_bloom_image *image,
                                const lsim_kernel *kernel, const lsim_bloom_params *params, size_t beams,
                                const float *u, const float *v, float *range, float *power);
+/* The same, filling `stats` (may be NULL).
+ * Definitions (both algorithms): a pixel with 0 < intensity (finite) and 0 <= range < max_range
+ * lies in slice s = floor(range / range_bin); the kernel weight of pixel offset (m, n) from the
+ * beam's pixel is h[m + half_u] v[n + half_v]; pixels outside the image contribute nothing;
+ * xi_s = sum of intensity x weight over the window's pixels of slice s (accumulated in double);
+ * the echo is the smallest s with xi_s >= threshold. A beam with a non-finite coordinate or whose
+ * window misses the image has no echo. Limits: s_max < 2^22, width, height <= 2^20 with
+ * width x height < 2^31, kernel halves <= 2^14, image->step_deg equal to the kernel's (1e-6
+ * relative). Memory: Alg. 1 8 bytes per pixel + 12 (s_max + 1) bytes per thread; Alg. 2 12 bytes
+ * per pixel + 24 (s_max + 1) + 8 V C bytes per thread, C the number of distinct beam columns. */
+lsim_status lsim_bloom_nearest_stats(lsim_context *ctx, lsim_bloom_algorithm algorithm, const lsim_bloom_image *image,
+                                     const lsim_kernel *kernel, const lsim_bloom_params *params, size_t beams,
+                                     const float *u, const float *v, float *range, float *power,
+                                     lsim_bloom_stats *stats);
 
 #endif

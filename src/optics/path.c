@@ -70,10 +70,51 @@ static inline void push(path_vertex *stack, int *top, const float p[3], const fl
     v->traced = 0;
 }
 
+/* The common case: a surface that only scatters back (no mirror or glass to follow), seen by a
+ * monostatic receiver without ambient light. The same arithmetic as the general loop below. */
+static int follow_direct(const lsim_optics *o, const float dir[3], float t, uint32_t object, const float ng[3],
+                         float weight, lsim_contribution *out, int count, int cap)
+{
+    if (count >= cap || !(t > 0.0f))
+        return count;
+    float n[3] = {ng[0], ng[1], ng[2]};
+    normalize3(n);
+    float cos_t = -dot3(n, dir);
+    if (cos_t < 0.0f) {
+        n[0] = -n[0];
+        n[1] = -n[1];
+        n[2] = -n[2];
+        cos_t = -cos_t;
+    }
+    cos_t = fminf(cos_t, 1.0f);
+    double fr = lsim_brdf_backscatter(&o->surfaces->brdf[object], cos_t);
+    float amp = (float)(weight * 3.14159265358979 * fr * cos_t / ((double)t * t));
+    if (o->extinction > 0.0f)
+        amp *= expf(-2.0f * o->extinction * t);
+    if (!(amp > 0.0f) || !isfinite(amp))
+        return count;
+    lsim_contribution *c = &out[count++];
+    c->range = t;
+    c->amplitude = amp;
+    c->spread = footprint_spread(o->divergence, t, cos_t);
+    c->object = object;
+    c->cos_incidence = cos_t;
+    c->nx = n[0];
+    c->ny = n[1];
+    c->nz = n[2];
+    return count;
+}
+
 int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir[3], float t, uint32_t object,
                        const float ng[3], float weight, lsim_contribution *out, int count, int cap,
                        float *background)
 {
+    if (object == LSIM_NO_HIT)
+        return count;
+    const lsim_brdf_kind kind = o->surfaces->brdf[object].kind;
+    if (kind != LSIM_BRDF_MIRROR && kind != LSIM_BRDF_GLASS && !o->baseline && !(o->sun_level > 0.0f && background))
+        return follow_direct(o, dir, t, object, ng, weight, out, count, cap);
+
     path_vertex stack[PATH_STACK];
     int top = 0;
     path_vertex *first = &stack[top++];

@@ -8,6 +8,7 @@
 
 #include "lidarsim.h"
 #include "geometry/engine.h"
+#include "optics/fog.h"
 #include "optics/path.h"
 #include "optics/subrays.h"
 #include "receiver/pulsed.h"
@@ -45,9 +46,17 @@ typedef struct lsim_echo_buffer {
     uint8_t *count;       /* per beam: echoes kept */
 } lsim_echo_buffer;
 
+/* Contributions of one beam at most, and of a batch of beams in a thread's buffer. */
+#define LSIM_BEAM_CONTRIBUTIONS (LSIM_MAX_CONTRIBUTIONS + LSIM_FOG_MAX_SEGMENTS)
+#define LSIM_SLICE_CONTRIBUTIONS (2 * LSIM_FRAME_CHUNK + LSIM_BEAM_CONTRIBUTIONS)
+
 typedef struct lsim_frame_scratch {
     lsim_rays rays; /* LSIM_FRAME_CHUNK each */
     lsim_hits hits;
+    lsim_contribution *contributions; /* LSIM_SLICE_CONTRIBUTIONS */
+    uint32_t *beam_start;             /* LSIM_FRAME_CHUNK: first contribution of a batch's beam */
+    uint16_t *beam_count;
+    float *beam_background;
 } lsim_frame_scratch;
 
 /* Kernel (blooming) mode: per-beam nearest echo over the rendered image. */

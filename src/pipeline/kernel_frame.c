@@ -148,7 +148,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
             v[i] = (float)((b->elevation[i] * to_deg - r.el0) / r.step);
         }
         lsim_bloom_image image = {r.width, r.height, r.az0, r.el0, r.step, r.intensity, r.range};
-        lsim_bloom_params params = {spec->range_bin, sensor->spec.range_max, threshold, threads};
+        lsim_bloom_params params = {spec->range_bin, sensor->spec.range_max, threshold, threads, 0};
         st = lsim_bloom_nearest(ctx, spec->algorithm == 1 ? LSIM_BLOOM_BEAM_ITERATION : LSIM_BLOOM_RANGE_STACKING,
                                 &image, &kernel, &params, b->count, u, v, ws->bloom.range, ws->bloom.power);
     }

@@ -95,7 +95,8 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
     lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
     lsim_echo echoes[LSIM_MAX_RETURNS];
     int use_noise = f->noise && background > 0.0f;
-    int m = lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
+    int m = n == 1 && !use_noise ? lsim_receiver_single(&rx, c, echoes)
+                                 : lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
     size_t kept = 0, slot = beam * (size_t)out->slots;
     for (int k = 0; k < m; ++k) {
         float r = echoes[k].range, intensity = echoes[k].power;
@@ -108,7 +109,7 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
         const lsim_contribution *d = dom >= 0 && dom < n ? &c[dom] : &none;
         size_t s = slot + kept++;
         out->range[s] = r;
-        out->range_clean[s] = echoes[k].range;
+        out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
         out->intensity[s] = intensity;
         out->epw[s] = echoes[k].epw;
         out->cos_incidence[s] = d->cos_incidence;
@@ -122,56 +123,73 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
 }
 
 /* The beams [lo, hi) of one slice: rays, trace, optics, receiver, noise. */
+/* Optics of beam lo + i: its sub-rays' paths (or its blooming echo) and fog, into c. */
+static int beam_contributions(const frame_setup *f, const lsim_frame_workspace *ws, const lsim_frame_scratch *s,
+                              size_t lo, size_t i, lsim_contribution *c, float *background)
+{
+    const int sub = f->subrays.count;
+    int n = 0;
+    float first = 0.0f;
+    if (f->kernel) {
+        const lsim_bloom_result *bl = &ws->bloom;
+        size_t b = lo + i;
+        if (bl->power[b] > 0.0f) {
+            c[0] = (lsim_contribution){bl->range[b], bl->power[b], 0.0f, bl->object[b], bl->cos_incidence[b],
+                                       bl->nx[b], bl->ny[b], bl->nz[b]};
+            n = 1;
+            first = bl->range[b];
+        }
+    } else {
+        for (int k = 0; k < sub; ++k) {
+            size_t r = i * (size_t)sub + (size_t)k;
+            const float org[3] = {s->rays.ox[r], s->rays.oy[r], s->rays.oz[r]};
+            const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
+            const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
+            n = lsim_optics_follow(&f->optics, org, dir, s->hits.t[r], s->hits.object[r], ng, f->subrays.weight[k], c,
+                                   n, LSIM_MAX_CONTRIBUTIONS, background);
+            if (k == 0 && s->hits.object[r] != LSIM_NO_HIT)
+                first = s->hits.t[r];
+        }
+        n = keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS);
+    }
+    if (f->fog.backscatter > 0.0f)
+        n += lsim_fog_contributions(&f->fog, first > 0.0f ? first : f->optics.range_max, c + n);
+    return n;
+}
+
+/* The beams [lo, hi) of one slice: rays and trace for the whole slice, then optics and
+ * receiver/noise in batches whose contributions fit the thread's contribution buffer. */
 static size_t run_slice(const frame_setup *f, lsim_scene *scene, lsim_frame_workspace *ws, lsim_frame_scratch *s,
                         size_t lo, size_t hi, double *trace_ms, double *shade_ms, double *noise_ms)
 {
-    const lsim_sensor *sensor = f->sensor;
-    const int sub = f->subrays.count;
     const size_t m = hi - lo;
     double a = lsim_now_ms();
     if (!f->kernel) {
-        lsim_rays_generate(sensor, &f->subrays, lo, m, &s->rays);
-        lsim_engine_trace(scene->engine, &s->rays, m * (size_t)sub, 0.0f, f->optics.range_max, &s->hits);
+        lsim_rays_generate(f->sensor, &f->subrays, lo, m, &s->rays);
+        lsim_engine_trace(scene->engine, &s->rays, m * (size_t)f->subrays.count, 0.0f, f->optics.range_max, &s->hits);
     }
-    double b = lsim_now_ms(), shade = 0.0, measure = 0.0;
-    size_t points = 0;
-    lsim_contribution c[LSIM_MAX_CONTRIBUTIONS + LSIM_FOG_MAX_SEGMENTS];
-    for (size_t i = 0; i < m; ++i) {
-        double t0 = lsim_now_ms();
-        int n = 0;
-        float background = 0.0f, first = 0.0f;
-        if (f->kernel) {
-            const lsim_bloom_result *bl = &ws->bloom;
-            if (bl->power[lo + i] > 0.0f) {
-                c[0] = (lsim_contribution){bl->range[lo + i], bl->power[lo + i], 0.0f, bl->object[lo + i],
-                                           bl->cos_incidence[lo + i], bl->nx[lo + i], bl->ny[lo + i], bl->nz[lo + i]};
-                n = 1;
-                first = bl->range[lo + i];
-            }
-        } else {
-            for (int k = 0; k < sub; ++k) {
-                size_t r = i * (size_t)sub + (size_t)k;
-                const float org[3] = {s->rays.ox[r], s->rays.oy[r], s->rays.oz[r]};
-                const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
-                const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
-                n = lsim_optics_follow(&f->optics, org, dir, s->hits.t[r], s->hits.object[r], ng, f->subrays.weight[k],
-                                       c, n, LSIM_MAX_CONTRIBUTIONS, &background);
-                if (k == 0 && s->hits.object[r] != LSIM_NO_HIT)
-                    first = s->hits.t[r];
-            }
-        }
-        n = keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS);
-        if (f->fog.backscatter > 0.0f)
-            n += lsim_fog_contributions(&f->fog, first > 0.0f ? first : f->optics.range_max, c + n);
-        double t1 = lsim_now_ms();
-        points += measure_beam(f, &ws->echoes, lo + i, c, n, background);
-        double t2 = lsim_now_ms();
-        shade += t1 - t0;
-        measure += t2 - t1;
-    }
+    double b = lsim_now_ms();
     *trace_ms += b - a;
-    *shade_ms += shade;
-    *noise_ms += measure;
+    size_t points = 0;
+    for (size_t i = 0; i < m;) {
+        double t0 = lsim_now_ms();
+        size_t j = i, used = 0;
+        for (; j < m && used + LSIM_BEAM_CONTRIBUTIONS <= LSIM_SLICE_CONTRIBUTIONS; ++j) {
+            s->beam_background[j - i] = 0.0f;
+            s->beam_start[j - i] = (uint32_t)used;
+            int n = beam_contributions(f, ws, s, lo, j, s->contributions + used, &s->beam_background[j - i]);
+            s->beam_count[j - i] = (uint16_t)n;
+            used += (size_t)n;
+        }
+        double t1 = lsim_now_ms();
+        for (size_t k = i; k < j; ++k)
+            points += measure_beam(f, &ws->echoes, lo + k, s->contributions + s->beam_start[k - i],
+                                   s->beam_count[k - i], s->beam_background[k - i]);
+        double t2 = lsim_now_ms();
+        *shade_ms += t1 - t0;
+        *noise_ms += t2 - t1;
+        i = j;
+    }
     return points;
 }
 

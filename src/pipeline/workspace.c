@@ -51,6 +51,8 @@ static int scratch_alloc(lsim_frame_scratch *s)
     const size_t n = LSIM_FRAME_CHUNK;
     GROW(s->hits.t, n); GROW(s->hits.object, n); GROW(s->hits.primitive, n);
     GROW(s->hits.ngx, n); GROW(s->hits.ngy, n); GROW(s->hits.ngz, n);
+    GROW(s->contributions, LSIM_SLICE_CONTRIBUTIONS);
+    GROW(s->beam_start, n); GROW(s->beam_count, n); GROW(s->beam_background, n);
     return ok ? 0 : -1;
 }
 
@@ -128,6 +130,10 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
     for (int t = 0; t < ws->scratch_count; ++t) {
         rays_free(&ws->scratch[t].rays);
         hits_free(&ws->scratch[t].hits);
+        free(ws->scratch[t].contributions);
+        free(ws->scratch[t].beam_start);
+        free(ws->scratch[t].beam_count);
+        free(ws->scratch[t].beam_background);
     }
     free(ws->scratch);
     memset(ws, 0, sizeof *ws);

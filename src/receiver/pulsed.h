@@ -67,6 +67,11 @@ int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, in
  * closed form, none left out (for tests, plots and checks; not used in the hot path). */
 double lsim_receiver_waveform(const lsim_receiver *rx, const lsim_contribution *c, int count, double r);
 
+/* The closed form for one contribution and no noise (receiver/single.c): what
+ * lsim_receiver_echoes gives for count 1 and rng NULL, without sampling a waveform.
+ * Returns 1 and the echo, or 0 when the peak does not exceed the threshold. */
+int lsim_receiver_single(const lsim_receiver *rx, const lsim_contribution *c, lsim_echo *out);
+
 /* Range FWHM of the pulse (metres) for a pulse width in ns. */
 double lsim_pulse_range_fwhm(double pulse_width_ns);
 
