@@ -11,6 +11,7 @@ typedef struct path_vertex {
     float optical;      /* one-way optical path so far (metres; glass counts ior x length) */
     float air;          /* one-way path in air so far (for the atmosphere) */
     float inside_ior;   /* 0 outside any glass, else the ior of the glass the ray is in */
+    float tnear;        /* secondary rays start on the surface and skip hits nearer than this */
     int depth;
     int traced;         /* 1: the hit below is known (the primary ray's) */
     float t;
@@ -52,16 +53,19 @@ static inline float fresnel(float cos_i, float n1, float n2)
     return (float)lsim_fresnel_dielectric(cos_t, n1 / n2); /* reciprocity: same as entering at theta_t */
 }
 
-static inline void push(path_vertex *stack, int *top, const float p[3], const float d[3], float offset,
-                        const float n[3], float throughput, const path_vertex *from, float inside_ior)
+/* A secondary ray from surface point p: it starts exactly there (so path lengths stay exact)
+ * and ignores hits nearer than `skip` (its own surface). */
+static inline void push(path_vertex *stack, int *top, const float p[3], const float d[3], float skip,
+                        float throughput, const path_vertex *from, float inside_ior)
 {
     if (*top >= PATH_STACK || throughput < 1e-6f)
         return;
     path_vertex *v = &stack[(*top)++];
     for (int k = 0; k < 3; ++k) {
-        v->org[k] = p[k] + offset * n[k];
+        v->org[k] = p[k];
         v->dir[k] = d[k];
     }
+    v->tnear = skip;
     v->throughput = throughput;
     v->optical = from->optical;
     v->air = from->air;
@@ -128,6 +132,7 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
     first->inside_ior = 0.0f;
     first->depth = 0;
     first->traced = 1;
+    first->tnear = 0.0f;
     first->t = t;
     first->object = object;
 
@@ -135,7 +140,7 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
         path_vertex v = stack[--top];
         if (!v.traced) {
             float tfar = o->range_max - v.optical;
-            if (tfar <= 0.0f || !lsim_engine_trace1(o->engine, v.org, v.dir, 0.0f, tfar, &v.t, &v.object, v.ng))
+            if (tfar <= v.tnear || !lsim_engine_trace1(o->engine, v.org, v.dir, v.tnear, tfar, &v.t, &v.object, v.ng))
                 continue;
         }
         if (v.object == LSIM_NO_HIT)
@@ -211,19 +216,18 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
             refl[k] = v.dir[k] + 2.0f * cos_t * n[k];
         normalize3(refl);
         if (brdf->kind == LSIM_BRDF_MIRROR) {
-            push(stack, &top, p, refl, eps, n, v.throughput * (float)brdf->reflectance, &here, v.inside_ior);
+            push(stack, &top, p, refl, eps, v.throughput * (float)brdf->reflectance, &here, v.inside_ior);
         } else if (brdf->kind == LSIM_BRDF_GLASS) {
             const float ior = (float)brdf->ior, tau = (float)brdf->transmittance;
             if (o->surfaces->thin[v.object]) { /* thin sheet: two interfaces, no net deviation */
                 float f = fresnel(cos_t, 1.0f, ior);
-                push(stack, &top, p, refl, eps, n, v.throughput * f, &here, 0.0f);
-                float neg[3] = {-n[0], -n[1], -n[2]};
-                push(stack, &top, p, v.dir, eps, neg, v.throughput * (1.0f - f) * (1.0f - f) * tau, &here, 0.0f);
+                push(stack, &top, p, refl, eps, v.throughput * f, &here, 0.0f);
+                push(stack, &top, p, v.dir, eps, v.throughput * (1.0f - f) * (1.0f - f) * tau, &here, 0.0f);
             } else {
                 const int entering = v.inside_ior == 0.0f;
                 const float n1 = entering ? 1.0f : ior, n2 = entering ? ior : 1.0f;
                 float f = fresnel(cos_t, n1, n2);
-                push(stack, &top, p, refl, eps, n, v.throughput * f, &here, v.inside_ior);
+                push(stack, &top, p, refl, eps, v.throughput * f, &here, v.inside_ior);
                 if (f < 1.0f) { /* Snell refraction */
                     float eta = n1 / n2;
                     float k = 1.0f - eta * eta * (1.0f - cos_t * cos_t);
@@ -231,9 +235,8 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
                     for (int a = 0; a < 3; ++a)
                         tr[a] = eta * v.dir[a] + (eta * cos_t - sqrtf(fmaxf(k, 0.0f))) * n[a];
                     normalize3(tr);
-                    float neg[3] = {-n[0], -n[1], -n[2]};
                     float through = v.throughput * (1.0f - f) * (entering ? 1.0f : tau);
-                    push(stack, &top, p, tr, eps, neg, through, &here, entering ? ior : 0.0f);
+                    push(stack, &top, p, tr, eps, through, &here, entering ? ior : 0.0f);
                 }
             }
         }

@@ -21,10 +21,12 @@
  *  - Noise-free, a cluster of one contribution is solved in closed form: range r_j, power
  *    a_j g_j(0), half-width sigma sqrt(2 ln(a/T)) (w = 0) or the root of a_j g_j(d) = T by
  *    safeguarded Newton (w > 0).
- *  - Otherwise the cluster is sampled on a grid of step sigma/8; both crossings of T are refined
- *    by bisection on the continuous waveform (to 2e-6 m, or sigma 1e-5 if smaller), the peak by
- *    golden-section search between the neighbours of the highest sample. An interval narrower
- *    than a grid step that no sample sees is missed (only when the peak is within a hair of T).
+ *  - Otherwise the cluster is sampled on a grid of step sigma/8 (point contributions by an exact
+ *    product recurrence, spread ones by their closed form); both crossings of T are refined on the
+ *    continuous closed form by Illinois regula falsi (bisection fallback) to 2e-6 m (sigma 1e-5 if
+ *    smaller), the peak by Brent's method between the neighbours of the highest sample. An
+ *    interval narrower than a grid step that no sample sees is missed (only when the peak is
+ *    within a hair of T).
  *  - Grids are capped at 65536 samples per cluster: beyond it the step grows (up to 8 sigma) and,
  *    past that, the cluster is cut (only absurd spreads reach it).
  *
@@ -39,8 +41,8 @@
  * (drawn from the stream in range order) at spacing sigma, smoothed by a Gaussian of std sigma,
  *   n(r) = pi^(-1/4) sum_k z_k exp(-(r/sigma - k)^2 / 2),
  * i.e. white noise through a front end matched to the pulse; correlation exp(-tau^2 / 4 sigma^2),
- * correlation length l = sqrt2 sigma. n is continuous, so the same detection (grid, bisection,
- * golden section) runs on s(r) and the result does not depend on the grid step; noise samples are
+ * correlation length l = sqrt2 sigma. n is continuous, so the same detection (grid, regula falsi,
+ * Brent) runs on s(r) and the result does not depend on the grid step; noise samples are
  * not independent per grid sample (white noise at sigma/8 would split echoes at every crossing and
  * make drop-outs vanishingly rare). Noise-only intervals inside the sampled windows come out of
  * that detection by themselves. Noisy clusters merge windows closer than 12 sigma (no node is
@@ -91,7 +93,6 @@ static const double SQRT_PI_OVER_2 = 1.2533141373155003;
 static const double SQRT_2PI = 2.5066282746310002;
 static const double INV_SQRT2 = 0.70710678118654752;
 static const double PI_POW_M14 = 0.75112554446494251; /* pi^(-1/4) */
-static const double GOLDEN = 0.6180339887498949;
 
 /* exp(-j^2 / 2), j = 0..5 */
 static const double GAUSS_INT[6] = {1.0, 0.60653065971263342, 0.1353352832366127, 0.011108996538242306,
@@ -377,16 +378,35 @@ static double eval_f(const beam *b, double r, const double *buf, unsigned mask)
     return noisy(b, xi, noise_at(buf, mask, r * b->inv_sigma));
 }
 
-/* The crossing of T between ra and rb: rising (s(ra) <= T < s(rb)) or falling. */
-static double bisect(const beam *b, double ra, double rb, int rising, const double *buf, unsigned mask)
+/* The crossing of T between ra and rb, where fa = s(ra) - T and fb = s(rb) - T have opposite
+ * signs (> 0 above): Illinois (modified regula falsi), falling back to bisection, to b->tol. */
+static double crossing(const beam *b, double ra, double fa, double rb, double fb, const double *buf, unsigned mask)
 {
-    for (int it = 0; it < 80 && rb - ra > b->tol; ++it) {
-        double m = 0.5 * (ra + rb);
-        int above = eval_f(b, m, buf, mask) > b->T;
-        if (above == rising)
-            rb = m;
-        else
-            ra = m;
+    int side = 0;
+    double prev = ra;
+    for (int it = 0; it < 100 && rb - ra > b->tol; ++it) {
+        double r = (ra * fb - rb * fa) / (fb - fa);
+        if (!(r > ra && r < rb))
+            r = 0.5 * (ra + rb);
+        double fr = eval_f(b, r, buf, mask) - b->T;
+        if (fr == 0.0)
+            return r;
+        if ((fr > 0.0) == (fb > 0.0)) {
+            rb = r;
+            fb = fr;
+            if (side == -1)
+                fa *= 0.5;
+            side = -1;
+        } else {
+            ra = r;
+            fa = fr;
+            if (side == 1)
+                fb *= 0.5;
+            side = 1;
+        }
+        if (it > 0 && fabs(r - prev) < 0.25 * b->tol)
+            return r; /* converged (superlinearly) from one side */
+        prev = r;
     }
     return 0.5 * (ra + rb);
 }
@@ -484,29 +504,188 @@ static void lone_echo(const beam *b, const wcontrib *c, selection *s)
     consider(s, c->r, c->peak, 2.0 * half, c->index);
 }
 
-/* Golden-section maximum of the waveform on [a, c]; returns the position, *value its value. */
-static double golden_max(const beam *b, double a, double c, const double *buf, unsigned mask, double *value)
+/* Maximum of the waveform on [a, c] from x (inside): Brent's method (parabolic steps with
+ * golden-section fallback) to b->tol; returns the position, *value the waveform there. */
+static double brent_max(const beam *b, double a, double c, double x, const double *buf, unsigned mask,
+                        double *value)
 {
-    double x1 = c - GOLDEN * (c - a), x2 = a + GOLDEN * (c - a);
-    double f1 = eval_f(b, x1, buf, mask), f2 = eval_f(b, x2, buf, mask);
-    for (int it = 0; it < 200 && c - a > b->tol; ++it) {
-        if (f1 < f2) {
-            a = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = a + GOLDEN * (c - a);
-            f2 = eval_f(b, x2, buf, mask);
+    const double cgold = 0.3819660112501051;
+    const double tol1 = 0.5 * b->tol, tol2 = b->tol;
+    double fx = -eval_f(b, x, buf, mask); /* minimise -s */
+    double w = x, v = x, fw = fx, fv = fx, d = 0.0, e = 0.0;
+    for (int it = 0; it < 100; ++it) {
+        double xm = 0.5 * (a + c);
+        if (fabs(x - xm) <= tol2 - 0.5 * (c - a))
+            break;
+        int golden = 1;
+        if (fabs(e) > tol1) {
+            double r = (x - w) * (fx - fv), q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r;
+            q = 2.0 * (q - r);
+            if (q > 0.0)
+                p = -p;
+            else
+                q = -q;
+            double etemp = e;
+            e = d;
+            if (!(fabs(p) >= fabs(0.5 * q * etemp) || p <= q * (a - x) || p >= q * (c - x))) {
+                d = p / q;
+                double u = x + d;
+                if (u - a < tol2 || c - u < tol2)
+                    d = xm >= x ? tol1 : -tol1;
+                golden = 0;
+            }
+        }
+        if (golden) {
+            e = x >= xm ? a - x : c - x;
+            d = cgold * e;
+        }
+        double u = fabs(d) >= tol1 ? x + d : x + (d >= 0.0 ? tol1 : -tol1);
+        double fu = -eval_f(b, u, buf, mask);
+        if (fu <= fx) {
+            if (u >= x)
+                a = x;
+            else
+                c = x;
+            v = w;
+            fv = fw;
+            w = x;
+            fw = fx;
+            x = u;
+            fx = fu;
         } else {
-            c = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = c - GOLDEN * (c - a);
-            f1 = eval_f(b, x1, buf, mask);
+            if (u < x)
+                a = u;
+            else
+                c = u;
+            if (fu <= fw || w == x) {
+                v = w;
+                fv = fw;
+                w = u;
+                fw = fu;
+            } else if (fu <= fv || v == x || v == w) {
+                v = u;
+                fv = fu;
+            }
         }
     }
-    double x = 0.5 * (a + c);
-    *value = eval_f(b, x, buf, mask);
+    *value = -fx;
     return x;
+}
+
+/* Contributions on the grid, without an exp or erf a sample (the grid only locates the
+ * intervals; crossings and peaks are refined on the closed form).
+ * A point: exp(-d^2 / 2 sigma^2) at d, d + h, d + 2h, ... is g_{i+1} = g_i q_i, q_{i+1} = q_i Q,
+ * Q = exp(-h^2 / sigma^2) (exact up to rounding, about 1e-14 over a window).
+ * A spread w below sigma/2: the Gaussian times the series of the box average
+ *   1 + v^2 He2(x)/24 + v^4 He4(x)/1920 + v^6 He6(x)/322560 + v^8 He8(x)/92897280
+ * (x = d/sigma, v = w/sigma; next term v^10 He10 / 40874803200, about 2e-11 at the centre).
+ * A wider spread (step h = sigma/8 only, else the closed form): its erf difference
+ * D = erf(u1) - erf(u2) (u = edge offsets / sqrt2 sigma) starts from the closed form and follows
+ * each edge by Euler-Maclaurin summation of exp(-t^2) over the steps du = h / (sqrt2 sigma):
+ *   int_{ua}^{ui} f = du (sum_{a<=m<=i} f_m - (f_a + f_i)/2) + phi(u_i) f_i - phi(u_a) f_a,
+ *   phi(u) = (du^2/6 + du^4/60 + du^6/252) u - (du^4/90 + du^6/189) u^3 + du^6/945 u^5
+ * (the endpoint-derivative corrections up to f^(5) telescope; the first omitted one,
+ * du^8/1209600 f^(7), leaves about 1e-13 on D), the edge Gaussians f_m by the recurrence above,
+ * each edge only while |u| <= EDGE_U (outside, erf is flat to 1e-29).
+ * Measured against the closed form: below 1e-11 of the amplitude. Recurrences start where they
+ * are representable (exp(-x), x < 600). */
+#define EDGE_U 8.0
+#define SMALL_SPREAD_SIGMAS 0.5 /* spreads below sigma/2: Hermite series on the grid */
+#define START_EXPONENT 600.0
+
+typedef struct grid_edge {
+    double f, q, S, J0; /* Gaussian, its ratio, running sum, offset of the integral */
+    int mode;           /* 0: below -EDGE_U, 1: summing, 2: above EDGE_U (integral J0) */
+} grid_edge;
+
+typedef struct grid_state {
+    double g[LSIM_RECEIVER_MAX_CONTRIBUTIONS], q[LSIM_RECEIVER_MAX_CONTRIBUTIONS]; /* points */
+    grid_edge e1[LSIM_RECEIVER_MAX_CONTRIBUTIONS], e2[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
+    double D0[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
+    unsigned char started[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
+    double h, Q, du, alpha, beta, gamma; /* phi(u) = u (alpha - u^2 (beta - gamma u^2)) */
+    int box_recurrence;
+} grid_state;
+
+/* Advances an edge to u (one grid step after the last call, or its first call); returns the
+ * integral of exp(-t^2) from where it started summing to u. */
+static inline double edge_step(const grid_state *gs, grid_edge *e, double u)
+{
+    double uu = u * u;
+    double phi_minus_half = (gs->alpha - uu * (gs->beta - gs->gamma * uu)) * u - 0.5 * gs->du;
+    if (e->mode == 1) {
+        e->f *= e->q;
+        e->q *= gs->Q;
+        e->S += e->f;
+        double J = e->J0 + gs->du * e->S + phi_minus_half * e->f;
+        if (u > EDGE_U) {
+            e->J0 = J;
+            e->mode = 2;
+        }
+        return J;
+    }
+    if (e->mode == 2)
+        return e->J0;
+    if (u < -EDGE_U)
+        return 0.0;
+    e->f = exp(-u * u);
+    e->q = exp(-(2.0 * u + gs->du) * gs->du);
+    e->S = e->f;
+    e->J0 = -(phi_minus_half + gs->du) * e->f; /* J = 0 here */
+    e->mode = 1;
+    return 0.0;
+}
+
+/* The noise-free waveform at the next grid sample r (samples visited in order, none skipped). */
+static double wave_grid(const beam *b, double r, grid_state *gs)
+{
+    const double two_over_sqrt_pi = 1.1283791670955126;
+    double s = 0.0;
+    for (int j = b->c0; j < b->c1; ++j) {
+        const wcontrib *c = &b->w[j];
+        if (c->lo > r)
+            break;
+        if (c->hi < r)
+            continue;
+        int k = j - b->c0;
+        double d = r - c->r;
+        if (c->box && c->half_w >= SMALL_SPREAD_SIGMAS * 0.5 * b->sigma) {
+            if (!gs->box_recurrence) {
+                s += contrib_value(b, c, r);
+                continue;
+            }
+            double u1 = (d + c->half_w) * b->inv_sqrt2_sigma, u2 = (d - c->half_w) * b->inv_sqrt2_sigma;
+            if (!gs->started[k]) {
+                gs->D0[k] = box_value(1.0, d, c->half_w, b->inv_sqrt2_sigma);
+                gs->e1[k].mode = gs->e2[k].mode = 0;
+                gs->started[k] = 1;
+            }
+            double J1 = edge_step(gs, &gs->e1[k], u1), J2 = edge_step(gs, &gs->e2[k], u2);
+            s += c->coef * (gs->D0[k] + two_over_sqrt_pi * (J1 - J2));
+            continue;
+        }
+        if (!gs->started[k]) {
+            double x = d * d * b->inv_2s2;
+            if (x > START_EXPONENT)
+                continue; /* below 1e-260 of the amplitude */
+            gs->g[k] = exp(-x);
+            gs->q[k] = exp(-(2.0 * d + gs->h) * gs->h * b->inv_2s2);
+            gs->started[k] = 1;
+        }
+        if (!c->box) {
+            s += c->a * gs->g[k];
+        } else { /* a narrow box: the Gaussian times its Hermite series in the spread */
+            double x = d * b->inv_sigma, x2 = x * x, v = 2.0 * c->half_w * b->inv_sigma, v2 = v * v;
+            double he2 = x2 - 1.0, he4 = (x2 - 6.0) * x2 + 3.0, he6 = ((x2 - 15.0) * x2 + 45.0) * x2 - 15.0;
+            double he8 = (((x2 - 28.0) * x2 + 210.0) * x2 - 420.0) * x2 + 105.0;
+            double series =
+                1.0 + v2 * (he2 / 24.0 + v2 * (he4 / 1920.0 + v2 * (he6 / 322560.0 + v2 * he8 / 92897280.0)));
+            s += c->a * gs->g[k] * series;
+        }
+        gs->g[k] *= gs->q[k];
+        gs->q[k] *= gs->Q;
+    }
+    return s;
 }
 
 /* Sampled detection over one cluster [lo, hi]. */
@@ -534,13 +713,23 @@ static void scan_cluster(beam *b, double lo, double hi, selection *s)
     const unsigned rmask = RING - 1;
     if (b->noisy)
         b->k_next = (long long)floor(R_AT(-1) * b->inv_sigma) - 5;
+    grid_state gs;
+    memset(gs.started, 0, sizeof gs.started);
+    gs.h = h;
+    gs.Q = exp(-2.0 * h * h * b->inv_2s2);
+    gs.du = h * b->inv_sqrt2_sigma;
+    double du2 = gs.du * gs.du, du4 = du2 * du2, du6 = du4 * du2;
+    gs.alpha = du2 / 6.0 + du4 / 60.0 + du6 / 252.0;
+    gs.beta = du4 / 90.0 + du6 / 189.0;
+    gs.gamma = du6 / 945.0;
+    gs.box_recurrence = aligned;
 
     double T = b->T;
-    double r_prev = 0.0, r0 = 0.0, best_f = 0.0;
+    double r_prev = 0.0, f_prev = 0.0, r0 = 0.0, best_f = 0.0;
     long long best_i = 0;
     int inside = 0;
     for (long long i = 0; i <= n; ++i) {
-        double r = R_AT(i), f = wave(b, r);
+        double r = R_AT(i), f = wave_grid(b, r, &gs);
         if (b->noisy) {
             draw_nodes(b, (long long)floor(R_AT(i + 1) * b->inv_sigma) + 5);
             double nz;
@@ -548,9 +737,14 @@ static void scan_cluster(beam *b, double lo, double hi, selection *s)
                 long long g = i0 + i;
                 long long K = g >= 0 ? g / GRID_PER_SIGMA : -((-g + GRID_PER_SIGMA - 1) / GRID_PER_SIGMA);
                 const double *wt = NOISE_W[g - K * GRID_PER_SIGMA];
-                nz = 0.0;
-                for (int j = -4; j <= 5; ++j)
-                    nz += b->ring[(unsigned long long)(K + j) & rmask] * wt[j + 4];
+                const double *z = b->ring;
+                unsigned long long u = (unsigned long long)K;
+                /* three partial sums: no single chain of dependent additions */
+                double s0 = z[(u - 4) & rmask] * wt[0] + z[(u - 1) & rmask] * wt[3] + z[(u + 2) & rmask] * wt[6];
+                double s1 = z[(u - 3) & rmask] * wt[1] + z[u & rmask] * wt[4] + z[(u + 3) & rmask] * wt[7];
+                double s2 = z[(u - 2) & rmask] * wt[2] + z[(u + 1) & rmask] * wt[5] + z[(u + 4) & rmask] * wt[8] +
+                            z[(u + 5) & rmask] * wt[9];
+                nz = s0 + s1 + s2;
             } else {
                 nz = noise_at(b->ring, rmask, r * b->inv_sigma);
             }
@@ -560,7 +754,7 @@ static void scan_cluster(beam *b, double lo, double hi, selection *s)
         int new_best = 0;
         if (!inside) {
             if (above) {
-                r0 = i == 0 ? r : bisect(b, r_prev, r, 1, b->ring, rmask);
+                r0 = i == 0 ? r : crossing(b, r_prev, f_prev - T, r, f - T, b->ring, rmask);
                 inside = 1;
                 new_best = 1;
             }
@@ -577,24 +771,22 @@ static void scan_cluster(beam *b, double lo, double hi, selection *s)
                     b->snap[(unsigned long long)k & rmask] = b->ring[(unsigned long long)k & rmask];
             }
         }
-        int close = inside && (!above || i == n);
-        if (close) {
-            double r1 = above ? r : bisect(b, r_prev, r, 0, b->ring, rmask);
-            double a = R_AT(best_i - 1), c = R_AT(best_i + 1);
+        if (inside && (!above || i == n)) {
+            double r1 = above ? r : crossing(b, r_prev, f_prev - T, r, f - T, b->ring, rmask);
+            double a = R_AT(best_i - 1), c = R_AT(best_i + 1), x = R_AT(best_i);
             if (a < r0)
                 a = r0;
             if (c > r1)
                 c = r1;
+            if (x < a || x > c)
+                x = 0.5 * (a + c);
             double peak_f;
-            double peak_r = golden_max(b, a, c, b->snap, rmask, &peak_f);
-            if (!(peak_f >= best_f)) { /* keep the best sample if the search did worse */
-                peak_r = R_AT(best_i);
-                peak_f = eval_f(b, peak_r, b->snap, rmask);
-            }
+            double peak_r = brent_max(b, a, c, x, b->snap, rmask, &peak_f);
             consider(s, peak_r, peak_f, r1 - r0, dominant_at(b, peak_r, peak_f));
             inside = 0;
         }
         r_prev = r;
+        f_prev = f;
     }
 #undef R_AT
 }
@@ -707,7 +899,13 @@ static int write_echo(const cand *c, lsim_echo *out)
 
 static void beam_init(beam *b, const lsim_receiver *rx)
 {
-    memset(b, 0, sizeof *b);
+    /* the noise rings are written before they are read: not cleared */
+    b->noisy = 0;
+    b->k = b->B = 0.0;
+    b->rng = NULL;
+    b->w = NULL;
+    b->c0 = b->c1 = 0;
+    b->k_next = 0;
     b->sigma = pulse_sigma(rx->pulse_width_ns);
     b->inv_sigma = 1.0 / b->sigma;
     b->inv_2s2 = 0.5 / (b->sigma * b->sigma);
