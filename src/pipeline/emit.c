@@ -11,13 +11,12 @@
 /* SemanticKITTI's "outlier": echoes of no surface (fog, noise). */
 #define LSIM_LABEL_OUTLIER 1u
 
-/* One emitted point: the beam and the echo slot (or SIZE_MAX for a miss). */
+/* One emitted point: the beam and its echo slot. A miss (with keep_misses) points at the echo
+ * buffer's miss slot (all zeros, no object), and its coordinates are set to NaN afterwards. */
 typedef struct emit_item {
     uint32_t beam;
     uint32_t slot;
 } emit_item;
-
-#define NO_SLOT UINT32_MAX
 
 /* dst[k] = origin + (row . beam direction) * range, identity row and origin 0 in the sensor
  * frame, a row of R and t in the world frame. */
@@ -26,15 +25,14 @@ static void place(float *restrict dst, float origin, const float row[3], const l
 {
     for (size_t k = 0; k < m; ++k) {
         uint32_t i = it[k].beam;
-        float r = it[k].slot == NO_SLOT ? NAN : range[it[k].slot];
-        dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * r;
+        dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * range[it[k].slot];
     }
 }
 
 static void gather_slot(float *restrict dst, const float *restrict src, const emit_item *it, size_t m, float scale)
 {
     for (size_t k = 0; k < m; ++k)
-        dst[k] = it[k].slot == NO_SLOT ? 0.0f : src[it[k].slot] * scale;
+        dst[k] = src[it[k].slot] * scale;
 }
 
 static void gather_beam(float *restrict dst, const float *restrict src, const emit_item *it, size_t m, float scale)
@@ -49,7 +47,7 @@ static void rotate_row(float *restrict dst, const float row[3], const lsim_echo_
 {
     for (size_t k = 0; k < m; ++k) {
         uint32_t s = it[k].slot;
-        dst[k] = s == NO_SLOT ? 0.0f : row[0] * e->nx[s] + row[1] * e->ny[s] + row[2] * e->nz[s];
+        dst[k] = row[0] * e->nx[s] + row[1] * e->ny[s] + row[2] * e->nz[s];
     }
 }
 
@@ -59,10 +57,11 @@ typedef struct emit_frame {
     int world;
     float rot[3][3], origin[3], rt[3][3];
     double power_scale;
+    size_t miss_slot; /* the echo buffer's all-zero slot */
 } emit_frame;
 
 /* Fill every column but ring / return index / count for the items of one batch, at point o. */
-static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o)
+static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses)
 {
     const lsim_beams *b = &f->sensor->beams;
     const lsim_echo_buffer *e = &f->ws->echoes;
@@ -90,17 +89,24 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
     uint32_t *label = lsim_points_u32(p, LSIM_FIELD_LABEL) + o, *instance = lsim_points_u32(p, LSIM_FIELD_INSTANCE) + o;
     for (size_t k = 0; k < m; ++k) {
         uint32_t s = it[k].slot;
-        if (s == NO_SLOT) { /* a miss: range 0, NaN coordinates, no surface */
-            incidence[k] = refl[k] = 0.0f;
-            label[k] = instance[k] = 0;
-            continue;
-        }
         float r = e->range[s];
         refl[k] = e->intensity[s] * r * r;
         incidence[k] = acosf(fminf(1.0f, e->cos_incidence[s])) * to_deg;
         uint32_t obj = e->object[s];
         label[k] = obj == LSIM_NO_HIT ? LSIM_LABEL_OUTLIER : f->ws->surfaces.label[obj];
         instance[k] = obj == LSIM_NO_HIT ? 0 : f->ws->surfaces.instance[obj];
+    }
+    if (!misses)
+        return;
+    const uint32_t miss = (uint32_t)f->miss_slot;
+    for (size_t k = 0; k < m; ++k) { /* a miss: range 0, NaN coordinates, no surface */
+        if (it[k].slot != miss)
+            continue;
+        for (int a = 0; a < 3; ++a) {
+            lsim_points_f32(p, pos[a])[o + k] = NAN;
+            lsim_points_f32(p, clean[a])[o + k] = NAN;
+        }
+        label[k] = 0;
     }
 }
 
@@ -117,10 +123,12 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
     uint16_t *ret_count = lsim_points_u16(p, LSIM_FIELD_NUM_RETURNS);
     uint16_t *ring = lsim_points_u16(p, LSIM_FIELD_RING);
     size_t m = 0, start = o;
+    int misses = 0;
     for (size_t i = lo; i < hi; ++i) {
         int count = e->count[i];
         if (count == 0 && options->keep_misses) {
-            it[m] = (emit_item){(uint32_t)i, NO_SLOT};
+            it[m] = (emit_item){(uint32_t)i, (uint32_t)f->miss_slot};
+            misses = 1;
             ret_index[start + m] = ret_count[start + m] = 0;
             ring[start + m] = b->ring[i];
             ++m;
@@ -133,13 +141,14 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
             ++m;
         }
         if (m >= EMIT_BATCH) {
-            emit_batch(f, p, it, m, start);
+            emit_batch(f, p, it, m, start, misses);
             start += m;
             m = 0;
+            misses = 0;
         }
     }
     if (m > 0)
-        emit_batch(f, p, it, m, start);
+        emit_batch(f, p, it, m, start, misses);
 }
 
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
@@ -172,6 +181,12 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
     f.origin[2] = f.world ? (float)sensor->pose.t.z : 0.0f;
     const lsim_receiver_spec *r = &sensor->spec.receiver;
     f.power_scale = r->peak_power_w * r->aperture_m2 * r->efficiency / LSIM_PI;
+    f.miss_slot = n * (size_t)ws->echoes.slots;
+    lsim_echo_buffer *e = (lsim_echo_buffer *)&ws->echoes; /* the miss slot: no echo, no surface */
+    e->range[f.miss_slot] = e->range_clean[f.miss_slot] = e->intensity[f.miss_slot] = e->epw[f.miss_slot] = 0.0f;
+    e->cos_incidence[f.miss_slot] = 1.0f;
+    e->nx[f.miss_slot] = e->ny[f.miss_slot] = e->nz[f.miss_slot] = 0.0f;
+    e->object[f.miss_slot] = LSIM_NO_HIT;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (size_t c = 0; c < chunks; ++c) {
         size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;

@@ -60,7 +60,7 @@ lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace
                                          size_t objects, int threads)
 {
     int ok = 1;
-    size_t s = n * (size_t)slots;
+    size_t s = n * (size_t)slots + 1; /* + the miss slot (pipeline/emit.c) */
     if (s > ws->slot_capacity) {
         lsim_echo_buffer *e = &ws->echoes;
         GROW(e->range, s); GROW(e->range_clean, s); GROW(e->intensity, s); GROW(e->epw, s);
