@@ -257,6 +257,10 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
 lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *path, int pixels,
                                        double half_extent_m);
 
+/* The points as the sensor sees them: a PNG over azimuth and elevation, coloured by range,
+ * `pixels_per_degree` (0.5..200) on both axes. */
+lsim_status lsim_points_write_range_image(const lsim_points *points, const char *path, double pixels_per_degree);
+
 #ifdef __cplusplus
 }
 #endif

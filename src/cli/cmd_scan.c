@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 typedef struct scan_args {
-    const char *scene, *output, *bev;
+    const char *scene, *output, *bev, *range_image;
+    double range_image_ppd;
     lsim_format format;
     lsim_scan_options options;
     int stats, quiet;
@@ -39,6 +40,8 @@ static void scan_usage(FILE *out)
             "  --bev FILE.png          also write a bird's-eye PNG coloured by intensity\n"
             "  --bev-size PIXELS       PNG width and height (default 1024)\n"
             "  --bev-extent M          half-width of the bird's-eye view in metres (default 50)\n"
+            "  --range-image FILE.png  also write the points over azimuth x elevation, coloured by range\n"
+            "  --range-image-ppd N     its pixels per degree (default 10)\n"
             "  --stats                 print one JSON line of timings on stderr\n"
             "  --quiet                 no summary line on stdout\n");
 }
@@ -56,6 +59,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
     a->format = LSIM_FORMAT_AUTO;
     a->bev_pixels = 1024;
     a->bev_extent = 50.0;
+    a->range_image_ppd = 10.0;
     for (int i = 1; i < argc; ++i) {
         const char *opt = argv[i];
         int has_value = i + 1 < argc;
@@ -117,6 +121,13 @@ static int parse_args(int argc, char **argv, scan_args *a)
             NEED_VALUE();
             if (lsim_arg_double(val, 1e-3, 1e6, &a->bev_extent))
                 return bad("--bev-extent", val, "a number of metres > 0");
+        } else if (strcmp(opt, "--range-image") == 0) {
+            NEED_VALUE();
+            a->range_image = val;
+        } else if (strcmp(opt, "--range-image-ppd") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_double(val, 0.5, 200.0, &a->range_image_ppd))
+                return bad("--range-image-ppd", val, "pixels per degree, 0.5..200");
         } else if (strcmp(opt, "--stats") == 0) {
             a->stats = 1;
         } else if (strcmp(opt, "--quiet") == 0) {
@@ -194,6 +205,14 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
     int rc = check_writable(ctx, a->output, "the point cloud");
     if (rc == LSIM_EXIT_OK && a->bev)
         rc = check_writable(ctx, a->bev, "the bird's-eye image");
+    if (rc == LSIM_EXIT_OK && a->range_image) {
+        if (strcmp(a->range_image, a->output) == 0 || (a->bev && strcmp(a->range_image, a->bev) == 0)) {
+            fprintf(stderr, "lidarsim scan: --range-image '%s' is another output's path; give it its own name\n",
+                    a->range_image);
+            return LSIM_EXIT_USAGE;
+        }
+        rc = check_writable(ctx, a->range_image, "the range image");
+    }
     return rc;
 }
 
@@ -245,6 +264,11 @@ int lsim_cmd_scan(int argc, char **argv)
         else if (a.bev && lsim_points_write_birdseye(points, a.bev, (int)a.bev_pixels, a.bev_extent) != LSIM_OK) {
             rc = fail(ctx, "cannot write the bird's-eye image");
             remove_cloud(a.output, format); /* all or nothing */
+        } else if (a.range_image && lsim_points_write_range_image(points, a.range_image, a.range_image_ppd) != LSIM_OK) {
+            rc = fail(ctx, "cannot write the range image");
+            remove_cloud(a.output, format);
+            if (a.bev)
+                unlink(a.bev);
         }
         stats.write_ms = lsim_now_ms() - t0;
         stats.total_ms += stats.write_ms;

@@ -91,8 +91,9 @@ static int follow_direct(const lsim_optics *o, const float dir[3], float t, uint
         cos_t = -cos_t;
     }
     cos_t = fminf(cos_t, 1.0f);
-    double fr = lsim_brdf_backscatter(&o->surfaces->brdf[object], cos_t);
-    float amp = (float)(weight * 3.14159265358979 * fr * cos_t / ((double)t * t));
+    const float lambert = o->surfaces->lambert[object];
+    float fr = lambert >= 0.0f ? lambert : (float)lsim_brdf_backscatter(&o->surfaces->brdf[object], cos_t);
+    float amp = weight * 3.14159265f * fr * cos_t / (t * t);
     if (o->extinction > 0.0f)
         amp *= expf(-2.0f * o->extinction * t);
     if (!(amp > 0.0f) || !isfinite(amp))

@@ -22,6 +22,7 @@ typedef struct lsim_surfaces {
     lsim_brdf *brdf;
     uint8_t *thin;    /* 1 for planes: glass is a thin sheet (no refraction, two interfaces) */
     float *albedo;    /* diffuse albedo lit by the sun (ambient light) */
+    float *lambert;   /* rho / pi for Lambertian surfaces (the hot path), -1 otherwise */
     uint32_t *label, *instance;
 } lsim_surfaces;
 

@@ -45,6 +45,7 @@ static void fill_surfaces(const lsim_scene *scene, lsim_frame_workspace *ws)
         s->albedo[i] = b->kind == LSIM_BRDF_MIRROR || b->kind == LSIM_BRDF_GLASS ? 0.0f
                        : b->kind == LSIM_BRDF_RETROREFLECTOR                     ? 0.3f
                                                                                  : (float)b->reflectance;
+        s->lambert[i] = b->kind == LSIM_BRDF_LAMBERTIAN ? (float)(b->reflectance / 3.14159265358979323846) : -1.0f;
         s->label[i] = o->label;
         s->instance[i] = o->instance;
     }
