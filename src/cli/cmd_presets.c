@@ -75,6 +75,10 @@ static void print_summary(const lsim_sensor *sensor)
     printf("range_sigma_m: %.9g\n", s->range_sigma);
     printf("intensity_sigma: %.9g\n", s->intensity_sigma);
     printf("detection_reflectance: %.9g\n", s->detection_reflectance);
+    static const char *const returns[] = {"first", "strongest", "last", "dual", "all"};
+    printf("beam_divergence_mrad: %.9g\n", s->beam.divergence_mrad);
+    printf("pulse_width_ns: %.9g\n", s->receiver.pulse_width_ns);
+    printf("returns: %s (max %d)\n", returns[s->receiver.mode], s->receiver.max_returns);
     print_kind_numbers(s);
 }
 
