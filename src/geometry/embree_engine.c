@@ -116,26 +116,33 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
     return LSIM_OK;
 }
 
+/* A ray ready for rtcIntersect1: all mask bits (Debian's Embree is built with ray masks). */
+static inline void ray_init(struct RTCRayHit *rh, float ox, float oy, float oz, float dx, float dy, float dz,
+                            float tnear, float tfar)
+{
+    rh->ray.org_x = ox;
+    rh->ray.org_y = oy;
+    rh->ray.org_z = oz;
+    rh->ray.dir_x = dx;
+    rh->ray.dir_y = dy;
+    rh->ray.dir_z = dz;
+    rh->ray.tnear = tnear;
+    rh->ray.tfar = tfar;
+    rh->ray.time = 0.0f;
+    rh->ray.mask = 0xFFFFFFFFu;
+    rh->ray.id = 0;
+    rh->ray.flags = 0;
+    rh->hit.geomID = RTC_INVALID_GEOMETRY_ID;
+    rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+}
+
 int lsim_engine_trace1(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
                        float *t, uint32_t *object, float ng[3])
 {
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
     struct RTCRayHit rh;
-    rh.ray.org_x = org[0];
-    rh.ray.org_y = org[1];
-    rh.ray.org_z = org[2];
-    rh.ray.dir_x = dir[0];
-    rh.ray.dir_y = dir[1];
-    rh.ray.dir_z = dir[2];
-    rh.ray.tnear = tnear;
-    rh.ray.tfar = tfar;
-    rh.ray.time = 0.0f;
-    rh.ray.mask = 0xFFFFFFFFu;
-    rh.ray.id = 0;
-    rh.ray.flags = 0;
-    rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-    rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+    ray_init(&rh, org[0], org[1], org[2], dir[0], dir[1], dir[2], tnear, tfar);
     rtcIntersect1(engine->scene, &ictx, &rh);
     if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID)
         return 0;
@@ -176,20 +183,7 @@ void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t 
     {
         for (size_t i = 0; i < count; ++i) {
             struct RTCRayHit rh;
-            rh.ray.org_x = rays->ox[i];
-            rh.ray.org_y = rays->oy[i];
-            rh.ray.org_z = rays->oz[i];
-            rh.ray.dir_x = rays->dx[i];
-            rh.ray.dir_y = rays->dy[i];
-            rh.ray.dir_z = rays->dz[i];
-            rh.ray.tnear = tnear;
-            rh.ray.tfar = tfar;
-            rh.ray.time = 0.0f;
-            rh.ray.mask = 0xFFFFFFFFu;
-            rh.ray.id = 0;
-            rh.ray.flags = 0;
-            rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-            rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+            ray_init(&rh, rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i], tnear, tfar);
             rtcIntersect1(engine->scene, &ictx, &rh);
             if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
                 hits->t[i] = INFINITY;
