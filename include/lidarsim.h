@@ -234,7 +234,8 @@ void lsim_points_destroy(lsim_points *points);
 
 /* Time spent per stage of the last scan, milliseconds. */
 typedef struct lsim_scan_stats {
-    uint64_t rays, hits;
+    uint64_t rays, hits;  /* beams; points (echoes) */
+    uint64_t beams_returned; /* beams with at least one echo */
     double load_ms, build_ms, trace_ms, shade_ms, noise_ms, write_ms, total_ms;
 } lsim_scan_stats;
 

@@ -265,6 +265,93 @@ static void subrays_mixed_pixel(lsim_context *ctx)
     lsim_scene_destroy(scene);
 }
 
+static void subrays_conserve_power(lsim_context *ctx)
+{
+    /* Every sub-ray counts, however many: a wall's reflectivity is rho with 217 sub-rays, and
+     * behind a glass pane (two contributions per sub-ray) the wall keeps ((1 - F)^2 tau)^2. */
+    lsim_scene *scene = new_scene(ctx);
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.5));
+    add_wall(ctx, scene, "m", 10.0, 20.0);
+    double az = 0, el = 0;
+    lsim_sensor *s = pattern(ctx, &az, &el, 1);
+    REQUIRE_OK(ctx, lsim_sensor_set_beam(s, 3.0, LSIM_BEAM_RAYS, 8));
+    lsim_points *p = scan(ctx, scene, s, 0, 1);
+    CHECK(lsim_points_count(p) == 1);
+    if (lsim_points_count(p) == 1)
+        CHECK_NEAR(fixture_f32(p, LSIM_FIELD_REFLECTIVITY)[0], 0.5, 0.01);
+    lsim_points_destroy(p);
+    lsim_material_desc g;
+    lsim_material_desc_init(&g, LSIM_MATERIAL_GLASS);
+    g.ior = 1.5;
+    g.transmittance = 0.9;
+    REQUIRE_OK(ctx, lsim_scene_add_material(scene, "glass", &g));
+    add_wall(ctx, scene, "glass", 4.0, 3.0);
+    REQUIRE_OK(ctx, lsim_sensor_set_receiver(s, 5.0, LSIM_RETURNS_LAST, 1));
+    REQUIRE_OK(ctx, lsim_sensor_set_beam(s, 3.0, LSIM_BEAM_RAYS, 4));
+    p = scan(ctx, scene, s, 0, 1);
+    CHECK(lsim_points_count(p) == 1);
+    if (lsim_points_count(p) == 1) {
+        double t = 0.96 * 0.96 * 0.9;
+        printf("sub-rays behind glass: wall intensity %.6g, expected %.6g\n", fixture_f32(p, LSIM_FIELD_INTENSITY)[0],
+               0.005 * t * t);
+        CHECK_NEAR(fixture_f32(p, LSIM_FIELD_INTENSITY)[0] / (0.005 * t * t), 1.0, 0.02);
+    }
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(scene);
+}
+
+static void thin_glass_far(lsim_context *ctx)
+{
+    /* A 5 mm glass box (a solid: refraction in, refraction out) in front of a wall, near and far:
+     * the wall behind must stay visible; so must a wall behind an open glass mesh (one quad). */
+    const double distances[3] = {10.0, 60.0, 120.0};
+    for (int k = 0; k < 3; ++k) {
+        double d = distances[k];
+        lsim_scene *scene = new_scene(ctx);
+        REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.9));
+        lsim_material_desc g;
+        lsim_material_desc_init(&g, LSIM_MATERIAL_GLASS);
+        REQUIRE_OK(ctx, lsim_scene_add_material(scene, "glass", &g));
+        add_wall(ctx, scene, "m", d + 8.0, 40.0); /* beyond the pane's bright echo (EPW ~5 m) */
+        lsim_object_desc o;
+        lsim_object_desc_init(&o);
+        o.material = "glass";
+        o.position[0] = d;
+        const double pane[3] = {0.005, 4.0, 4.0};
+        REQUIRE_OK(ctx, lsim_scene_add_box(scene, pane, &o));
+        double az = 0, el = 0;
+        lsim_sensor *s = pattern(ctx, &az, &el, 1);
+        REQUIRE_OK(ctx, lsim_sensor_set_range(s, 0.1, 200.0));
+        REQUIRE_OK(ctx, lsim_sensor_set_receiver(s, 5.0, LSIM_RETURNS_LAST, 1));
+        lsim_points *p = scan(ctx, scene, s, 0, 1);
+        CHECK(lsim_points_count(p) == 1 && fabsf(fixture_f32(p, LSIM_FIELD_RANGE)[0] - (float)(d + 8.0)) < 0.05f);
+        lsim_points_destroy(p);
+        lsim_sensor_destroy(s);
+        lsim_scene_destroy(scene);
+    }
+    lsim_scene *scene = new_scene(ctx);
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.9));
+    lsim_material_desc g;
+    lsim_material_desc_init(&g, LSIM_MATERIAL_GLASS);
+    REQUIRE_OK(ctx, lsim_scene_add_material(scene, "glass", &g));
+    add_wall(ctx, scene, "m", 12.0, 40.0);
+    const float quad[12] = {5, -2, -2, 5, 2, -2, 5, 2, 2, 5, -2, 2};
+    const uint32_t tris[6] = {0, 1, 2, 0, 2, 3};
+    lsim_object_desc o;
+    lsim_object_desc_init(&o);
+    o.material = "glass";
+    REQUIRE_OK(ctx, lsim_scene_add_triangles(scene, quad, 4, tris, 2, &o));
+    double az = 0, el = 0;
+    lsim_sensor *s = pattern(ctx, &az, &el, 1);
+    REQUIRE_OK(ctx, lsim_sensor_set_receiver(s, 5.0, LSIM_RETURNS_LAST, 1));
+    lsim_points *p = scan(ctx, scene, s, 0, 1);
+    CHECK(lsim_points_count(p) == 1 && fabsf(fixture_f32(p, LSIM_FIELD_RANGE)[0] - 12.0f) < 0.05f);
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(scene);
+}
+
 static double range_std(lsim_context *ctx, lsim_scene *scene, double irradiance, size_t *count)
 {
     const double sun[3] = {-1, 0, 0.2};
@@ -458,6 +545,8 @@ int main(void)
     brdfs_in_scan(ctx);
     epw_grows(ctx);
     subrays_mixed_pixel(ctx);
+    subrays_conserve_power(ctx);
+    thin_glass_far(ctx);
     sunlight(ctx);
     atmosphere(ctx);
     baseline(ctx);

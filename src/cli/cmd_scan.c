@@ -274,18 +274,19 @@ int lsim_cmd_scan(int argc, char **argv)
         stats.total_ms += stats.write_ms;
     }
     if (rc == LSIM_EXIT_OK && !a.quiet) {
-        printf("lidarsim: %s, %llu beams, %zu points (%.1f%% returned), frame %.1f ms, total %.1f ms "
+        printf("lidarsim: %s, %llu beams, %zu points (%.1f%% of beams returned), frame %.1f ms, total %.1f ms "
                "(load %.1f, build %.1f, write %.1f), wrote %s%s%s\n",
                lsim_sensor_name(sensor), (unsigned long long)stats.rays, lsim_points_count(points),
-               stats.rays ? 100.0 * (double)stats.hits / (double)stats.rays : 0.0,
+               stats.rays ? 100.0 * (double)stats.beams_returned / (double)stats.rays : 0.0,
                stats.trace_ms + stats.shade_ms + stats.noise_ms, stats.total_ms, stats.load_ms, stats.build_ms,
                stats.write_ms, a.output, a.bev ? " and " : "", a.bev ? a.bev : "");
     }
     if (rc == LSIM_EXIT_OK && a.stats)
         fprintf(stderr,
-                "{\"rays\": %llu, \"hits\": %llu, \"load_ms\": %.3f, \"build_ms\": %.3f, \"trace_ms\": %.3f, "
-                "\"shade_ms\": %.3f, \"noise_ms\": %.3f, \"write_ms\": %.3f, \"total_ms\": %.3f}\n",
-                (unsigned long long)stats.rays, (unsigned long long)stats.hits, stats.load_ms, stats.build_ms,
+                "{\"rays\": %llu, \"hits\": %llu, \"beams_returned\": %llu, \"load_ms\": %.3f, \"build_ms\": %.3f, "
+                "\"trace_ms\": %.3f, \"shade_ms\": %.3f, \"noise_ms\": %.3f, \"write_ms\": %.3f, \"total_ms\": %.3f}\n",
+                (unsigned long long)stats.rays, (unsigned long long)stats.hits,
+                (unsigned long long)stats.beams_returned, stats.load_ms, stats.build_ms,
                 stats.trace_ms, stats.shade_ms, stats.noise_ms, stats.write_ms, stats.total_ms);
     lsim_points_destroy(points);
     lsim_sensor_destroy(sensor);

@@ -11,7 +11,8 @@ typedef struct path_vertex {
     float optical;      /* one-way optical path so far (metres; glass counts ior x length) */
     float air;          /* one-way path in air so far (for the atmosphere) */
     float inside_ior;   /* 0 outside any glass, else the ior of the glass the ray is in */
-    float tnear;        /* secondary rays start on the surface and skip hits nearer than this */
+    float surface[3];   /* the surface point the ray leaves (its origin is nudged off it) */
+    uint32_t glass;     /* the glass object the ray is inside (valid while inside_ior > 0) */
     int depth;
     int traced;         /* 1: the hit below is known (the primary ray's) */
     float t;
@@ -53,19 +54,30 @@ static inline float fresnel(float cos_i, float n1, float n2)
     return (float)lsim_fresnel_dielectric(cos_t, n1 / n2); /* reciprocity: same as entering at theta_t */
 }
 
-/* A secondary ray from surface point p: it starts exactly there (so path lengths stay exact)
- * and ignores hits nearer than `skip` (its own surface). */
-static inline void push(path_vertex *stack, int *top, const float p[3], const float d[3], float skip,
-                        float throughput, const path_vertex *from, float inside_ior)
+/* Offset that lifts a ray's origin off the surface it leaves: a few float steps at the
+ * point's magnitude, independent of the path so far (thin glass far away stays thin). */
+static inline float surface_offset(const float p[3])
+{
+    float m = fmaxf(fmaxf(fabsf(p[0]), fabsf(p[1])), fmaxf(fabsf(p[2]), 1.0f));
+    return 1e-5f * m;
+}
+
+/* A secondary ray leaving surface point p along d, on the side of `side` (the surface normal
+ * for a reflection, its opposite for a transmission). Its origin is nudged off the surface; path
+ * lengths are measured from p itself, so they stay exact. */
+static inline void push(path_vertex *stack, int *top, const float p[3], const float d[3], const float side[3],
+                        float throughput, const path_vertex *from, float inside_ior, uint32_t glass)
 {
     if (*top >= PATH_STACK || throughput < 1e-6f)
         return;
     path_vertex *v = &stack[(*top)++];
+    const float eps = surface_offset(p);
     for (int k = 0; k < 3; ++k) {
-        v->org[k] = p[k];
+        v->org[k] = p[k] + eps * side[k];
+        v->surface[k] = p[k];
         v->dir[k] = d[k];
     }
-    v->tnear = skip;
+    v->glass = glass;
     v->throughput = throughput;
     v->optical = from->optical;
     v->air = from->air;
@@ -133,7 +145,7 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
     first->inside_ior = 0.0f;
     first->depth = 0;
     first->traced = 1;
-    first->tnear = 0.0f;
+    first->glass = LSIM_NO_HIT;
     first->t = t;
     first->object = object;
 
@@ -141,8 +153,18 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
         path_vertex v = stack[--top];
         if (!v.traced) {
             float tfar = o->range_max - v.optical;
-            if (tfar <= v.tnear || !lsim_engine_trace1(o->engine, v.org, v.dir, v.tnear, tfar, &v.t, &v.object, v.ng))
+            if (tfar <= 0.0f || !lsim_engine_trace1(o->engine, v.org, v.dir, 0.0f, tfar, &v.t, &v.object, v.ng))
                 continue;
+            /* the distance from the surface point the ray left, not from its nudged origin */
+            float q[3] = {v.org[0] + v.t * v.dir[0] - v.surface[0], v.org[1] + v.t * v.dir[1] - v.surface[1],
+                          v.org[2] + v.t * v.dir[2] - v.surface[2]};
+            v.t = sqrtf(dot3(q, q));
+            for (int k = 0; k < 3; ++k)
+                v.org[k] = v.surface[k];
+            /* Inside glass, the next surface should be the same glass's exit face; anything else
+             * means an open glass mesh (a single window quad): carry on as if outside. */
+            if (v.inside_ior > 0.0f && v.object != v.glass)
+                v.inside_ior = 0.0f;
         }
         if (v.object == LSIM_NO_HIT)
             continue;
@@ -211,24 +233,25 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
         path_vertex here = v;
         here.optical = optical;
         here.air = air;
-        const float eps = 1e-4f * fmaxf(1.0f, optical);
+        const float neg[3] = {-n[0], -n[1], -n[2]};
         float refl[3];
         for (int k = 0; k < 3; ++k)
             refl[k] = v.dir[k] + 2.0f * cos_t * n[k];
         normalize3(refl);
         if (brdf->kind == LSIM_BRDF_MIRROR) {
-            push(stack, &top, p, refl, eps, v.throughput * (float)brdf->reflectance, &here, v.inside_ior);
+            push(stack, &top, p, refl, n, v.throughput * (float)brdf->reflectance, &here, v.inside_ior, v.glass);
         } else if (brdf->kind == LSIM_BRDF_GLASS) {
             const float ior = (float)brdf->ior, tau = (float)brdf->transmittance;
             if (o->surfaces->thin[v.object]) { /* thin sheet: two interfaces, no net deviation */
                 float f = fresnel(cos_t, 1.0f, ior);
-                push(stack, &top, p, refl, eps, v.throughput * f, &here, 0.0f);
-                push(stack, &top, p, v.dir, eps, v.throughput * (1.0f - f) * (1.0f - f) * tau, &here, 0.0f);
+                push(stack, &top, p, refl, n, v.throughput * f, &here, 0.0f, LSIM_NO_HIT);
+                push(stack, &top, p, v.dir, neg, v.throughput * (1.0f - f) * (1.0f - f) * tau, &here, 0.0f,
+                     LSIM_NO_HIT);
             } else {
                 const int entering = v.inside_ior == 0.0f;
                 const float n1 = entering ? 1.0f : ior, n2 = entering ? ior : 1.0f;
                 float f = fresnel(cos_t, n1, n2);
-                push(stack, &top, p, refl, eps, v.throughput * f, &here, v.inside_ior);
+                push(stack, &top, p, refl, n, v.throughput * f, &here, v.inside_ior, v.glass);
                 if (f < 1.0f) { /* Snell refraction */
                     float eta = n1 / n2;
                     float k = 1.0f - eta * eta * (1.0f - cos_t * cos_t);
@@ -237,7 +260,8 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
                         tr[a] = eta * v.dir[a] + (eta * cos_t - sqrtf(fmaxf(k, 0.0f))) * n[a];
                     normalize3(tr);
                     float through = v.throughput * (1.0f - f) * (entering ? 1.0f : tau);
-                    push(stack, &top, p, tr, eps, through, &here, entering ? ior : 0.0f);
+                    push(stack, &top, p, tr, neg, through, &here, entering ? ior : 0.0f,
+                         entering ? v.object : LSIM_NO_HIT);
                 }
             }
         }

@@ -36,7 +36,9 @@ static lsim_status make_kernel(lsim_context *ctx, const lsim_beam_spec *b, lsim_
 {
     if (b->kernel_file[0])
         return lsim_kernel_read(ctx, b->kernel_file, k);
-    double fwhm = b->core_fwhm_deg > 0.0 ? b->core_fwhm_deg : b->divergence_mrad * 1e-3 * 180.0 / 3.14159265358979;
+    /* The divergence is the full angle at 1/e^2 (4 sigma): FWHM = divergence sqrt(2 ln 2) / 2. */
+    double fwhm = b->core_fwhm_deg > 0.0 ? b->core_fwhm_deg
+                                          : b->divergence_mrad * 1e-3 * 180.0 / 3.14159265358979 * 0.5887050112577373;
     double step = fwhm / 4.0;
     return lsim_kernel_parametric(ctx, fwhm, b->halo_level, b->halo_extent_deg, step, k);
 }

@@ -68,11 +68,42 @@ typedef struct frame_setup {
     lsim_receiver receiver;
     lsim_fog fog;
     lsim_noise_model noise_model;
+    float merge_tolerance; /* contributions of one surface closer than this may merge (sigma / 2) */
     double threshold;
     int noise, kernel;
     uint64_t seed;
     uint32_t frame;
 } frame_setup;
+
+/* Merge contributions of the same surface closer in range than `tol` (sub-rays of one beam
+ * on one wall): amplitudes add, the range is their amplitude-weighted mean and the spread covers
+ * both. The receiver sees practically the same waveform, from far fewer contributions. */
+static int merge_close(lsim_contribution *c, int n, float tol)
+{
+    for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n;) {
+            if (c[j].object == c[i].object && fabsf(c[j].range - c[i].range) <= tol) {
+                float a = c[i].amplitude + c[j].amplitude;
+                float lo = fminf(c[i].range - 0.5f * c[i].spread, c[j].range - 0.5f * c[j].spread);
+                float hi = fmaxf(c[i].range + 0.5f * c[i].spread, c[j].range + 0.5f * c[j].spread);
+                float r = (c[i].amplitude * c[i].range + c[j].amplitude * c[j].range) / a;
+                if (c[j].amplitude > c[i].amplitude) { /* the stronger one's surface */
+                    c[i].cos_incidence = c[j].cos_incidence;
+                    c[i].nx = c[j].nx;
+                    c[i].ny = c[j].ny;
+                    c[i].nz = c[j].nz;
+                }
+                c[i].range = r;
+                c[i].amplitude = a;
+                c[i].spread = hi - lo;
+                c[j] = c[--n];
+            } else {
+                ++j;
+            }
+        }
+    }
+    return n;
+}
 
 /* Keep the `cap` strongest contributions (in place). */
 static int keep_strongest(lsim_contribution *c, int n, int cap)
@@ -148,6 +179,10 @@ static int beam_contributions(const frame_setup *f, const lsim_frame_workspace *
             const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
             n = lsim_optics_follow(&f->optics, org, dir, s->hits.t[r], s->hits.object[r], ng, f->subrays.weight[k], c,
                                    n, LSIM_MAX_CONTRIBUTIONS, background);
+            if (n > LSIM_MAX_CONTRIBUTIONS / 2) { /* room for the next sub-ray's path tree */
+                n = merge_close(c, n, f->merge_tolerance);
+                n = keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS / 2);
+            }
             if (k == 0 && s->hits.object[r] != LSIM_NO_HIT)
                 first = s->hits.t[r];
         }
@@ -230,6 +265,7 @@ static void setup_frame(frame_setup *f, lsim_scene *scene, const lsim_sensor *se
     f->receiver.max_returns = spec->receiver.max_returns;
     f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
     f->receiver.max_range = spec->range_max;
+    f->merge_tolerance = (float)(0.5 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) / 2.3548200450309493);
     lsim_fog_setup(&f->fog, scene->extinction, scene->backscatter, spec->range_min, spec->receiver.pulse_width_ns);
     f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
                                         (float)f->threshold, (float)spec->range_min};
@@ -283,9 +319,11 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
         }
     }
     double t2 = lsim_now_ms();
-    size_t echoes = 0;
+    size_t echoes = 0, returned = 0;
     for (size_t c = 0; c < chunks; ++c)
         echoes += ws->chunk_points[c + 1];
+    for (size_t i = 0; i < n; ++i)
+        returned += ws->echoes.count[i] > 0;
     lsim_points_emit(sensor, ws, options, points, threads);
     double t4 = lsim_now_ms();
 
@@ -297,6 +335,7 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     }
     points->stats.rays = n;
     points->stats.hits = echoes;
+    points->stats.beams_returned = returned;
     points->stats.build_ms = (t1 - t0) > 0.001 ? scene->build_ms : 0.0;
     /* Wall time of the frame loop split by each stage's share of the threads' time; the blooming
      * render counts as tracing, point emission with noise (both end in the point buffer). */

@@ -202,9 +202,18 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
     if (!in_range(b->halo_level, 0.0, 1.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.kernel.halo_level: %g is invalid; must be 0..1",
                          b->halo_level);
-    if (!in_range(b->halo_extent_deg, 0.0, 20.0))
+    if (!in_range(b->halo_extent_deg, 0.0, 20.0) || (b->mode == LSIM_BEAM_KERNEL && !(b->halo_extent_deg > 0.0)))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.beam.kernel.halo_extent_deg: %g is invalid; must be 0..20", b->halo_extent_deg);
+                         "sensor.beam.kernel.halo_extent_deg: %g is invalid; must be in (0, 20]", b->halo_extent_deg);
+    if (b->mode == LSIM_BEAM_KERNEL && !b->kernel_file[0]) { /* the parametric kernel's size in pixels */
+        double fwhm = b->core_fwhm_deg > 0.0 ? b->core_fwhm_deg : b->divergence_mrad * 1e-3 * 57.29577951308232 * 0.5887050112577373;
+        double half = b->halo_extent_deg / (fwhm / 4.0);
+        if (!(half <= 4096.0))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.beam.kernel: a %g deg halo sampled at %g deg (core FWHM / 4) needs %.0f pixels "
+                             "each side (at most 4096); widen core_fwhm_deg or shorten halo_extent_deg",
+                             b->halo_extent_deg, fwhm / 4.0, half);
+    }
     if (b->algorithm != 1 && b->algorithm != 2)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.beam.algorithm: %d is invalid; 1 (beam iteration) or 2 (range stacking)", b->algorithm);
