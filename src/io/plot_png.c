@@ -1,0 +1,1058 @@
+#include "io/plot_png.h"
+
+#include "core/context.h"
+#include "core/text.h"
+#include "io/atomic_file.h"
+#include "io/font5x7.h"
+#include "io/png_rgb.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* =================================================================================== canvas */
+
+lsim_status lsim_canvas_create(lsim_context *ctx, int width, int height, const unsigned char background[3],
+                               lsim_canvas **out)
+{
+    if (!out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "canvas: no output pointer given");
+    *out = NULL;
+    if (width < 1 || height < 1 || width > LSIM_CANVAS_MAX_SIDE || height > LSIM_CANVAS_MAX_SIDE)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "canvas: size %d x %d is out of range; width and height must be 1..%d pixels", width,
+                         height, LSIM_CANVAS_MAX_SIDE);
+    lsim_canvas *c = malloc(sizeof *c);
+    unsigned char *rgb = malloc((size_t)width * (size_t)height * 3);
+    if (!c || !rgb) {
+        free(c);
+        free(rgb);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for a %d x %d image", width, height);
+    }
+    static const unsigned char white[3] = {255, 255, 255};
+    const unsigned char *bg = background ? background : white;
+    const size_t count = (size_t)width * (size_t)height;
+    for (size_t i = 0; i < count; ++i)
+        memcpy(rgb + 3 * i, bg, 3);
+    c->width = width;
+    c->height = height;
+    c->rgb = rgb;
+    lsim_canvas_clip_reset(c);
+    *out = c;
+    return LSIM_OK;
+}
+
+void lsim_canvas_destroy(lsim_canvas *canvas)
+{
+    if (!canvas)
+        return;
+    free(canvas->rgb);
+    free(canvas);
+}
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void lsim_canvas_clip(lsim_canvas *canvas, int x0, int y0, int x1, int y1)
+{
+    canvas->clip_x0 = clampi(x0, 0, canvas->width);
+    canvas->clip_y0 = clampi(y0, 0, canvas->height);
+    canvas->clip_x1 = clampi(x1, canvas->clip_x0, canvas->width);
+    canvas->clip_y1 = clampi(y1, canvas->clip_y0, canvas->height);
+}
+
+void lsim_canvas_clip_reset(lsim_canvas *canvas)
+{
+    canvas->clip_x0 = canvas->clip_y0 = 0;
+    canvas->clip_x1 = canvas->width;
+    canvas->clip_y1 = canvas->height;
+}
+
+static int inside_clip(const lsim_canvas *c, int x, int y)
+{
+    return x >= c->clip_x0 && x < c->clip_x1 && y >= c->clip_y0 && y < c->clip_y1;
+}
+
+void lsim_canvas_set(lsim_canvas *canvas, int x, int y, const unsigned char rgb[3])
+{
+    if (inside_clip(canvas, x, y))
+        memcpy(canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x), rgb, 3);
+}
+
+void lsim_canvas_blend(lsim_canvas *canvas, int x, int y, const unsigned char rgb[3], double alpha)
+{
+    if (!inside_clip(canvas, x, y))
+        return;
+    if (!(alpha > 0.0))
+        return;
+    unsigned char *p = canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x);
+    if (alpha >= 1.0) {
+        memcpy(p, rgb, 3);
+        return;
+    }
+    for (int k = 0; k < 3; ++k)
+        p[k] = (unsigned char)((double)p[k] + ((double)rgb[k] - (double)p[k]) * alpha + 0.5);
+}
+
+int lsim_canvas_get(const lsim_canvas *canvas, int x, int y, unsigned char rgb[3])
+{
+    if (!canvas || x < 0 || y < 0 || x >= canvas->width || y >= canvas->height)
+        return 0;
+    memcpy(rgb, canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x), 3);
+    return 1;
+}
+
+void lsim_canvas_fill_rect(lsim_canvas *canvas, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
+{
+    x0 = clampi(x0, canvas->clip_x0, canvas->clip_x1);
+    x1 = clampi(x1, canvas->clip_x0, canvas->clip_x1);
+    y0 = clampi(y0, canvas->clip_y0, canvas->clip_y1);
+    y1 = clampi(y1, canvas->clip_y0, canvas->clip_y1);
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x)
+            memcpy(canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x), rgb, 3);
+}
+
+void lsim_canvas_rect(lsim_canvas *canvas, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
+{
+    if (x1 <= x0 || y1 <= y0)
+        return;
+    lsim_canvas_fill_rect(canvas, x0, y0, x1, y0 + 1, rgb);
+    lsim_canvas_fill_rect(canvas, x0, y1 - 1, x1, y1, rgb);
+    lsim_canvas_fill_rect(canvas, x0, y0, x0 + 1, y1, rgb);
+    lsim_canvas_fill_rect(canvas, x1 - 1, y0, x1, y1, rgb);
+}
+
+/* Cohen-Sutherland: clip the segment to [xmin, xmax] x [ymin, ymax]; 0 when nothing is left.
+ * A clipped end is put exactly on the boundary it crossed, so even ends at +-1e300 give exact
+ * pixel coordinates for axis-parallel lines. */
+static int outcode(double x, double y, double xmin, double ymin, double xmax, double ymax)
+{
+    return (x < xmin) | (x > xmax) << 1 | (y < ymin) << 2 | (y > ymax) << 3;
+}
+
+static int clip_segment(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin, double xmax,
+                        double ymax)
+{
+    int c0 = outcode(*x0, *y0, xmin, ymin, xmax, ymax), c1 = outcode(*x1, *y1, xmin, ymin, xmax, ymax);
+    for (int iter = 0; iter < 8; ++iter) {
+        if (!(c0 | c1))
+            return 1;
+        if (c0 & c1)
+            return 0;
+        const int out = c0 ? c0 : c1;
+        const double dx = *x1 - *x0, dy = *y1 - *y0;
+        double x, y;
+        if (out & 1) {
+            x = xmin;
+            y = *y0 + dy * ((xmin - *x0) / dx);
+        } else if (out & 2) {
+            x = xmax;
+            y = *y0 + dy * ((xmax - *x0) / dx);
+        } else if (out & 4) {
+            y = ymin;
+            x = *x0 + dx * ((ymin - *y0) / dy);
+        } else {
+            y = ymax;
+            x = *x0 + dx * ((ymax - *y0) / dy);
+        }
+        if (!isfinite(x) || !isfinite(y))
+            return 0;
+        if (out == c0) {
+            *x0 = x;
+            *y0 = y;
+            c0 = outcode(x, y, xmin, ymin, xmax, ymax);
+        } else {
+            *x1 = x;
+            *y1 = y;
+            c1 = outcode(x, y, xmin, ymin, xmax, ymax);
+        }
+    }
+    return !(c0 | c1);
+}
+
+void lsim_canvas_line(lsim_canvas *canvas, double x0, double y0, double x1, double y1, const lsim_stroke *stroke)
+{
+    if (!canvas || !stroke || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
+        return;
+    const int thick = stroke->thickness > 0 ? (stroke->thickness < 64 ? stroke->thickness : 64) : 1;
+    const double alpha = stroke->alpha > 1.0 ? 1.0 : stroke->alpha;
+    if (!(alpha > 0.0) || canvas->clip_x1 <= canvas->clip_x0 || canvas->clip_y1 <= canvas->clip_y0)
+        return;
+    /* Clip to the clip rectangle widened by the line's half thickness (keeps coordinates small). */
+    const double margin = thick + 2.0;
+    const double sx = floor(x0 + 0.5), sy = floor(y0 + 0.5); /* unclipped start, for the dash phase */
+    if (!clip_segment(&x0, &y0, &x1, &y1, canvas->clip_x0 - margin, canvas->clip_y0 - margin,
+                      canvas->clip_x1 + margin, canvas->clip_y1 + margin))
+        return;
+    int ax = (int)floor(x0 + 0.5), ay = (int)floor(y0 + 0.5);
+    const int bx = (int)floor(x1 + 0.5), by = (int)floor(y1 + 0.5);
+    const int dx = abs(bx - ax), dy = abs(by - ay);
+    const int stepx = ax < bx ? 1 : -1, stepy = ay < by ? 1 : -1;
+    const int steep = dy > dx;
+    /* Span across the major axis so the perpendicular thickness is about `thick`. */
+    const int major = steep ? dy : dx;
+    int span = thick;
+    if (major > 0 && thick > 1)
+        span = (int)floor(thick * hypot((double)dx, (double)dy) / (double)major + 0.5);
+    const int lo = -(span - 1) / 2, hi = span / 2;
+    const int period = stroke->dash_on > 0 && stroke->dash_off > 0 ? stroke->dash_on + stroke->dash_off : 0;
+    /* dash phase continues from the unclipped start (fmod keeps it small for far-away starts) */
+    const double travelled = steep ? fabs((double)ay - sy) : fabs((double)ax - sx);
+    long phase = period ? (long)fmod(travelled, (double)period) : 0;
+    int err = (steep ? dy : dx) / 2;
+    for (int i = 0; i <= major; ++i, ++phase) {
+        if (!period || phase % period < stroke->dash_on) {
+            for (int k = lo; k <= hi; ++k) {
+                if (steep)
+                    lsim_canvas_blend(canvas, ax + k, ay, stroke->rgb, alpha);
+                else
+                    lsim_canvas_blend(canvas, ax, ay + k, stroke->rgb, alpha);
+            }
+        }
+        if (steep) {
+            ay += stepy;
+            err -= dx;
+            if (err < 0) {
+                ax += stepx;
+                err += dy;
+            }
+        } else {
+            ax += stepx;
+            err -= dy;
+            if (err < 0) {
+                ay += stepy;
+                err += dx;
+            }
+        }
+    }
+}
+
+void lsim_canvas_marker(lsim_canvas *canvas, double x, double y, lsim_marker marker, int size,
+                        const unsigned char rgb[3])
+{
+    if (!canvas || !isfinite(x) || !isfinite(y) || marker == LSIM_MARKER_NONE)
+        return;
+    if (size < 3)
+        size = 3;
+    if (size > 64)
+        size = 64;
+    if (x < canvas->clip_x0 - size || x > canvas->clip_x1 + size || y < canvas->clip_y0 - size ||
+        y > canvas->clip_y1 + size)
+        return;
+    const int cx = (int)floor(x + 0.5), cy = (int)floor(y + 0.5);
+    const int r = size / 2;
+    const int line_w = size >= 10 ? 2 : 1;
+    lsim_stroke st = {{rgb[0], rgb[1], rgb[2]}, line_w + (size >= 14), 0, 0, 1.0};
+    switch (marker) {
+    case LSIM_MARKER_SQUARE:
+        lsim_canvas_fill_rect(canvas, cx - r, cy - r, cx + r + 1, cy + r + 1, rgb);
+        break;
+    case LSIM_MARKER_CROSS:
+        lsim_canvas_line(canvas, cx - r, cy - r, cx + r, cy + r, &st);
+        lsim_canvas_line(canvas, cx - r, cy + r, cx + r, cy - r, &st);
+        break;
+    case LSIM_MARKER_PLUS:
+        lsim_canvas_line(canvas, cx - r, cy, cx + r, cy, &st);
+        lsim_canvas_line(canvas, cx, cy - r, cx, cy + r, &st);
+        break;
+    case LSIM_MARKER_RING:
+    case LSIM_MARKER_CIRCLE:
+    default: {
+        const double outer = (r + 0.5) * (r + 0.5);
+        const double inner_r = r + 0.5 - line_w - 0.5;
+        const double inner = marker == LSIM_MARKER_RING && inner_r > 0 ? inner_r * inner_r : -1.0;
+        for (int j = -r; j <= r; ++j)
+            for (int i = -r; i <= r; ++i) {
+                const double d2 = (double)(i * i + j * j);
+                if (d2 <= outer && d2 > inner)
+                    lsim_canvas_set(canvas, cx + i, cy + j, rgb);
+            }
+        break;
+    }
+    }
+}
+
+int lsim_canvas_text_width(const char *text, int scale)
+{
+    if (scale < 1)
+        scale = 1;
+    const size_t n = lsim_font5x7_length(text);
+    if (n == 0)
+        return 0;
+    const size_t w = n * LSIM_FONT_CELL_W - 1;
+    return w > (size_t)(1 << 20) ? (1 << 20) * scale : (int)w * scale;
+}
+
+int lsim_canvas_text_fit(const char *text, int scale, int max_width)
+{
+    while (scale > 1 && lsim_canvas_text_width(text, scale) > max_width)
+        --scale;
+    return scale < 1 ? 1 : scale;
+}
+
+int lsim_canvas_text_height(int scale) { return LSIM_FONT_GLYPH_H * (scale < 1 ? 1 : scale); }
+
+/* Draw glyph pixel (gx, gy) of a text laid out horizontally at `scale`, mapped by `vertical`. */
+static void text_pixels(lsim_canvas *canvas, int x, int y, const char *text, int scale, int vertical,
+                        const unsigned char rgb[3])
+{
+    const char *s = text;
+    int pen = 0; /* glyph column offset along the text, in font pixels */
+    for (int c; (c = lsim_font5x7_next(&s)); pen += LSIM_FONT_CELL_W) {
+        const unsigned char *g = lsim_font5x7_glyph(c);
+        for (int col = 0; col < LSIM_FONT_GLYPH_W; ++col)
+            for (int row = 0; row < LSIM_FONT_CELL_H; ++row) {
+                if (!((g[col] >> row) & 1))
+                    continue;
+                const int gx = (pen + col) * scale, gy = row * scale;
+                if (vertical) /* reading upwards from (x, y) = bottom-left */
+                    lsim_canvas_fill_rect(canvas, x + gy, y - gx - scale + 1, x + gy + scale, y - gx + 1, rgb);
+                else
+                    lsim_canvas_fill_rect(canvas, x + gx, y + gy, x + gx + scale, y + gy + scale, rgb);
+            }
+        if (pen > canvas->width + canvas->height + 64 * scale)
+            break; /* the rest is off the canvas anyway */
+    }
+}
+
+void lsim_canvas_text(lsim_canvas *canvas, int x, int y, const char *text, int scale, lsim_align align,
+                      const unsigned char rgb[3])
+{
+    if (!canvas || !text || !*text)
+        return;
+    if (scale < 1)
+        scale = 1;
+    const int w = lsim_canvas_text_width(text, scale);
+    if (align == LSIM_ALIGN_CENTER)
+        x -= w / 2;
+    else if (align == LSIM_ALIGN_RIGHT)
+        x -= w;
+    text_pixels(canvas, x, y, text, scale, 0, rgb);
+}
+
+void lsim_canvas_text_vertical(lsim_canvas *canvas, int x, int y_center, const char *text, int scale,
+                               const unsigned char rgb[3])
+{
+    if (!canvas || !text || !*text)
+        return;
+    if (scale < 1)
+        scale = 1;
+    const int w = lsim_canvas_text_width(text, scale);
+    text_pixels(canvas, x, y_center + w / 2, text, scale, 1, rgb);
+}
+
+static void canvas_row(void *user, uint32_t y, unsigned char *rgb)
+{
+    const lsim_canvas *c = user;
+    memcpy(rgb, c->rgb + (size_t)y * (size_t)c->width * 3, (size_t)c->width * 3);
+}
+
+lsim_status lsim_canvas_write_png(lsim_context *ctx, const lsim_canvas *canvas, const char *path)
+{
+    if (!canvas || !canvas->rgb)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: no image given");
+    if (!path || !*path)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: empty output path");
+    lsim_atomic_group g;
+    lsim_atomic_begin(&g, ctx);
+    FILE *fp = NULL;
+    lsim_status st = lsim_atomic_open(&g, path, &fp);
+    if (st == LSIM_OK)
+        st = lsim_png_write_rgb8(ctx, fp, path, (uint32_t)canvas->width, (uint32_t)canvas->height, canvas_row,
+                                 (void *)canvas);
+    return lsim_atomic_finish(&g, st);
+}
+
+/* ===================================================================================== plot */
+
+#define TEXT_MAX 128
+#define NAME_MAX_LEN 64
+#define MAX_HLINES 4
+#define MAX_TICKS 24
+
+typedef struct plot_series {
+    char name[NAME_MAX_LEN];
+    lsim_plot_style style;
+    lsim_marker marker;
+    unsigned char rgb[3];
+    size_t n;
+    double *x, *y, *lo, *hi; /* one block: x; y = x + n; lo, hi = NULL or after y */
+} plot_series;
+
+typedef struct plot_panel {
+    char title[TEXT_MAX], xlabel[TEXT_MAX], ylabel[TEXT_MAX];
+    int fixed_x, fixed_y;
+    double x_lo, x_hi, y_lo, y_hi;
+    int series_count;
+    plot_series series[LSIM_PLOT_MAX_SERIES];
+    int hline_count;
+    double hline[MAX_HLINES];
+    lsim_legend_pos legend;
+} plot_panel;
+
+struct lsim_plot {
+    lsim_context *ctx;
+    int width, height, rows, cols, current;
+    char title[TEXT_MAX];
+    plot_panel *panel; /* rows * cols, row-major */
+};
+
+static void copy_text(char *dst, const char *src, size_t size) { lsim_strlcpy(dst, src ? src : "", size); }
+
+lsim_status lsim_plot_grid(lsim_context *ctx, int width, int height, int rows, int cols, const char *title,
+                           lsim_plot **out)
+{
+    if (!out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: no output pointer given");
+    *out = NULL;
+    if (width < LSIM_PLOT_MIN_SIDE || height < LSIM_PLOT_MIN_SIDE || width > LSIM_CANVAS_MAX_SIDE ||
+        height > LSIM_CANVAS_MAX_SIDE)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: size %d x %d is out of range; width and height must be %d..%d pixels", width, height,
+                         LSIM_PLOT_MIN_SIDE, LSIM_CANVAS_MAX_SIDE);
+    if (rows < 1 || cols < 1 || rows > LSIM_PLOT_MAX_PANELS || cols > LSIM_PLOT_MAX_PANELS ||
+        rows * cols > LSIM_PLOT_MAX_PANELS)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: a grid of %d x %d panels is out of range; rows and cols must be >= 1 with at most "
+                         "%d panels", rows, cols, LSIM_PLOT_MAX_PANELS);
+    if (width / cols < LSIM_PLOT_MIN_SIDE || height / rows < LSIM_PLOT_MIN_SIDE)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: %d x %d panels in %d x %d pixels leave less than %d pixels per panel; "
+                         "make the image larger", rows, cols, width, height, LSIM_PLOT_MIN_SIDE);
+    lsim_plot *p = calloc(1, sizeof *p);
+    plot_panel *panels = calloc((size_t)rows * (size_t)cols, sizeof *panels);
+    if (!p || !panels) {
+        free(p);
+        free(panels);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating a plot");
+    }
+    p->ctx = ctx;
+    p->width = width;
+    p->height = height;
+    p->rows = rows;
+    p->cols = cols;
+    p->panel = panels;
+    copy_text(p->title, title, sizeof p->title);
+    *out = p;
+    return LSIM_OK;
+}
+
+lsim_status lsim_plot_create(lsim_context *ctx, int width, int height, const char *title, const char *xlabel,
+                             const char *ylabel, lsim_plot **out)
+{
+    lsim_status st = lsim_plot_grid(ctx, width, height, 1, 1, NULL, out);
+    if (st != LSIM_OK)
+        return st;
+    return lsim_plot_set_labels(*out, title, xlabel, ylabel);
+}
+
+void lsim_plot_destroy(lsim_plot *plot)
+{
+    if (!plot)
+        return;
+    for (int i = 0; i < plot->rows * plot->cols; ++i)
+        for (int s = 0; s < plot->panel[i].series_count; ++s)
+            free(plot->panel[i].series[s].x);
+    free(plot->panel);
+    free(plot);
+}
+
+lsim_status lsim_plot_select(lsim_plot *plot, int row, int col)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (row < 0 || col < 0 || row >= plot->rows || col >= plot->cols)
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: panel (%d, %d) is outside the %d x %d grid (rows and columns count from 0)", row,
+                         col, plot->rows, plot->cols);
+    plot->current = row * plot->cols + col;
+    return LSIM_OK;
+}
+
+lsim_status lsim_plot_set_labels(lsim_plot *plot, const char *title, const char *xlabel, const char *ylabel)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    plot_panel *pn = &plot->panel[plot->current];
+    if (title)
+        copy_text(pn->title, title, sizeof pn->title);
+    if (xlabel)
+        copy_text(pn->xlabel, xlabel, sizeof pn->xlabel);
+    if (ylabel)
+        copy_text(pn->ylabel, ylabel, sizeof pn->ylabel);
+    return LSIM_OK;
+}
+
+static const unsigned char tab10[10][3] = {
+    {31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},  {148, 103, 189},
+    {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207},
+};
+
+void lsim_plot_palette(int i, unsigned char rgb[3])
+{
+    i %= 10;
+    if (i < 0)
+        i += 10;
+    memcpy(rgb, tab10[i], 3);
+}
+
+lsim_status lsim_plot_add_series_err(lsim_plot *plot, const char *name, const double *x, const double *y,
+                                     const double *y_lo, const double *y_hi, size_t n, lsim_plot_style style,
+                                     const unsigned char rgb[3])
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_context *ctx = plot->ctx;
+    plot_panel *pn = &plot->panel[plot->current];
+    const char *label = name ? name : "";
+    if (n > 0 && (!x || !y))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: series '%s' has %zu points but no x or y array",
+                         label, n);
+    if (style != LSIM_PLOT_LINE && style != LSIM_PLOT_MARKERS && style != LSIM_PLOT_BOTH)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: series '%s' has an unknown style %d; use LSIM_PLOT_LINE, _MARKERS or _BOTH", label,
+                         (int)style);
+    if (pn->series_count >= LSIM_PLOT_MAX_SERIES)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: series '%s': a panel holds at most %d series",
+                         label, LSIM_PLOT_MAX_SERIES);
+    const int err = y_lo && y_hi;
+    if (n > ((size_t)-1) / (4 * sizeof(double)))
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "plot: series '%s' is too long (%zu points)", label, n);
+    plot_series *s = &pn->series[pn->series_count];
+    memset(s, 0, sizeof *s);
+    if (n > 0) {
+        double *block = malloc(n * (err ? 4 : 2) * sizeof *block);
+        if (!block)
+            return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory adding plot series '%s' (%zu points)",
+                             label, n);
+        s->x = block;
+        s->y = block + n;
+        memcpy(s->x, x, n * sizeof *x);
+        memcpy(s->y, y, n * sizeof *y);
+        if (err) {
+            s->lo = block + 2 * n;
+            s->hi = block + 3 * n;
+            memcpy(s->lo, y_lo, n * sizeof *y_lo);
+            memcpy(s->hi, y_hi, n * sizeof *y_hi);
+        }
+    }
+    copy_text(s->name, label, sizeof s->name);
+    s->n = n;
+    s->style = style;
+    static const lsim_marker markers[5] = {LSIM_MARKER_CIRCLE, LSIM_MARKER_SQUARE, LSIM_MARKER_CROSS,
+                                           LSIM_MARKER_PLUS, LSIM_MARKER_RING};
+    s->marker = markers[pn->series_count % 5];
+    if (rgb)
+        memcpy(s->rgb, rgb, 3);
+    else
+        lsim_plot_palette(pn->series_count, s->rgb);
+    pn->series_count++;
+    return LSIM_OK;
+}
+
+lsim_status lsim_plot_add_series(lsim_plot *plot, const char *name, const double *x, const double *y, size_t n,
+                                 lsim_plot_style style, const unsigned char rgb[3])
+{
+    return lsim_plot_add_series_err(plot, name, x, y, NULL, NULL, n, style, rgb);
+}
+
+lsim_status lsim_plot_set_marker(lsim_plot *plot, lsim_marker marker)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    plot_panel *pn = &plot->panel[plot->current];
+    if (pn->series_count == 0)
+        return lsim_fail(plot->ctx, LSIM_ERR_STATE, "plot: set the marker after adding the series");
+    if ((int)marker < LSIM_MARKER_NONE || (int)marker > LSIM_MARKER_RING)
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: unknown marker %d", (int)marker);
+    pn->series[pn->series_count - 1].marker = marker;
+    return LSIM_OK;
+}
+
+static lsim_status set_range(lsim_plot *plot, double lo, double hi, int axis_y)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!isfinite(lo) || !isfinite(hi) || !(lo < hi) || !isfinite(hi - lo))
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: %c range [%g, %g] is invalid; it needs finite lo < hi", axis_y ? 'y' : 'x', lo, hi);
+    plot_panel *pn = &plot->panel[plot->current];
+    if (axis_y) {
+        pn->fixed_y = 1;
+        pn->y_lo = lo;
+        pn->y_hi = hi;
+    } else {
+        pn->fixed_x = 1;
+        pn->x_lo = lo;
+        pn->x_hi = hi;
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_plot_set_xrange(lsim_plot *plot, double lo, double hi) { return set_range(plot, lo, hi, 0); }
+lsim_status lsim_plot_set_yrange(lsim_plot *plot, double lo, double hi) { return set_range(plot, lo, hi, 1); }
+
+void lsim_plot_auto_range(lsim_plot *plot)
+{
+    if (!plot)
+        return;
+    plot->panel[plot->current].fixed_x = plot->panel[plot->current].fixed_y = 0;
+}
+
+lsim_status lsim_plot_add_hline(lsim_plot *plot, double y)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    plot_panel *pn = &plot->panel[plot->current];
+    if (!isfinite(y))
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: a reference line needs a finite y");
+    if (pn->hline_count >= MAX_HLINES)
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: at most %d reference lines per panel",
+                         MAX_HLINES);
+    pn->hline[pn->hline_count++] = y;
+    return LSIM_OK;
+}
+
+void lsim_plot_set_legend(lsim_plot *plot, lsim_legend_pos pos)
+{
+    if (plot && (int)pos >= LSIM_LEGEND_AUTO && (int)pos <= LSIM_LEGEND_NONE)
+        plot->panel[plot->current].legend = pos;
+}
+
+/* ----------------------------------------------------------------------------------- layout */
+
+typedef struct axis_ticks {
+    double lo, hi;           /* the axis range */
+    int count;
+    double value[MAX_TICKS];
+    char label[MAX_TICKS][32];
+} axis_ticks;
+
+typedef struct panel_layout {
+    int scale;                        /* text scale */
+    int cell_x0, cell_y0, cell_x1, cell_y1;
+    int ax0, ay0, ax1, ay1;           /* plot area: frame at these pixel columns / rows */
+    axis_ticks xt, yt;
+    int has_data;
+} panel_layout;
+
+/* Finite data range of the panel on one axis (error bars and reference lines count for y). */
+static int data_range(const plot_panel *pn, int axis_y, double *lo, double *hi)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (int s = 0; s < pn->series_count; ++s) {
+        const plot_series *se = &pn->series[s];
+        for (size_t i = 0; i < se->n; ++i) {
+            if (!isfinite(se->x[i]) || !isfinite(se->y[i]))
+                continue;
+            if (pn->fixed_x && axis_y && (se->x[i] < pn->x_lo || se->x[i] > pn->x_hi))
+                continue; /* outside the fixed x range: not shown */
+            const double v = axis_y ? se->y[i] : se->x[i];
+            a = v < a ? v : a;
+            b = v > b ? v : b;
+            if (axis_y && se->lo) {
+                if (isfinite(se->lo[i]) && isfinite(se->hi[i])) {
+                    a = se->lo[i] < a ? se->lo[i] : a;
+                    b = se->hi[i] > b ? se->hi[i] : b;
+                }
+            }
+        }
+    }
+    if (axis_y && a <= b)
+        for (int h = 0; h < pn->hline_count; ++h) {
+            a = pn->hline[h] < a ? pn->hline[h] : a;
+            b = pn->hline[h] > b ? pn->hline[h] : b;
+        }
+    *lo = a;
+    *hi = b;
+    return a <= b;
+}
+
+/* Ticks at round multiples (1, 2, 5 x 10^k) inside [lo, hi], about `target` of them. */
+static void make_ticks(double lo, double hi, int target, axis_ticks *t)
+{
+    t->lo = lo;
+    t->hi = hi;
+    t->count = 0;
+    if (target < 2)
+        target = 2;
+    const double span = hi - lo;
+    double raw = span / target;
+    double mag = pow(10.0, floor(log10(raw)));
+    double norm = raw / mag;
+    double step = (norm < 1.5 ? 1.0 : norm < 3.0 ? 2.0 : norm < 7.0 ? 5.0 : 10.0) * mag;
+    if (!(step > 0.0) || !isfinite(step))
+        return;
+    double k0 = ceil(lo / step - 1e-9), k1 = floor(hi / step + 1e-9);
+    if (!(k1 - k0 < MAX_TICKS))
+        return;
+    /* Labels: fixed-point with just the decimals the step needs; %g beyond 1e6 or below 1e-5. */
+    const double maxabs = fmax(fabs(lo), fabs(hi));
+    const int decimals = (int)fmax(0.0, -floor(log10(step) + 1e-9));
+    const int fixed_point = maxabs < 1e6 && step >= 1e-5;
+    int precision = (int)(floor(log10(maxabs > 0 ? maxabs : step)) - floor(log10(step) + 1e-9)) + 1;
+    precision = precision < 1 ? 1 : precision > 15 ? 15 : precision;
+    for (double k = k0; k <= k1 && t->count < MAX_TICKS; k += 1.0) {
+        double v = k * step;
+        if (fabs(v) < step * 1e-9)
+            v = 0.0;
+        if (v < lo - step * 1e-9 || v > hi + step * 1e-9)
+            continue;
+        t->value[t->count] = v;
+        if (fixed_point)
+            snprintf(t->label[t->count], sizeof t->label[0], "%.*f", decimals, v);
+        else
+            snprintf(t->label[t->count], sizeof t->label[0], "%.*g", precision, v);
+        t->count++;
+    }
+    /* Labels that print alike (a range far from 0 relative to its width): keep only the ends. */
+    for (int i = 1; i < t->count; ++i)
+        if (!strcmp(t->label[i], t->label[i - 1])) {
+            t->count = 0;
+            return;
+        }
+}
+
+/* Axis range: fixed, or the data widened by 5 % on each side; degenerate ranges widened. */
+static void axis_range(const plot_panel *pn, int axis_y, double *lo, double *hi)
+{
+    if (axis_y ? pn->fixed_y : pn->fixed_x) {
+        *lo = axis_y ? pn->y_lo : pn->x_lo;
+        *hi = axis_y ? pn->y_hi : pn->x_hi;
+        return;
+    }
+    double a, b;
+    if (!data_range(pn, axis_y, &a, &b)) {
+        *lo = 0.0;
+        *hi = 1.0;
+        return;
+    }
+    a = fmax(a, -1e300);
+    b = fmin(b, 1e300);
+    const double mag = fmax(fabs(a), fabs(b));
+    if (b - a <= mag * 1e-9) { /* one value (or nearly): a window around it */
+        const double half = mag > 0.0 ? mag * 0.1 : 1.0;
+        a -= half;
+        b += half;
+    } else {
+        const double pad = (b - a) * 0.05;
+        a -= pad;
+        b += pad;
+    }
+    *lo = a;
+    *hi = b;
+}
+
+static int max_label_width(const axis_ticks *t, int scale)
+{
+    int w = 0;
+    for (int i = 0; i < t->count; ++i) {
+        int lw = lsim_canvas_text_width(t->label[i], scale);
+        w = lw > w ? lw : w;
+    }
+    return w;
+}
+
+static int title_scale(const lsim_plot *p)
+{
+    const int side = p->width < p->height ? p->width : p->height;
+    return 2 + (side >= 700) + (side >= 1400) + (side >= 2400);
+}
+
+static int figure_title_height(const lsim_plot *p)
+{
+    if (!p->title[0])
+        return 0;
+    return LSIM_FONT_CELL_H * title_scale(p) + 2 * title_scale(p) + 6;
+}
+
+static void compute_layout(const lsim_plot *p, int index, panel_layout *L)
+{
+    const plot_panel *pn = &p->panel[index];
+    const int row = index / p->cols, col = index % p->cols;
+    const int top = figure_title_height(p);
+    L->cell_x0 = (int)((long)p->width * col / p->cols);
+    L->cell_x1 = (int)((long)p->width * (col + 1) / p->cols);
+    L->cell_y0 = top + (int)((long)(p->height - top) * row / p->rows);
+    L->cell_y1 = top + (int)((long)(p->height - top) * (row + 1) / p->rows);
+    const int cw = L->cell_x1 - L->cell_x0, ch = L->cell_y1 - L->cell_y0;
+    const int side = cw < ch ? cw : ch;
+    const int s = 1 + (side >= 350) + (side >= 900) + (side >= 1600);
+    L->scale = s;
+    const int pad = 4 * s, text_h = LSIM_FONT_CELL_H * s, tick = 4 * s;
+
+    const int margin_top = pn->title[0] ? text_h + 3 * pad : 3 * pad;
+    const int margin_bottom = tick + pad + text_h + (pn->xlabel[0] ? pad + text_h : 0) + pad;
+    L->ay0 = L->cell_y0 + margin_top;
+    L->ay1 = L->cell_y1 - margin_bottom;
+    if (L->ay1 - L->ay0 < 8)
+        L->ay1 = L->ay0 + 8;
+
+    double lo, hi;
+    axis_range(pn, 1, &lo, &hi);
+    make_ticks(lo, hi, (L->ay1 - L->ay0) / (40 * s), &L->yt);
+    const int margin_left = pad + (pn->ylabel[0] ? text_h + pad : 0) + max_label_width(&L->yt, s) + tick + pad;
+    axis_range(pn, 0, &lo, &hi);
+    /* x ticks: enough room for labels of ~6 characters */
+    int right = L->cell_x1 - 4 * pad;
+    L->ax0 = L->cell_x0 + margin_left;
+    for (int iter = 0; iter < 2; ++iter) {
+        if (right - L->ax0 < 8)
+            right = L->ax0 + 8;
+        int label_w = iter ? max_label_width(&L->xt, s) : 6 * LSIM_FONT_CELL_W * s;
+        make_ticks(lo, hi, (right - L->ax0) / (label_w + 6 * pad), &L->xt);
+        if (iter == 0) /* room for half of the last label to the right of the frame */
+            right = L->cell_x1 - (max_label_width(&L->xt, s) / 2 + 2 * pad > 4 * pad
+                                      ? max_label_width(&L->xt, s) / 2 + 2 * pad
+                                      : 4 * pad);
+    }
+    L->ax1 = right;
+    L->has_data = 0;
+    for (int i = 0; i < pn->series_count && !L->has_data; ++i)
+        for (size_t k = 0; k < pn->series[i].n; ++k)
+            if (isfinite(pn->series[i].x[k]) && isfinite(pn->series[i].y[k])) {
+                L->has_data = 1;
+                break;
+            }
+}
+
+static double map_x(const panel_layout *L, double x)
+{
+    return L->ax0 + (x - L->xt.lo) / (L->xt.hi - L->xt.lo) * (L->ax1 - L->ax0);
+}
+
+static double map_y(const panel_layout *L, double y)
+{
+    return L->ay1 - (y - L->yt.lo) / (L->yt.hi - L->yt.lo) * (L->ay1 - L->ay0);
+}
+
+int lsim_plot_data_to_pixel(const lsim_plot *plot, int row, int col, double x, double y, double *px, double *py)
+{
+    if (!plot || row < 0 || col < 0 || row >= plot->rows || col >= plot->cols || !isfinite(x) || !isfinite(y))
+        return 0;
+    panel_layout L;
+    compute_layout(plot, row * plot->cols + col, &L);
+    if (px)
+        *px = map_x(&L, x);
+    if (py)
+        *py = map_y(&L, y);
+    return 1;
+}
+
+/* ----------------------------------------------------------------------------------- render */
+
+static const unsigned char black[3] = {0, 0, 0};
+static const unsigned char grid_grey[3] = {225, 225, 225};
+static const unsigned char ref_grey[3] = {120, 120, 120};
+static const unsigned char white_rgb[3] = {255, 255, 255};
+
+static int line_thickness(int s) { return s >= 2 ? 3 : 2; }
+static int marker_size(int s) { return 5 + 2 * s; }
+
+static void draw_series(lsim_canvas *c, const panel_layout *L, const plot_series *se)
+{
+    const int s = L->scale;
+    if (se->lo) { /* error bars first, thin, with caps */
+        lsim_stroke bar = {{se->rgb[0], se->rgb[1], se->rgb[2]}, s >= 3 ? 2 : 1, 0, 0, 1.0};
+        const double cap = marker_size(s) / 2.0 + 1.0;
+        for (size_t i = 0; i < se->n; ++i) {
+            if (!isfinite(se->x[i]) || !isfinite(se->lo[i]) || !isfinite(se->hi[i]))
+                continue;
+            const double x = map_x(L, se->x[i]), y0 = map_y(L, se->lo[i]), y1 = map_y(L, se->hi[i]);
+            lsim_canvas_line(c, x, y0, x, y1, &bar);
+            lsim_canvas_line(c, x - cap, y0, x + cap, y0, &bar);
+            lsim_canvas_line(c, x - cap, y1, x + cap, y1, &bar);
+        }
+    }
+    if (se->style & LSIM_PLOT_LINE) {
+        lsim_stroke st = {{se->rgb[0], se->rgb[1], se->rgb[2]}, line_thickness(s), 0, 0, 1.0};
+        for (size_t i = 1; i < se->n; ++i) {
+            if (!isfinite(se->x[i - 1]) || !isfinite(se->y[i - 1]) || !isfinite(se->x[i]) || !isfinite(se->y[i]))
+                continue;
+            lsim_canvas_line(c, map_x(L, se->x[i - 1]), map_y(L, se->y[i - 1]), map_x(L, se->x[i]),
+                             map_y(L, se->y[i]), &st);
+        }
+    }
+    if (se->style & LSIM_PLOT_MARKERS)
+        for (size_t i = 0; i < se->n; ++i)
+            if (isfinite(se->x[i]) && isfinite(se->y[i]))
+                lsim_canvas_marker(c, map_x(L, se->x[i]), map_y(L, se->y[i]), se->marker, marker_size(s), se->rgb);
+}
+
+/* Number of points of the panel inside a pixel rectangle. */
+static size_t points_inside(const plot_panel *pn, const panel_layout *L, int x0, int y0, int x1, int y1)
+{
+    size_t count = 0;
+    for (int s = 0; s < pn->series_count; ++s) {
+        const plot_series *se = &pn->series[s];
+        for (size_t i = 0; i < se->n; ++i) {
+            if (!isfinite(se->x[i]) || !isfinite(se->y[i]))
+                continue;
+            const double px = map_x(L, se->x[i]), py = map_y(L, se->y[i]);
+            count += px >= x0 && px < x1 && py >= y0 && py < y1;
+            if (se->lo && isfinite(se->lo[i]) && isfinite(se->hi[i])) {
+                const double a = map_y(L, se->hi[i]), b = map_y(L, se->lo[i]);
+                count += px >= x0 && px < x1 && b >= y0 && a < y1 && !(py >= y0 && py < y1);
+            }
+        }
+    }
+    return count;
+}
+
+static void draw_legend(lsim_canvas *c, const plot_panel *pn, const panel_layout *L)
+{
+    if (pn->legend == LSIM_LEGEND_NONE)
+        return;
+    const int s = L->scale, pad = 4 * s;
+    int entries = 0, name_w = 0;
+    for (int i = 0; i < pn->series_count; ++i)
+        if (pn->series[i].name[0]) {
+            ++entries;
+            int w = lsim_canvas_text_width(pn->series[i].name, s);
+            name_w = w > name_w ? w : name_w;
+        }
+    if (!entries)
+        return;
+    const int sample_w = 6 * LSIM_FONT_CELL_W * s / 2, line_h = LSIM_FONT_CELL_H * s + pad;
+    const int w = pad + sample_w + pad + name_w + pad, h = pad + entries * line_h;
+    const int inset = 2 * pad;
+    int corners[4][2] = {
+        {L->ax1 - inset - w, L->ay0 + inset},
+        {L->ax0 + inset, L->ay0 + inset},
+        {L->ax1 - inset - w, L->ay1 - inset - h},
+        {L->ax0 + inset, L->ay1 - inset - h},
+    };
+    int pick = 0;
+    if (pn->legend == LSIM_LEGEND_AUTO) {
+        size_t best = (size_t)-1;
+        for (int k = 0; k < 4; ++k) {
+            size_t n = points_inside(pn, L, corners[k][0], corners[k][1], corners[k][0] + w, corners[k][1] + h);
+            if (n < best) {
+                best = n;
+                pick = k;
+            }
+        }
+    } else {
+        pick = (int)pn->legend - 1;
+    }
+    const int x0 = corners[pick][0], y0 = corners[pick][1];
+    lsim_canvas_fill_rect(c, x0, y0, x0 + w, y0 + h, white_rgb);
+    lsim_canvas_rect(c, x0, y0, x0 + w, y0 + h, ref_grey);
+    int y = y0 + pad;
+    for (int i = 0; i < pn->series_count; ++i) {
+        const plot_series *se = &pn->series[i];
+        if (!se->name[0])
+            continue;
+        const double cy = y + LSIM_FONT_GLYPH_H * s / 2.0;
+        if (se->style & LSIM_PLOT_LINE) {
+            lsim_stroke st = {{se->rgb[0], se->rgb[1], se->rgb[2]}, line_thickness(s), 0, 0, 1.0};
+            lsim_canvas_line(c, x0 + pad, cy, x0 + pad + sample_w, cy, &st);
+        }
+        if (se->style & LSIM_PLOT_MARKERS)
+            lsim_canvas_marker(c, x0 + pad + sample_w / 2.0, cy, se->marker, marker_size(s), se->rgb);
+        lsim_canvas_text(c, x0 + pad + sample_w + pad, y, se->name, s, LSIM_ALIGN_LEFT, black);
+        y += line_h;
+    }
+}
+
+static void render_panel(const lsim_plot *p, int index, lsim_canvas *c)
+{
+    const plot_panel *pn = &p->panel[index];
+    panel_layout L;
+    compute_layout(p, index, &L);
+    const int s = L.scale, pad = 4 * s, tick = 4 * s, text_h = LSIM_FONT_GLYPH_H * s;
+    lsim_canvas_clip(c, L.cell_x0, L.cell_y0, L.cell_x1, L.cell_y1);
+
+    /* title, centred over the plot area */
+    if (pn->title[0])
+        lsim_canvas_text(c, (L.ax0 + L.ax1) / 2, L.cell_y0 + 2 * pad, pn->title,
+                         lsim_canvas_text_fit(pn->title, s, L.cell_x1 - L.cell_x0), LSIM_ALIGN_CENTER, black);
+
+    /* grid lines */
+    for (int i = 0; i < L.xt.count; ++i) {
+        int x = (int)floor(map_x(&L, L.xt.value[i]) + 0.5);
+        lsim_canvas_fill_rect(c, x, L.ay0, x + 1, L.ay1, grid_grey);
+    }
+    for (int i = 0; i < L.yt.count; ++i) {
+        int y = (int)floor(map_y(&L, L.yt.value[i]) + 0.5);
+        lsim_canvas_fill_rect(c, L.ax0, y, L.ax1, y + 1, grid_grey);
+    }
+
+    /* data, clipped to the inside of the frame */
+    lsim_canvas_clip(c, L.ax0 + 1, L.ay0 + 1, L.ax1, L.ay1);
+    for (int h = 0; h < pn->hline_count; ++h) {
+        lsim_stroke st = {{ref_grey[0], ref_grey[1], ref_grey[2]}, s, 6 * s, 4 * s, 1.0};
+        const double y = map_y(&L, pn->hline[h]);
+        lsim_canvas_line(c, L.ax0, y, L.ax1, y, &st);
+    }
+    for (int i = 0; i < pn->series_count; ++i)
+        draw_series(c, &L, &pn->series[i]);
+    if (!L.has_data)
+        lsim_canvas_text(c, (L.ax0 + L.ax1) / 2, (L.ay0 + L.ay1 - text_h) / 2, "no data", s, LSIM_ALIGN_CENTER,
+                         ref_grey);
+    draw_legend(c, pn, &L);
+
+    /* frame, ticks, tick labels, axis labels */
+    lsim_canvas_clip(c, L.cell_x0, L.cell_y0, L.cell_x1, L.cell_y1);
+    const int fw = s >= 2 ? 2 : 1; /* frame line width */
+    lsim_canvas_fill_rect(c, L.ax0 - fw + 1, L.ay0 - fw + 1, L.ax1 + fw, L.ay0 + 1, black);
+    lsim_canvas_fill_rect(c, L.ax0 - fw + 1, L.ay1, L.ax1 + fw, L.ay1 + fw, black);
+    lsim_canvas_fill_rect(c, L.ax0 - fw + 1, L.ay0, L.ax0 + 1, L.ay1 + fw, black);
+    lsim_canvas_fill_rect(c, L.ax1, L.ay0, L.ax1 + fw, L.ay1 + fw, black);
+    for (int i = 0; i < L.xt.count; ++i) {
+        int x = (int)floor(map_x(&L, L.xt.value[i]) + 0.5);
+        lsim_canvas_fill_rect(c, x - fw / 2, L.ay1, x - fw / 2 + fw, L.ay1 + tick, black);
+        lsim_canvas_text(c, x, L.ay1 + tick + pad, L.xt.label[i], s, LSIM_ALIGN_CENTER, black);
+    }
+    for (int i = 0; i < L.yt.count; ++i) {
+        int y = (int)floor(map_y(&L, L.yt.value[i]) + 0.5);
+        lsim_canvas_fill_rect(c, L.ax0 - tick, y - fw / 2, L.ax0, y - fw / 2 + fw, black);
+        lsim_canvas_text(c, L.ax0 - tick - pad, y - text_h / 2, L.yt.label[i], s, LSIM_ALIGN_RIGHT, black);
+    }
+    if (pn->xlabel[0])
+        lsim_canvas_text(c, (L.ax0 + L.ax1) / 2, L.ay1 + tick + pad + LSIM_FONT_CELL_H * s + pad, pn->xlabel,
+                         lsim_canvas_text_fit(pn->xlabel, s, L.cell_x1 - L.cell_x0), LSIM_ALIGN_CENTER, black);
+    if (pn->ylabel[0])
+        lsim_canvas_text_vertical(c, L.cell_x0 + pad, (L.ay0 + L.ay1) / 2, pn->ylabel,
+                                  lsim_canvas_text_fit(pn->ylabel, s, L.cell_y1 - L.cell_y0), black);
+    lsim_canvas_clip_reset(c);
+}
+
+lsim_status lsim_plot_render(const lsim_plot *plot, lsim_canvas *canvas)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!canvas || canvas->width != plot->width || canvas->height != plot->height)
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "plot: the canvas must be %d x %d pixels, the size of the plot", plot->width,
+                         plot->height);
+    lsim_canvas_clip_reset(canvas);
+    lsim_canvas_fill_rect(canvas, 0, 0, canvas->width, canvas->height, white_rgb);
+    if (plot->title[0]) {
+        const int ts = title_scale(plot);
+        lsim_canvas_text(canvas, plot->width / 2, ts + 4, plot->title,
+                         lsim_canvas_text_fit(plot->title, ts, plot->width), LSIM_ALIGN_CENTER, black);
+    }
+    for (int i = 0; i < plot->rows * plot->cols; ++i)
+        render_panel(plot, i, canvas);
+    return LSIM_OK;
+}
+
+lsim_status lsim_plot_write(const lsim_plot *plot, const char *path)
+{
+    if (!plot)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!path || !*path)
+        return lsim_fail(plot->ctx, LSIM_ERR_INVALID_ARGUMENT, "plot: empty output path");
+    lsim_canvas *canvas;
+    lsim_status st = lsim_canvas_create(plot->ctx, plot->width, plot->height, NULL, &canvas);
+    if (st != LSIM_OK)
+        return st;
+    st = lsim_plot_render(plot, canvas);
+    if (st == LSIM_OK)
+        st = lsim_canvas_write_png(plot->ctx, canvas, path);
+    lsim_canvas_destroy(canvas);
+    return st;
+}
