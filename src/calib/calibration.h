@@ -1,0 +1,62 @@
+/* Calibrated noise (thesis §4.2-4.4, §5): per material, per incidence-angle bin statistics
+ * measured with the real sensor, and a BRDF fitted to them for angles that were not measured.
+ * A calibration file holds several materials (human-readable YAML, versioned: see
+ * docs/calibration.md, written by calib/calibration_io.c). */
+#ifndef LSIM_CALIB_CALIBRATION_H
+#define LSIM_CALIB_CALIBRATION_H
+
+#include "lidarsim.h"
+#include "optics/brdf.h"
+
+#include <stddef.h>
+
+#define LSIM_CALIB_VERSION 1
+
+/* Statistics of the beams whose incidence angle fell in one bin. */
+typedef struct lsim_calib_bin {
+    double angle_deg;      /* bin centre, incidence angle in degrees (0 = perpendicular) */
+    size_t n;              /* beams in the bin: returns + drops */
+    double mean_intensity; /* over the returned beams (the sensor's own intensity scale) */
+    double std_intensity;  /* over the returned beams */
+    double std_range_m;    /* std of (measured range - range to the fitted board line), returned beams */
+    double drop_rate;      /* (no return or intensity 0) / n */
+} lsim_calib_bin;
+
+typedef struct lsim_calib_material {
+    char name[64];
+    double configured_distance_m; /* as given (hand-measured), 0 if none */
+    double fitted_distance_m;     /* perpendicular distance of the fitted board line */
+    double normal_angle_rad;      /* direction of the board's normal seen from the sensor (sensor frame,
+                                   * atan2 of the foot of the perpendicular) */
+    double board_width_m;
+    size_t revolutions;           /* revolutions in the scan */
+    size_t beams_per_revolution;
+    double bin_width_deg;
+    size_t bin_count;
+    lsim_calib_bin *bins;         /* ascending angle_deg; empty bins are not stored */
+    lsim_brdf brdf;               /* fitted BRDF (kind from the description, parameters fitted) */
+    double brdf_scale;            /* mean intensity(theta) ~= brdf_scale * pi f_r(theta) cos(theta) */
+} lsim_calib_material;
+
+typedef struct lsim_calibration {
+    int version;
+    char sensor[64];              /* e.g. "rplidar-a1" */
+    size_t count;
+    lsim_calib_material *materials;
+} lsim_calibration;
+
+lsim_status lsim_calibration_write(lsim_context *ctx, const char *path, const lsim_calibration *cal);
+/* Read and validate a calibration file; errors name file:line and the key. */
+lsim_status lsim_calibration_read(lsim_context *ctx, const char *path, lsim_calibration *cal);
+void lsim_calibration_free(lsim_calibration *cal);
+const lsim_calib_material *lsim_calibration_find(const lsim_calibration *cal, const char *name);
+/* Deep copy of one material (bins owned by the copy). */
+lsim_status lsim_calib_material_copy(lsim_context *ctx, const lsim_calib_material *src, lsim_calib_material *dst);
+void lsim_calib_material_free(lsim_calib_material *m);
+
+/* The statistics at an incidence angle: linear interpolation between the two nearest bins inside
+ * the measured range (returns 1); outside it (returns 0) the mean intensity comes from the fitted
+ * BRDF (brdf_scale pi f_r cos) and the other statistics from the nearest bin. */
+int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib_bin *out);
+
+#endif
