@@ -71,6 +71,7 @@ typedef struct frame_setup {
     lsim_fog fog;
     lsim_noise_model noise_model;
     const lsim_surfaces *surfaces;
+    float range_resolution;
     float merge_tolerance; /* contributions of one surface closer than this may merge (sigma / 2) */
     double threshold;
     int noise, kernel;
@@ -148,6 +149,8 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
         } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
             continue;
         }
+        if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */
+            r = roundf(r / f->range_resolution) * f->range_resolution;
         size_t s = slot + kept++;
         out->range[s] = r;
         out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
@@ -280,6 +283,7 @@ static void setup_frame(frame_setup *f, lsim_scene *scene, const lsim_sensor *se
                                         (float)f->threshold, (float)spec->range_min};
     f->noise = options->noise;
     f->surfaces = &ws->surfaces;
+    f->range_resolution = (float)spec->range_resolution;
     f->seed = options->seed;
     f->frame = options->frame_index;
 }
