@@ -161,6 +161,11 @@ typedef struct lsim_material_desc {
 /* Defaults of a type (see the README's material table). */
 void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type);
 lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc);
+/* A material measured with the real sensor (`lidarsim calibrate`): the material `calibrated_name`
+ * of a calibration file. Scans then draw intensity, range noise and drop-outs from its
+ * per-incidence-angle statistics, and use its fitted BRDF outside the measured angles. */
+lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *name, const char *calibration_file,
+                                               const char *calibrated_name);
 /* Mirror and glass recursion depth (default 5, 0..16). */
 lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces);
 /* Atmosphere: extinction coefficient alpha (1/m): returns fall by exp(-2 alpha R); with

@@ -24,6 +24,7 @@ typedef struct lsim_surfaces {
     float *albedo;    /* diffuse albedo lit by the sun (ambient light) */
     float *lambert;   /* rho / pi for Lambertian surfaces (the hot path), -1 otherwise */
     uint32_t *label, *instance;
+    const struct lsim_calib_material **calibration; /* per object: measured statistics, or NULL */
 } lsim_surfaces;
 
 typedef struct lsim_optics {

@@ -4,6 +4,7 @@
 #include "core/clock.h"
 #include "core/context.h"
 #include "core/rng.h"
+#include "noise/calibrated.h"
 #include "noise/noise.h"
 #include "optics/fog.h"
 #include "points/points.h"
@@ -46,6 +47,7 @@ static void fill_surfaces(const lsim_scene *scene, lsim_frame_workspace *ws)
                        : b->kind == LSIM_BRDF_RETROREFLECTOR                     ? 0.3f
                                                                                  : (float)b->reflectance;
         s->lambert[i] = b->kind == LSIM_BRDF_LAMBERTIAN ? (float)(b->reflectance / 3.14159265358979323846) : -1.0f;
+        s->calibration[i] = scene->materials[o->material].calibration;
         s->label[i] = o->label;
         s->instance[i] = o->instance;
     }
@@ -68,6 +70,8 @@ typedef struct frame_setup {
     lsim_receiver receiver;
     lsim_fog fog;
     lsim_noise_model noise_model;
+    const lsim_surfaces *surfaces;
+    float range_resolution;
     float merge_tolerance; /* contributions of one surface closer than this may merge (sigma / 2) */
     double threshold;
     int noise, kernel;
@@ -132,13 +136,21 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
     size_t kept = 0, slot = beam * (size_t)out->slots;
     for (int k = 0; k < m; ++k) {
         float r = echoes[k].range, intensity = echoes[k].power;
-        if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity))
-            continue;
         /* The surface of the contribution that dominates the echo's peak; none for a false echo
          * of ambient light. */
         static const lsim_contribution none = {0.0f, 0.0f, 0.0f, LSIM_NO_HIT, 1.0f, 0.0f, 0.0f, 0.0f};
         int dom = echoes[k].dominant;
         const lsim_contribution *d = dom >= 0 && dom < n ? &c[dom] : &none;
+        const lsim_calib_material *cal = d->object != LSIM_NO_HIT ? f->surfaces->calibration[d->object] : NULL;
+        if (cal) { /* measured with the real sensor: its statistics replace the parametric model */
+            float incidence = acosf(fminf(1.0f, d->cos_incidence)) * 57.2957795f;
+            if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, &rng, &r, &intensity))
+                continue;
+        } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
+            continue;
+        }
+        if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */
+            r = roundf(r / f->range_resolution) * f->range_resolution;
         size_t s = slot + kept++;
         out->range[s] = r;
         out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
@@ -270,6 +282,8 @@ static void setup_frame(frame_setup *f, lsim_scene *scene, const lsim_sensor *se
     f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
                                         (float)f->threshold, (float)spec->range_min};
     f->noise = options->noise;
+    f->surfaces = &ws->surfaces;
+    f->range_resolution = (float)spec->range_resolution;
     f->seed = options->seed;
     f->frame = options->frame_index;
 }

@@ -91,7 +91,7 @@ lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace
     if (ok && objects > ws->object_capacity) {
         lsim_surfaces *sf = &ws->surfaces;
         GROW(sf->brdf, objects); GROW(sf->thin, objects); GROW(sf->albedo, objects); GROW(sf->lambert, objects);
-        GROW(sf->label, objects); GROW(sf->instance, objects);
+        GROW(sf->label, objects); GROW(sf->instance, objects); GROW(sf->calibration, objects);
         if (ok)
             ws->object_capacity = objects;
     }
@@ -123,7 +123,7 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
     void *arrays[] = {
         e->range, e->range_clean, e->intensity, e->epw, e->cos_incidence, e->nx, e->ny, e->nz, e->object, e->count,
         ws->chunk_points, ws->surfaces.brdf, ws->surfaces.thin, ws->surfaces.albedo, ws->surfaces.lambert,
-        ws->surfaces.label,
+        ws->surfaces.label, (void *)ws->surfaces.calibration,
         ws->surfaces.instance, b->range, b->power, b->object, b->cos_incidence, b->nx, b->ny, b->nz,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)

@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/text.h"
+#include "calib/calibration.h"
 #include "geometry/engine.h"
 
 #include <math.h>
@@ -52,6 +53,11 @@ void lsim_scene_destroy(lsim_scene *scene)
     for (size_t i = 0; i < scene->object_count; ++i)
         object_free(&scene->objects[i]);
     free(scene->objects);
+    for (size_t i = 0; i < scene->material_count; ++i)
+        if (scene->materials[i].calibration) {
+            lsim_calib_material_free(scene->materials[i].calibration);
+            free(scene->materials[i].calibration);
+        }
     free(scene->materials);
     lsim_label_map_free(&scene->labels);
     free(scene);
@@ -122,6 +128,57 @@ lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const l
         lsim_strlcpy(m->name, name, sizeof m->name);
     }
     m->brdf = brdf;
+    if (m->calibration) { /* redefined as a plain material */
+        lsim_calib_material_free(m->calibration);
+        free(m->calibration);
+        m->calibration = NULL;
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *name, const char *calibration_file,
+                                               const char *calibrated_name)
+{
+    if (!scene || !name || !calibration_file || !calibrated_name)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_context *ctx = scene->ctx;
+    lsim_calibration cal;
+    lsim_status st = lsim_calibration_read(ctx, calibration_file, &cal);
+    if (st != LSIM_OK)
+        return st;
+    const lsim_calib_material *found = lsim_calibration_find(&cal, calibrated_name);
+    lsim_calib_material *copy = NULL;
+    if (!found) {
+        char names[512] = "";
+        for (size_t i = 0; i < cal.count; ++i) {
+            if (i)
+                strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, cal.materials[i].name, sizeof names - strlen(names) - 1);
+        }
+        st = lsim_fail(ctx, LSIM_ERR_NOT_FOUND, "%s has no material '%s'; it has: %s", calibration_file,
+                       calibrated_name, names);
+    } else if (!(copy = calloc(1, sizeof *copy))) {
+        st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for calibrated material '%s'", name);
+    } else {
+        st = lsim_calib_material_copy(ctx, found, copy);
+    }
+    lsim_calibration_free(&cal);
+    if (st == LSIM_OK) {
+        lsim_material_desc desc;
+        lsim_material_desc_init(&desc, LSIM_MATERIAL_LAMBERTIAN);
+        st = lsim_scene_add_material(scene, name, &desc); /* the slot; its BRDF is the fitted one */
+    }
+    if (st != LSIM_OK) {
+        if (copy)
+            lsim_calib_material_free(copy);
+        free(copy);
+        return st;
+    }
+    /* The slot stays a white Lambertian for the physics (so the receiver always detects it): its
+     * drop-outs, range noise and intensity come from the calibration (noise/calibrated.h). */
+    lsim_material *m = &scene->materials[lsim_scene_find_material(scene, name)];
+    m->brdf.reflectance = 1.0;
+    m->calibration = copy;
     return LSIM_OK;
 }
 

@@ -12,9 +12,12 @@
 
 #define LSIM_NAME_MAX 64
 
+struct lsim_calib_material;
+
 typedef struct lsim_material {
     char name[LSIM_NAME_MAX];
     lsim_brdf brdf;
+    struct lsim_calib_material *calibration; /* owned; NULL: parametric noise */
 } lsim_material;
 
 typedef enum lsim_shape { LSIM_SHAPE_TRIANGLES = 0, LSIM_SHAPE_SPHERE } lsim_shape;

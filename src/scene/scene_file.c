@@ -61,12 +61,46 @@ static double *material_field(lsim_material_desc *d, const char *key)
     return &d->transmittance;
 }
 
-static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, const char *name, lsim_scene *scene)
+/* `calibration: FILE#material` (FILE relative to the scene file; without #, the same name). */
+static lsim_status read_calibrated(lsim_yaml *y, yaml_node_t *v, const char *name, const char *key, const char *dir,
+                                   lsim_scene *scene)
+{
+    static const char *const keys[] = {"calibration", NULL};
+    char sub[192];
+    snprintf(sub, sizeof sub, "%s.calibration", key);
+    lsim_status st = lsim_yaml_check_keys(y, v, key, keys);
+    yaml_node_t *node = lsim_yaml_get(y, v, "calibration");
+    const char *text = NULL;
+    if (st == LSIM_OK)
+        st = lsim_yaml_string(y, node, sub, &text);
+    if (st != LSIM_OK)
+        return st;
+    char file[4096], path[4096];
+    const char *hash = strrchr(text, '#');
+    size_t len = hash ? (size_t)(hash - text) : strlen(text);
+    if (len == 0 || len >= sizeof file || (hash && !hash[1]))
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "'%s' must be FILE#material (e.g. calib.yaml#wall)", text);
+    memcpy(file, text, len);
+    file[len] = '\0';
+    if (lsim_scene_file_resolve(dir, file, path, sizeof path))
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "path '%s' is too long", file);
+    if (lsim_scene_add_calibrated_material(scene, name, path, hash ? hash + 1 : name) != LSIM_OK) {
+        char msg[LSIM_ERROR_MAX];
+        lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "%s", msg);
+    }
+    return LSIM_OK;
+}
+
+static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, const char *name, const char *dir,
+                                 lsim_scene *scene)
 {
     char key[128], sub[192];
     snprintf(key, sizeof key, "materials.%s", name);
     if (v->type != YAML_MAPPING_NODE)
         return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "expected a mapping like {brdf: lambertian, reflectance: 0.5}");
+    if (lsim_yaml_get(y, v, "calibration"))
+        return read_calibrated(y, v, name, key, dir, scene);
     int kind = 0;
     yaml_node_t *brdf = lsim_yaml_get(y, v, "brdf");
     snprintf(sub, sizeof sub, "%s.brdf", key);
@@ -83,8 +117,8 @@ static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, c
                                   "unknown BRDF '%s'; valid: lambertian, oren-nayar, cook-torrance, retroreflector, "
                                   "mirror, glass", b);
     }
-    const char *allowed[8] = {"brdf"};
-    int n_allowed = 1;
+    const char *allowed[9] = {"brdf", "calibration"};
+    int n_allowed = 2;
     for (int i = 0; material_kinds[kind].keys[i]; ++i)
         allowed[n_allowed++] = material_kinds[kind].keys[i];
     allowed[n_allowed] = NULL;
@@ -97,7 +131,7 @@ static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, c
                               required);
     lsim_material_desc desc;
     lsim_material_desc_init(&desc, material_kinds[kind].type);
-    for (int i = 1; i < n_allowed && st == LSIM_OK; ++i) {
+    for (int i = 2; i < n_allowed && st == LSIM_OK; ++i) {
         snprintf(sub, sizeof sub, "%s.%s", key, allowed[i]);
         st = lsim_yaml_opt_number(y, v, allowed[i], sub, material_field(&desc, allowed[i]));
     }
@@ -129,7 +163,7 @@ static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, c
     return lsim_yaml_fail(y, at, LSIM_ERR_PARSE, key, "%s", text);
 }
 
-static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene)
+static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_scene *scene)
 {
     if (map->type != YAML_MAPPING_NODE)
         return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "materials",
@@ -142,7 +176,7 @@ static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, lsim_scene *sc
         const char *name = NULL;
         lsim_status st = lsim_yaml_string(y, k, "materials", &name);
         if (st == LSIM_OK)
-            st = read_material(y, k, v, name, scene);
+            st = read_material(y, k, v, name, dir, scene);
         if (st != LSIM_OK)
             return st;
     }
@@ -280,7 +314,7 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
         return st;
     yaml_node_t *materials = lsim_yaml_get(y, root, "materials"), *labels = lsim_yaml_get(y, root, "labels");
     yaml_node_t *objects = lsim_yaml_get(y, root, "objects"), *sensor = lsim_yaml_get(y, root, "sensor");
-    if (materials && (st = read_materials(y, materials, scene)) != LSIM_OK)
+    if (materials && (st = read_materials(y, materials, dir, scene)) != LSIM_OK)
         return st;
     if (labels && (st = read_labels(y, labels, scene)) != LSIM_OK)
         return st;

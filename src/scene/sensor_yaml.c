@@ -12,7 +12,7 @@
 static const char *const sensor_keys[] = {
     "preset", "type", "position", "rotation", "range", "noise", "detection_reflectance", "rate_hz",
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
-    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", NULL};
+    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution", NULL};
 static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
@@ -218,6 +218,8 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
         st = lsim_scene_file_read_receiver(y, receiver, &spec->receiver);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_vec(y, map, "baseline", "sensor.baseline", spec->baseline, 3);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "range_resolution", "sensor.range_resolution", &spec->range_resolution);
     yaml_node_t *file = lsim_yaml_get(y, map, "file");
     if (st == LSIM_OK && spec->kind == LSIM_SENSOR_PATTERN) {
         if (!file)

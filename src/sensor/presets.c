@@ -150,6 +150,8 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     spec->range_max = p->range_max;
     spec->range_sigma = p->range_sigma;
     spec->beam.divergence_mrad = p->divergence_mrad;
+    /* RPLIDAR A1 and URG-04LX report whole millimetres (their scans' ranges step by 1 mm). */
+    spec->range_resolution = p->kind == LSIM_SENSOR_PLANAR ? 0.001 : 0.0;
     spec->receiver.pulse_width_ns = p->pulse_ns;
     switch (p->kind) {
     case LSIM_SENSOR_ROTATING:

@@ -84,6 +84,7 @@ typedef struct lsim_sensor_spec {
     double range_sigma;       /* metres, Gaussian along the ray */
     double intensity_sigma;   /* relative std of intensity */
     double detection_reflectance; /* Lambertian reflectance detected just at range_max */
+    double range_resolution;  /* metres: measured ranges are multiples of it (0: continuous) */
     lsim_beam_spec beam;
     lsim_receiver_spec receiver;
     double baseline[3];       /* receiver offset from the emitter, sensor frame, metres */

@@ -236,6 +236,9 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.receiver: peak_power_w (0, 1e6], aperture_m2 (0, 10] and efficiency (0, 1] are "
                          "required; got %g, %g, %g", r->peak_power_w, r->aperture_m2, r->efficiency);
+    if (!in_range(spec->range_resolution, 0.0, 1.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.range_resolution: %g is invalid; must be 0..1 m (0: continuous)", spec->range_resolution);
     for (int i = 0; i < 3; ++i)
         if (!in_range(spec->baseline[i], -10.0, 10.0))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
