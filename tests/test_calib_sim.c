@@ -24,6 +24,8 @@ static void write_calibration(lsim_context *ctx, const char *path)
     m.configured_distance_m = 1.0;
     m.fitted_distance_m = 1.0;
     m.board_width_m = 3.0;
+    m.configured_width_m = 3.0;
+    m.band_m = 0.05;
     m.revolutions = 1;
     m.beams_per_revolution = 720;
     m.bin_width_deg = 10.0;
@@ -39,6 +41,7 @@ static void write_calibration(lsim_context *ctx, const char *path)
     }
     m.bins = bins;
     lsim_brdf_defaults(&m.brdf, LSIM_BRDF_OREN_NAYAR);
+    lsim_brdf_defaults(&m.brdf_configured, LSIM_BRDF_OREN_NAYAR);
     m.brdf_scale = 47.0;
     cal.materials = &m;
     REQUIRE_OK(ctx, lsim_calibration_write(ctx, path, &cal));
@@ -103,7 +106,7 @@ int main(void)
         double sigma = sqrt(expected * (1 - expected) / total) + 1e-9;
         double std = sqrt(s2 / kept), expected_std = 0.002 + 0.001 * b;
         printf("bin %d: %zu beams, drop %.4f (expected ~%.2f), range std %.5f (expected ~%.4f), binary %zu\n", b, total,
-               drop, expected, std, expected_std);
+               drop, expected, std, expected_std, binary);
         CHECK(fabs(drop - expected) < 4.0 * sigma + 0.05); /* interpolation across the bin: +-0.05 */
         CHECK(fabs(std - expected_std) < 0.25 * expected_std);
         CHECK(binary);

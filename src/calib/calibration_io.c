@@ -106,8 +106,13 @@ int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib
         out->std_range_m = p->std_range_m + tr * (q->std_range_m - p->std_range_m);
         return 1;
     }
+    /* The edge bins were measured over their whole width: half a bin beyond their centres is
+     * still inside the measured range. */
+    const double half = 0.5 * m->bin_width_deg;
     *out = a < first->angle_deg ? *first : *last;
     out->angle_deg = a;
+    if ((a < first->angle_deg && a >= first->angle_deg - half) || (a > last->angle_deg && a <= last->angle_deg + half))
+        return 1;
     out->mean_intensity = lsim_calib_brdf_intensity(m, a);
     return 0;
 }
