@@ -268,9 +268,25 @@ static void closed_loop(lsim_context *ctx, const char *label, const truth *t)
     /* Lookup: interpolation inside the measured range, the BRDF outside it. */
     lsim_calib_bin q;
     const lsim_calib_bin *b0 = &m.bins[0], *b1 = &m.bins[1];
-    CHECK(lsim_calib_lookup(&m, 0.5 * (b0->angle_deg + b1->angle_deg), &q) == 1);
-    CHECK_NEAR(q.drop_rate, 0.5 * (b0->drop_rate + b1->drop_rate), 1e-12);
-    CHECK_NEAR(q.std_range_m, 0.5 * (b0->std_range_m + b1->std_range_m), 1e-12);
+    /* Inside a bin: its value at the centre; across the bin the slope-limited line averages to
+     * the bin's value and never leaves the range of the bin and its neighbours. */
+    CHECK(lsim_calib_lookup(&m, b1->angle_deg, &q) == 1);
+    CHECK_NEAR(q.drop_rate, b1->drop_rate, 1e-12);
+    CHECK_NEAR(q.std_range_m, b1->std_range_m, 1e-12);
+    if (m.bin_count > 2) {
+        const lsim_calib_bin *b2 = &m.bins[2];
+        double avg = 0.0;
+        const int steps = 1000;
+        for (int k = 0; k < steps; ++k) {
+            double a = b1->angle_deg - 0.5 * m.bin_width_deg + m.bin_width_deg * (k + 0.5) / steps;
+            CHECK(lsim_calib_lookup(&m, a, &q) == 1);
+            avg += q.drop_rate / steps;
+            double lo = fmin(b0->drop_rate, fmin(b1->drop_rate, b2->drop_rate));
+            double hi = fmax(b0->drop_rate, fmax(b1->drop_rate, b2->drop_rate));
+            CHECK(q.drop_rate >= lo - 1e-12 && q.drop_rate <= hi + 1e-12);
+        }
+        CHECK_NEAR(avg, b1->drop_rate, 1e-9);
+    }
     CHECK(lsim_calib_lookup(&m, -b0->angle_deg, &q) == 1); /* the sign of the angle does not matter */
     CHECK_NEAR(q.mean_intensity, b0->mean_intensity, 1e-12);
     const lsim_calib_bin *last = &m.bins[m.bin_count - 1];
@@ -569,11 +585,12 @@ static void test_calibration_files(lsim_context *ctx)
     CHECK(cal.count == 1 && cal.materials[0].bin_count == 2 && cal.materials[0].revolutions == 1);
     CHECK(cal.materials[0].configured_width_m == 1.25 && cal.materials[0].brdf_configured.roughness == 0.7);
     lsim_calib_bin q;
-    CHECK(lsim_calib_lookup(&cal.materials[0], 2.0, &q) == 1 && q.drop_rate == 0.25);
-    /* Towards a bin without returns, only the drop rate is interpolated. */
+    /* Two edge bins (no neighbour on one side: no slope): each bin's own values over its width. */
+    CHECK(lsim_calib_lookup(&cal.materials[0], 1.5, &q) == 1 && q.drop_rate == 0.0 && q.std_range_m == 0.001);
+    CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 0.5 && q.std_range_m == 0.002);
+    /* A bin without returns drops every beam. */
     cal.materials[0].bins[1] = (lsim_calib_bin){3.0, 10, 0.0, 0.0, 0.0, 1.0};
-    CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 0.75);
-    CHECK(q.mean_intensity == 47.0 && q.std_range_m == 0.001);
+    CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 1.0);
     CHECK(lsim_calib_lookup(NULL, 10.0, &q) == 0 && q.drop_rate == 1.0);
     lsim_calibration_free(&cal);
 

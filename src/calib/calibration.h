@@ -65,12 +65,11 @@ const lsim_calib_material *lsim_calibration_find(const lsim_calibration *cal, co
 lsim_status lsim_calib_material_copy(lsim_context *ctx, const lsim_calib_material *src, lsim_calib_material *dst);
 void lsim_calib_material_free(lsim_calib_material *m);
 
-/* The statistics at an incidence angle: linear interpolation between the two nearest bins inside
- * the measured range (returns 1); outside it (returns 0) the mean intensity comes from the fitted
- * BRDF (brdf_scale pi f_r cos) and the other statistics from the nearest bin. The sign of the angle
- * is ignored and it is clamped to [0, 90]. A bin without returns (drop_rate 1) stores 0 for the
- * returns' statistics; interpolating towards it, those come from the other bin (only the drop rate
- * is interpolated). m == NULL or without bins: returns 0 with drop_rate 1. */
+/* The statistics at an incidence angle. Inside a bin's width (returns 1): the bin's values,
+ * varied linearly with the angle by slope-limited (minmod) differences to its neighbours, so they
+ * change smoothly between bins while each bin keeps its measured average. Outside the measured
+ * angles or in an empty bin (returns 0): the nearest bin's values, with the mean intensity from
+ * the fitted BRDF (brdf_scale pi f_r cos). */
 int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib_bin *out);
 
 #endif

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,26 @@ lsim_status lsim_calib_material_copy(lsim_context *ctx, const lsim_calib_materia
 /* ------------------------------------------------------------------------------------------- */
 /* Lookup                                                                                       */
 
+/* Slope of one statistic inside bin k: the smaller in magnitude of the differences to its two
+ * neighbours (0 at a missing neighbour, a gap or an extremum: minmod). So each bin's average over
+ * its width stays the bin's own value, and no value overshoots its neighbours. */
+static double minmod_slope(const lsim_calib_material *m, size_t k, size_t offset)
+{
+    const double w = m->bin_width_deg;
+    const lsim_calib_bin *b = &m->bins[k];
+    double v = *(const double *)((const char *)b + offset);
+    if (k == 0 || k + 1 >= m->bin_count)
+        return 0.0;
+    const lsim_calib_bin *p = &m->bins[k - 1], *q = &m->bins[k + 1];
+    if (fabs(b->angle_deg - p->angle_deg - w) > 1e-9 || fabs(q->angle_deg - b->angle_deg - w) > 1e-9)
+        return 0.0; /* an empty bin between: no neighbour */
+    double dl = (v - *(const double *)((const char *)p + offset)) / w;
+    double dr = (*(const double *)((const char *)q + offset) - v) / w;
+    if (dl * dr <= 0.0)
+        return 0.0;
+    return fabs(dl) < fabs(dr) ? dl : dr;
+}
+
 int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib_bin *out)
 {
     memset(out, 0, sizeof *out);
@@ -82,39 +103,40 @@ int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib
         out->drop_rate = 1.0;
         return 0;
     }
-    const lsim_calib_bin *first = &m->bins[0], *last = &m->bins[m->bin_count - 1];
-    if (a >= first->angle_deg && a <= last->angle_deg) {
-        size_t lo = 0, hi = m->bin_count - 1; /* bins[lo].angle <= a <= bins[hi].angle */
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (m->bins[mid].angle_deg <= a)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        const lsim_calib_bin *p = &m->bins[lo], *q = &m->bins[hi];
-        double span = q->angle_deg - p->angle_deg;
-        double t = span > 0.0 ? (a - p->angle_deg) / span : 0.0;
-        out->angle_deg = a;
-        out->n = t < 0.5 ? p->n : q->n;
-        out->drop_rate = p->drop_rate + t * (q->drop_rate - p->drop_rate);
-        /* The statistics of the returns are undefined in a bin without returns (stored as 0): take
-         * them from the other bin rather than interpolating towards 0. */
-        double tr = p->drop_rate >= 1.0 ? 1.0 : (q->drop_rate >= 1.0 ? 0.0 : t);
-        out->mean_intensity = p->mean_intensity + tr * (q->mean_intensity - p->mean_intensity);
-        out->std_intensity = p->std_intensity + tr * (q->std_intensity - p->std_intensity);
-        out->std_range_m = p->std_range_m + tr * (q->std_range_m - p->std_range_m);
-        return 1;
-    }
-    /* The edge bins were measured over their whole width: half a bin beyond their centres is
-     * still inside the measured range. */
     const double half = 0.5 * m->bin_width_deg;
-    *out = a < first->angle_deg ? *first : *last;
+    /* The bin whose width holds the angle (bins are stored ascending, empty ones left out). */
+    size_t lo = 0, hi = m->bin_count;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->bins[mid].angle_deg - half <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const lsim_calib_bin *b = &m->bins[lo];
+    int inside = a >= b->angle_deg - half - 1e-9 && a <= b->angle_deg + half + 1e-9;
+    if (!inside) { /* outside the measured angles (or in an empty bin): the nearest bin, BRDF intensity */
+        size_t k = lo;
+        if (lo + 1 < m->bin_count && fabs(m->bins[lo + 1].angle_deg - a) < fabs(b->angle_deg - a))
+            k = lo + 1;
+        *out = m->bins[k];
+        out->angle_deg = a;
+        out->mean_intensity = lsim_calib_brdf_intensity(m, a);
+        return 0;
+    }
+    /* Piecewise-linear inside the bin, slope-limited (a finite-volume reconstruction): the
+     * statistics vary with the angle between bins while every bin keeps its measured average. */
+    const double t = a - b->angle_deg;
+    *out = *b;
     out->angle_deg = a;
-    if ((a < first->angle_deg && a >= first->angle_deg - half) || (a > last->angle_deg && a <= last->angle_deg + half))
-        return 1;
-    out->mean_intensity = lsim_calib_brdf_intensity(m, a);
-    return 0;
+    out->drop_rate = fmin(1.0, fmax(0.0, b->drop_rate + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, drop_rate))));
+    if (b->drop_rate < 1.0) { /* a bin without returns has no statistics of returns to vary */
+        out->mean_intensity = b->mean_intensity + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, mean_intensity));
+        out->std_intensity =
+            fmax(0.0, b->std_intensity + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, std_intensity)));
+        out->std_range_m = fmax(0.0, b->std_range_m + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, std_range_m)));
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------------------------------- */

@@ -15,7 +15,8 @@ static void usage(FILE *out)
             "  scan SCENE.yaml -o OUT   simulate one frame of the scene's sensor, write a point cloud\n"
             "  presets [NAME [--beams]] list sensor presets, show one, or print its beam table (CSV)\n"
             "  bench [--quick]          frame time vs raw Embree on the same rays (1K..10M beams)\n"
-            "  calibrate CONFIG -o CAL  calibrated noise from real scans of benchmark boards (YAML)\n\n"
+            "  calibrate CONFIG -o CAL  calibrated noise from real scans of benchmark boards (YAML)\n"
+            "  validate CONFIG -o DIR   calibrated and BRDF-only simulations vs the real scans, per bin\n\n"
             "Run `lidarsim COMMAND --help` for a command's options.\n",
             LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
 }
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
         return lsim_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)
         return lsim_cmd_calibrate(argc - 1, argv + 1);
-    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate (see lidarsim --help)\n", cmd);
+    if (strcmp(cmd, "validate") == 0)
+        return lsim_cmd_validate(argc - 1, argv + 1);
+    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate (see lidarsim --help)\n", cmd);
     return LSIM_EXIT_USAGE;
 }

@@ -15,7 +15,8 @@
 /* Measure one echo in place; 1 if it is kept. With noise off: the bin's mean intensity, the
  * exact range, no drop-out. Draws one uniform and two deviates when enabled. */
 static inline int lsim_noise_calibrated(const lsim_calib_material *m, float incidence_deg, int enabled,
-                                        float range_min, lsim_rng_stream *rng, float *range, float *intensity)
+                                        float range_min, float resolution, lsim_rng_stream *rng, float *range,
+                                        float *intensity)
 {
     lsim_calib_bin bin;
     lsim_calib_lookup(m, incidence_deg, &bin);
@@ -25,7 +26,10 @@ static inline int lsim_noise_calibrated(const lsim_calib_material *m, float inci
         float g0 = lsim_rng_stream_normalf(rng), g1 = lsim_rng_stream_normalf(rng);
         if (u < (float)bin.drop_rate)
             return 0;
-        r += (float)bin.std_range_m * g0;
+        /* The measured spread already holds the sensor's range quantisation (resolution^2 / 12),
+         * which the scan adds again when it rounds: draw only the rest. */
+        double var = bin.std_range_m * bin.std_range_m - (double)resolution * resolution / 12.0;
+        r += (float)sqrt(var > 0.0 ? var : 0.0) * g0;
         in += (float)bin.std_intensity * g1;
     }
     *range = r;

@@ -144,7 +144,8 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
         const lsim_calib_material *cal = d->object != LSIM_NO_HIT ? f->surfaces->calibration[d->object] : NULL;
         if (cal) { /* measured with the real sensor: its statistics replace the parametric model */
             float incidence = acosf(fminf(1.0f, d->cos_incidence)) * 57.2957795f;
-            if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, &rng, &r, &intensity))
+            if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, f->range_resolution, &rng,
+                                       &r, &intensity))
                 continue;
         } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
             continue;

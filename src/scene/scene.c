@@ -136,6 +136,30 @@ lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const l
     return LSIM_OK;
 }
 
+lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const lsim_calib_material *measured)
+{
+    lsim_context *ctx = scene->ctx;
+    lsim_calib_material *copy = calloc(1, sizeof *copy);
+    if (!copy)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for calibrated material '%s'", name);
+    lsim_status st = lsim_calib_material_copy(ctx, measured, copy);
+    if (st == LSIM_OK) {
+        lsim_material_desc desc;
+        lsim_material_desc_init(&desc, LSIM_MATERIAL_LAMBERTIAN);
+        desc.reflectance = 1.0;
+        st = lsim_scene_add_material(scene, name, &desc);
+    }
+    if (st != LSIM_OK) {
+        lsim_calib_material_free(copy);
+        free(copy);
+        return st;
+    }
+    /* The slot is a white Lambertian for the physics (so the receiver always detects it): its
+     * drop-outs, range noise and intensity come from the calibration (noise/calibrated.h). */
+    scene->materials[lsim_scene_find_material(scene, name)].calibration = copy;
+    return LSIM_OK;
+}
+
 lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *name, const char *calibration_file,
                                                const char *calibrated_name)
 {
@@ -147,7 +171,6 @@ lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *na
     if (st != LSIM_OK)
         return st;
     const lsim_calib_material *found = lsim_calibration_find(&cal, calibrated_name);
-    lsim_calib_material *copy = NULL;
     if (!found) {
         char names[512] = "";
         for (size_t i = 0; i < cal.count; ++i) {
@@ -157,29 +180,11 @@ lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *na
         }
         st = lsim_fail(ctx, LSIM_ERR_NOT_FOUND, "%s has no material '%s'; it has: %s", calibration_file,
                        calibrated_name, names);
-    } else if (!(copy = calloc(1, sizeof *copy))) {
-        st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for calibrated material '%s'", name);
     } else {
-        st = lsim_calib_material_copy(ctx, found, copy);
+        st = lsim_scene_add_calibration(scene, name, found);
     }
     lsim_calibration_free(&cal);
-    if (st == LSIM_OK) {
-        lsim_material_desc desc;
-        lsim_material_desc_init(&desc, LSIM_MATERIAL_LAMBERTIAN);
-        st = lsim_scene_add_material(scene, name, &desc); /* the slot; its BRDF is the fitted one */
-    }
-    if (st != LSIM_OK) {
-        if (copy)
-            lsim_calib_material_free(copy);
-        free(copy);
-        return st;
-    }
-    /* The slot stays a white Lambertian for the physics (so the receiver always detects it): its
-     * drop-outs, range noise and intensity come from the calibration (noise/calibrated.h). */
-    lsim_material *m = &scene->materials[lsim_scene_find_material(scene, name)];
-    m->brdf.reflectance = 1.0;
-    m->calibration = copy;
-    return LSIM_OK;
+    return st;
 }
 
 lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance)

@@ -67,6 +67,8 @@ struct lsim_scene {
     double sun_irradiance;      /* in-band irradiance, W/m^2 (0: no ambient light) */
 };
 
+/* A calibrated material from an in-memory calibration (copied). */
+lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const struct lsim_calib_material *measured);
 /* Index of a material by name, or -1. */
 long lsim_scene_find_material(const lsim_scene *scene, const char *name);
 /* Check a placement: finite, within +-1e7 m, scale in (0, 1e6]. Call before transforming. */

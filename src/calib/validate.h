@@ -1,0 +1,67 @@
+/* Validation of the calibrated noise against the real sensor (thesis §5.2-5.3, Fig. 5.1-5.4):
+ * re-simulate each calibration setup (the board at its fitted pose, the sensor's own beam
+ * angles, the same number of revolutions) and compare, per incidence-angle bin, the simulated
+ * statistics with the real ones, for two models:
+ *   calibrated  the material's calibration (noise/calibrated.h);
+ *   BRDF-only   a plain parametric model (thesis §5.3): the material's configured BRDF through
+ *               lidarsim's range equation and detection threshold, the sensor's parametric range
+ *               noise, intensities in the sensor's scale (its binary value for a binary sensor,
+ *               else brdf_scale x reflectivity).
+ * Per bin: mean and std of intensity, drop rate (with the real bin's 95 % Wilson interval),
+ * range std, and two-sample Kolmogorov-Smirnov tests of ranges residuals and intensities. */
+#ifndef LSIM_CALIB_VALIDATE_H
+#define LSIM_CALIB_VALIDATE_H
+
+#include "calib/calibrate.h"
+
+#include <stdio.h>
+
+/* Statistics of one bin for one source (real, calibrated, BRDF-only). */
+typedef struct lsim_valid_stats {
+    size_t n, returns;
+    double mean_intensity, std_intensity, std_range_m, drop_rate;
+} lsim_valid_stats;
+
+typedef struct lsim_valid_bin {
+    double angle_deg;
+    lsim_valid_stats real, calibrated, brdf_only;
+    double drop_lo, drop_hi;     /* the real drop rate's 95 % Wilson interval */
+    double ks_range_d, ks_range_p;         /* calibrated vs real range residuals */
+    double ks_intensity_d, ks_intensity_p; /* calibrated vs real intensities */
+} lsim_valid_bin;
+
+typedef struct lsim_valid_material {
+    lsim_calib_material calibration;
+    size_t bin_count;
+    lsim_valid_bin *bins;
+    size_t drop_bins, drop_inside;   /* bins compared for drop rate / inside the real interval */
+    size_t range_bins, range_within; /* bins with >= LSIM_VALID_MIN_RETURNS returns / within 20 % */
+    double score_calibrated, score_brdf_only; /* mean normalised discrepancy to real (lower = closer) */
+} lsim_valid_material;
+
+/* Bins with fewer real returns than this are left out of the range-std comparison. */
+#define LSIM_VALID_MIN_RETURNS 30
+
+typedef struct lsim_valid_options {
+    lsim_calib_options calib;
+    uint64_t seed;
+    int threads;
+} lsim_valid_options;
+
+/* Calibrate `in` from its scan and validate the calibration against the same scan. */
+lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, const char *sensor,
+                                const lsim_valid_options *opt, lsim_valid_material *out);
+void lsim_valid_material_free(lsim_valid_material *v);
+
+/* Write the per-bin rows of a material (header written when `header` is non-zero). */
+void lsim_valid_write_csv(FILE *fp, const lsim_valid_material *v, int header);
+/* The sim-vs-real figure of a material: a 2x2 grid (mean intensity, intensity std, drop rate with
+ * the real 95 % intervals, range std) with the real, calibrated and BRDF-only series. */
+lsim_status lsim_valid_plot(lsim_context *ctx, const lsim_valid_material *v, const char *path);
+/* One line: the verdict and its numbers. */
+void lsim_valid_verdict(const lsim_valid_material *v, char *out, size_t size);
+/* 1 when the material meets the validation criteria: drop rate inside the real 95 % interval in
+ * >= 90 % of bins, range std within 20 % in every compared bin, calibrated closer than BRDF-only. */
+int lsim_valid_passed(const lsim_valid_material *v);
+
+#endif

@@ -1,0 +1,164 @@
+/* lidarsim validate CONFIG -o OUTDIR: calibrate each material from its real scan, re-simulate
+ * the setup with the calibration and with a BRDF-only model, and compare bin by bin. */
+#include "cli/args.h"
+#include "cli/commands.h"
+
+#include "calib/calib_view.h"
+#include "calib/validate.h"
+#include "core/context.h"
+#include "io/atomic_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void validate_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: lidarsim validate CONFIG -o OUTDIR [options]\n\n"
+            "CONFIG is a calibration config (the thesis's data.config, or YAML; see docs/calibration.md).\n"
+            "For each material: calibrate from its real scan, simulate the setup (the board at its fitted\n"
+            "pose, the scan's beam angles, the same number of revolutions) with the calibration and with a\n"
+            "BRDF-only model, and compare per incidence-angle bin. Writes OUTDIR/validation.csv,\n"
+            "OUTDIR/calibration.yaml, OUTDIR/NAME_validation.png, OUTDIR/NAME_view.png, and prints one\n"
+            "verdict line per material.\n\n"
+            "  -o, --output DIR     output folder (created if missing)\n"
+            "  --bin-width DEG      incidence bin width (default 2)\n"
+            "  --seed N             simulation seed (default 1)\n"
+            "  --threads N          threads, 0 = all cores (default 0)\n");
+}
+
+static int bad(const char *opt, const char *value, const char *valid)
+{
+    fprintf(stderr, "lidarsim validate: %s '%s' is invalid; expected %s\n", opt, value ? value : "", valid);
+    return LSIM_EXIT_USAGE;
+}
+
+static int join(char *out, size_t size, const char *dir, const char *name, const char *suffix)
+{
+    int n = snprintf(out, size, "%s/%s%s", dir, name, suffix);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+int lsim_cmd_validate(int argc, char **argv)
+{
+    const char *config = NULL, *outdir = NULL;
+    lsim_valid_options opt;
+    memset(&opt, 0, sizeof opt);
+    lsim_calib_options_init(&opt.calib);
+    opt.seed = 1;
+    for (int i = 1; i < argc; ++i) {
+        const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            validate_usage(stdout);
+            return LSIM_EXIT_OK;
+        } else if ((strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) && val) {
+            outdir = argv[++i];
+        } else if (strcmp(o, "--bin-width") == 0 && val) {
+            ++i;
+            if (lsim_arg_double(val, 0.05, 45.0, &opt.calib.bin_width_deg))
+                return bad("--bin-width", val, "degrees in 0.05..45");
+        } else if (strcmp(o, "--seed") == 0 && val) {
+            ++i;
+            if (lsim_arg_u64(val, &opt.seed))
+                return bad("--seed", val, "an integer 0..18446744073709551615");
+        } else if (strcmp(o, "--threads") == 0 && val) {
+            ++i;
+            long v;
+            if (lsim_arg_long(val, 0, 1024, &v))
+                return bad("--threads", val, "an integer 0..1024");
+            opt.threads = (int)v;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "lidarsim validate: unknown or incomplete option '%s' (see lidarsim validate --help)\n", o);
+            return LSIM_EXIT_USAGE;
+        } else if (!config) {
+            config = o;
+        } else {
+            fprintf(stderr, "lidarsim validate: unexpected argument '%s' (one config only)\n", o);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    if (!config || !outdir) {
+        fprintf(stderr, "lidarsim validate: %s\n", !config ? "missing the CONFIG file" : "missing -o OUTDIR");
+        validate_usage(stderr);
+        return LSIM_EXIT_USAGE;
+    }
+    lsim_context *ctx = NULL;
+    if (lsim_context_create(&ctx) != LSIM_OK)
+        return LSIM_EXIT_FAILURE;
+    lsim_calib_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    int rc = LSIM_EXIT_OK;
+    if (lsim_calib_config_read(ctx, config, &cfg) != LSIM_OK) {
+        fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
+        rc = LSIM_EXIT_FAILURE;
+    }
+    if (rc == LSIM_EXIT_OK && cfg.bin_width_deg > 0.0 && opt.calib.bin_width_deg == LSIM_CALIB_DEFAULT_BIN_WIDTH_DEG)
+        opt.calib.bin_width_deg = cfg.bin_width_deg;
+    struct stat info;
+    if (rc == LSIM_EXIT_OK && stat(outdir, &info) != 0 && mkdir(outdir, 0777) != 0) {
+        fprintf(stderr, "lidarsim validate: cannot create the output folder '%s': %s\n", outdir, strerror(errno));
+        rc = LSIM_EXIT_FAILURE;
+    } else if (rc == LSIM_EXIT_OK && stat(outdir, &info) == 0 && !S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "lidarsim validate: '%s' is not a folder; give -o a folder\n", outdir);
+        rc = LSIM_EXIT_FAILURE;
+    }
+    lsim_valid_material *v = rc == LSIM_EXIT_OK ? calloc(cfg.count ? cfg.count : 1, sizeof *v) : NULL;
+    if (rc == LSIM_EXIT_OK && !v)
+        rc = LSIM_EXIT_FAILURE;
+    const char *sensor = cfg.sensor[0] ? cfg.sensor : LSIM_CALIB_DEFAULT_SENSOR;
+    size_t done = 0;
+    for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i, ++done) {
+        if (lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]) != LSIM_OK) {
+            fprintf(stderr, "lidarsim validate: %s: %s\n", cfg.inputs[i].name, lsim_context_last_error(ctx));
+            rc = LSIM_EXIT_FAILURE;
+        }
+    }
+    char path[4096];
+    /* The statistics (CSV, atomic), the calibration used, and per material the plot and the view. */
+    if (rc == LSIM_EXIT_OK) {
+        lsim_atomic_group g;
+        lsim_atomic_begin(&g, ctx);
+        FILE *fp = NULL;
+        lsim_status st = join(path, sizeof path, outdir, "validation", ".csv")
+                             ? lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output folder path is too long")
+                             : lsim_atomic_open(&g, path, &fp);
+        for (size_t i = 0; st == LSIM_OK && i < done; ++i)
+            lsim_valid_write_csv(fp, &v[i], i == 0);
+        st = lsim_atomic_finish(&g, st);
+        lsim_calibration cal = {LSIM_CALIB_VERSION, "", done, NULL};
+        snprintf(cal.sensor, sizeof cal.sensor, "%s", sensor);
+        lsim_calib_material *ms = calloc(done ? done : 1, sizeof *ms);
+        for (size_t i = 0; ms && i < done; ++i)
+            ms[i] = v[i].calibration; /* shallow: written, not freed here */
+        cal.materials = ms;
+        if (st == LSIM_OK && !ms)
+            st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
+        if (st == LSIM_OK && join(path, sizeof path, outdir, "calibration", ".yaml") == 0)
+            st = lsim_calibration_write(ctx, path, &cal);
+        free(ms);
+        for (size_t i = 0; st == LSIM_OK && i < done; ++i) {
+            if (join(path, sizeof path, outdir, v[i].calibration.name, "_validation.png") == 0)
+                st = lsim_valid_plot(ctx, &v[i], path);
+            if (st == LSIM_OK && join(path, sizeof path, outdir, v[i].calibration.name, "_view.png") == 0)
+                st = lsim_calib_view_png_colour(ctx, &v[i].calibration, path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS);
+        }
+        if (st != LSIM_OK) {
+            fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
+            rc = LSIM_EXIT_FAILURE;
+        }
+    }
+    for (size_t i = 0; rc == LSIM_EXIT_OK && i < done; ++i) {
+        char line[1024];
+        lsim_valid_verdict(&v[i], line, sizeof line);
+        printf("%s\n", line);
+    }
+    for (size_t i = 0; v && i < done; ++i)
+        lsim_valid_material_free(&v[i]);
+    free(v);
+    lsim_calib_config_free(&cfg);
+    lsim_context_destroy(ctx);
+    return rc;
+}
