@@ -45,8 +45,8 @@ for name in names:
     inside = sum(float(b["drop_lo"]) - 1e-12 <= float(b["drop_calibrated"]) <= float(b["drop_hi"]) + 1e-12
                  for b in bins)
     check(inside >= 0.9 * len(bins), f"{name}: drop rate inside the interval in {inside}/{len(bins)} bins")
-    # range std within 20 % of real (bins with >= 30 returns): measured 94-100 % of bins per material
-    compared = [b for b in bins if int(b["returns_real"]) >= 30 and float(b["std_range_real"]) > 0]
+    # range std within 20 % of real (bins with >= 100 returns)
+    compared = [b for b in bins if int(b["returns_real"]) >= 100 and float(b["std_range_real"]) > 0]
     within = sum(abs(float(b["std_range_calibrated"]) - float(b["std_range_real"])) <= 0.2 * float(b["std_range_real"])
                  for b in compared)
     check(within >= 0.9 * len(compared), f"{name}: range std within 20 % in {within}/{len(compared)} bins")

@@ -376,6 +376,7 @@ lsim_status lsim_calibrate_scan(lsim_context *ctx, const lsim_calib_input *in, c
         o->mean_intensity = b->n_int ? b->sum_i / (double)b->n_int : 0.0;
         o->std_intensity = b->n_int > 1 ? sqrt(b->m2_i / (double)(b->n_int - 1)) : 0.0;
         o->std_range_m = b->returns > 1 ? sqrt(b->m2_r / (double)(b->returns - 1)) : 0.0;
+        o->mean_range_m = b->returns ? b->sum_r / (double)b->returns : 0.0;
         o->drop_rate = (double)(b->n - b->returns) / (double)b->n;
     }
     free(bins);

@@ -20,6 +20,8 @@ typedef struct lsim_calib_bin {
     double std_intensity;  /* over the returned beams */
     double std_range_m;    /* std of (measured range - range to the fitted board line), returned beams */
     double drop_rate;      /* (no return or intensity 0) / n */
+    double mean_range_m;   /* mean of (measured range - range to the fitted board line), returned beams:
+                            * the sensor's range bias at this incidence (key optional in files: 0) */
 } lsim_calib_bin;
 
 typedef struct lsim_calib_material {

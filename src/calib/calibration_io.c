@@ -135,6 +135,7 @@ int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib
         out->std_intensity =
             fmax(0.0, b->std_intensity + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, std_intensity)));
         out->std_range_m = fmax(0.0, b->std_range_m + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, std_range_m)));
+        out->mean_range_m = b->mean_range_m + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, mean_range_m));
     }
     return 1;
 }
@@ -255,11 +256,12 @@ static void write_material(FILE *fp, const lsim_calib_material *m)
     fprintf(fp, "    bins:\n");
     for (size_t k = 0; k < m->bin_count; ++k) {
         const lsim_calib_bin *b = &m->bins[k];
-        char a[40], mi[40], si[40], sr[40], dr[40];
+        char a[40], mi[40], si[40], sr[40], dr[40], mr[40];
         fprintf(fp, "      - {angle_deg: %s, n: %zu, mean_intensity: %s, std_intensity: %s, std_range_m: %s, "
-                "drop_rate: %s}\n", num(b->angle_deg, a, sizeof a), b->n, num(b->mean_intensity, mi, sizeof mi),
-                num(b->std_intensity, si, sizeof si), num(b->std_range_m, sr, sizeof sr),
-                num(b->drop_rate, dr, sizeof dr));
+                "drop_rate: %s, mean_range_m: %s}\n", num(b->angle_deg, a, sizeof a), b->n,
+                num(b->mean_intensity, mi, sizeof mi), num(b->std_intensity, si, sizeof si),
+                num(b->std_range_m, sr, sizeof sr), num(b->drop_rate, dr, sizeof dr),
+                num(b->mean_range_m, mr, sizeof mr));
     }
 }
 
@@ -311,6 +313,7 @@ static const char *const material_keys[] = {
 static const char *const brdf_keys[] = {"type", "reflectance", "roughness", "ior", "f0", "metallic", "peak",
                                         "falloff_deg", "transmittance", "scale", "rms", NULL};
 static const char *const bin_keys[] = {"angle_deg", "n", "mean_intensity", "std_intensity", "std_range_m",
+                                       "mean_range_m",
                                        "drop_rate", NULL};
 
 /* A required or optional number in [lo, hi] (lo_open: > lo). */
@@ -436,6 +439,8 @@ static lsim_status read_bins(lsim_yaml *y, yaml_node_t *node, const char *prefix
             st = get_number(y, b, "std_range_m", bk, 1, 0.0, 0, HUGE_VAL, "metres >= 0", &o->std_range_m);
         if (st == LSIM_OK)
             st = get_number(y, b, "drop_rate", bk, 1, 0.0, 0, 1.0, "a fraction in [0, 1]", &o->drop_rate);
+        if (st == LSIM_OK)
+            st = get_number(y, b, "mean_range_m", bk, 0, -1.0, 0, 1.0, "metres in [-1, 1]", &o->mean_range_m);
         if (st == LSIM_OK && k && !(o->angle_deg > m->bins[k - 1].angle_deg))
             st = lsim_yaml_fail(y, lsim_yaml_get(y, b, "angle_deg"), LSIM_ERR_PARSE, bk, "angle_deg %g is not above "
                                 "the previous bin's %g; bins must be in ascending angle, each angle once",

@@ -39,8 +39,9 @@ typedef struct lsim_valid_material {
     double score_calibrated, score_brdf_only; /* mean normalised discrepancy to real (lower = closer) */
 } lsim_valid_material;
 
-/* Bins with fewer real returns than this are left out of the range-std comparison. */
-#define LSIM_VALID_MIN_RETURNS 30
+/* Bins with fewer real returns than this are left out of the range-std comparison: the sampling
+ * error of a std from n returns is about 1/sqrt(2n), 10 % at n = 50, too close to the 20 % limit. */
+#define LSIM_VALID_MIN_RETURNS 100
 
 typedef struct lsim_valid_options {
     lsim_calib_options calib;

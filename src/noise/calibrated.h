@@ -1,6 +1,7 @@
 /* Calibrated noise (thesis eq. 4.2-4.3): on a material measured with the real sensor, an echo
  * at incidence theta is dropped with the bin's drop rate, its range gets N(0, sigma_R) of the bin,
- * and its intensity is drawn from N(mu, sigma) of the bin, in the sensor's own intensity scale
+ * (plus the bin's mean range offset: the sensor's bias at that incidence, e.g. on specular
+ * surfaces), and its intensity is drawn from N(mu, sigma) of the bin, in the sensor's own intensity scale
  * (so a binary-intensity sensor like the RPLIDAR, 0 or 47, stays binary: sigma 0 gives mu).
  * Between bins the statistics are interpolated; outside the measured angles the mean intensity
  * comes from the fitted BRDF (calib/calibration.h, lsim_calib_lookup). */
@@ -29,7 +30,7 @@ static inline int lsim_noise_calibrated(const lsim_calib_material *m, float inci
         /* The measured spread already holds the sensor's range quantisation (resolution^2 / 12),
          * which the scan adds again when it rounds: draw only the rest. */
         double var = bin.std_range_m * bin.std_range_m - (double)resolution * resolution / 12.0;
-        r += (float)sqrt(var > 0.0 ? var : 0.0) * g0;
+        r += (float)bin.mean_range_m + (float)sqrt(var > 0.0 ? var : 0.0) * g0; /* the sensor's bias too */
         in += (float)bin.std_intensity * g1;
     }
     *range = r;
