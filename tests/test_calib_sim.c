@@ -38,6 +38,7 @@ static void write_calibration(lsim_context *ctx, const char *path)
         bins[i].std_intensity = 0.0;
         bins[i].std_range_m = 0.002 + 0.001 * i;
         bins[i].drop_rate = 0.1 * i;
+        bins[i].mean_range_m = 0.0;
     }
     m.bins = bins;
     lsim_brdf_defaults(&m.brdf, LSIM_BRDF_OREN_NAYAR);
