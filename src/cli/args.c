@@ -1,8 +1,13 @@
 #include "cli/args.h"
 
+#include "cli/commands.h"
+#include "io/atomic_file.h"
+
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 int lsim_arg_long(const char *s, long lo, long hi, long *out)
 {
@@ -41,4 +46,23 @@ int lsim_arg_double(const char *s, double lo, double hi, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int lsim_cli_check_writable(lsim_context *ctx, const char *command, const char *path, const char *what)
+{
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "lidarsim %s: cannot write %s: '%s' is a directory; give a file name\n", command, what, path);
+        return LSIM_EXIT_FAILURE;
+    }
+    lsim_atomic_group group;
+    lsim_atomic_begin(&group, ctx);
+    FILE *fp;
+    lsim_status st = lsim_atomic_open(&group, path, &fp);
+    lsim_atomic_abort(&group);
+    if (st != LSIM_OK) {
+        fprintf(stderr, "lidarsim %s: cannot write %s: %s\n", command, what, lsim_context_last_error(ctx));
+        return LSIM_EXIT_FAILURE;
+    }
+    return LSIM_EXIT_OK;
 }

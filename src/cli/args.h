@@ -11,4 +11,11 @@ int lsim_arg_u64(const char *s, uint64_t *out);
 /* Parse a whole string as a finite double in [lo, hi]; 0 on success. */
 int lsim_arg_double(const char *s, double lo, double hi, double *out);
 
+#include "lidarsim.h"
+
+/* Check that `path` can be written before any work: not a folder, and a temporary file can be
+ * made beside it (removed again). Prints "lidarsim COMMAND: cannot write WHAT: ..." and returns
+ * LSIM_EXIT_FAILURE otherwise, LSIM_EXIT_OK when it can. */
+int lsim_cli_check_writable(lsim_context *ctx, const char *command, const char *path, const char *what);
+
 #endif

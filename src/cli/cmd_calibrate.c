@@ -323,26 +323,6 @@ static void print_summary(FILE *out, const lsim_calib_material *m, const lsim_bo
     fprintf(out, "scale %.4g, rms %.4g\n", m->brdf_scale, m->brdf_rms);
 }
 
-static int check_writable(lsim_context *ctx, const char *path)
-{
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-        fprintf(stderr, "lidarsim calibrate: cannot write the calibration: '%s' is a directory; give a file name\n",
-                path);
-        return LSIM_EXIT_FAILURE;
-    }
-    lsim_atomic_group group;
-    lsim_atomic_begin(&group, ctx);
-    FILE *fp;
-    lsim_status st = lsim_atomic_open(&group, path, &fp);
-    lsim_atomic_abort(&group);
-    if (st != LSIM_OK) {
-        fprintf(stderr, "lidarsim calibrate: cannot write the calibration: %s\n", lsim_context_last_error(ctx));
-        return LSIM_EXIT_FAILURE;
-    }
-    return LSIM_EXIT_OK;
-}
-
 int lsim_cmd_calibrate(int argc, char **argv)
 {
     calib_args a;
@@ -354,7 +334,7 @@ int lsim_cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "lidarsim calibrate: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
-    if (a.output && (rc = check_writable(ctx, a.output)) != LSIM_EXIT_OK) {
+    if (a.output && (rc = lsim_cli_check_writable(ctx, "calibrate", a.output, "the calibration")) != LSIM_EXIT_OK) {
         lsim_context_destroy(ctx);
         return rc;
     }

@@ -159,25 +159,6 @@ static int fail(lsim_context *ctx, const char *what)
 
 /* Before the (possibly long) scan: can `path` be written? Creates and removes a temporary file
  * beside it, so a missing or read-only directory is reported at once and nothing is left. */
-static int check_writable(lsim_context *ctx, const char *path, const char *what)
-{
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-        fprintf(stderr, "lidarsim scan: cannot write %s: '%s' is a directory; give a file name\n", what, path);
-        return LSIM_EXIT_FAILURE;
-    }
-    lsim_atomic_group group;
-    lsim_atomic_begin(&group, ctx);
-    FILE *fp;
-    lsim_status st = lsim_atomic_open(&group, path, &fp);
-    lsim_atomic_abort(&group);
-    if (st != LSIM_OK) {
-        fprintf(stderr, "lidarsim scan: cannot write %s: %s\n", what, lsim_context_last_error(ctx));
-        return LSIM_EXIT_FAILURE;
-    }
-    return LSIM_EXIT_OK;
-}
-
 /* Output checks that need no scene: the format, the KITTI name, and the destinations. */
 static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *resolved)
 {
@@ -202,16 +183,16 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
                 "own name\n", a->bev);
         return LSIM_EXIT_USAGE;
     }
-    int rc = check_writable(ctx, a->output, "the point cloud");
+    int rc = lsim_cli_check_writable(ctx, "scan", a->output, "the point cloud");
     if (rc == LSIM_EXIT_OK && a->bev)
-        rc = check_writable(ctx, a->bev, "the bird's-eye image");
+        rc = lsim_cli_check_writable(ctx, "scan", a->bev, "the bird's-eye image");
     if (rc == LSIM_EXIT_OK && a->range_image) {
         if (strcmp(a->range_image, a->output) == 0 || (a->bev && strcmp(a->range_image, a->bev) == 0)) {
             fprintf(stderr, "lidarsim scan: --range-image '%s' is another output's path; give it its own name\n",
                     a->range_image);
             return LSIM_EXIT_USAGE;
         }
-        rc = check_writable(ctx, a->range_image, "the range image");
+        rc = lsim_cli_check_writable(ctx, "scan", a->range_image, "the range image");
     }
     return rc;
 }
