@@ -83,6 +83,8 @@ static double minmod_slope(const lsim_calib_material *m, size_t k, size_t offset
     const lsim_calib_bin *p = &m->bins[k - 1], *q = &m->bins[k + 1];
     if (fabs(b->angle_deg - p->angle_deg - w) > 1e-9 || fabs(q->angle_deg - b->angle_deg - w) > 1e-9)
         return 0.0; /* an empty bin between: no neighbour */
+    if (offset != offsetof(lsim_calib_bin, drop_rate) && (p->drop_rate >= 1.0 || q->drop_rate >= 1.0))
+        return 0.0; /* a neighbour without returns has no statistics of returns (its zeros are placeholders) */
     double dl = (v - *(const double *)((const char *)p + offset)) / w;
     double dr = (*(const double *)((const char *)q + offset) - v) / w;
     if (dl * dr <= 0.0)
@@ -121,7 +123,18 @@ int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib
             k = lo + 1;
         *out = m->bins[k];
         out->angle_deg = a;
-        out->mean_intensity = lsim_calib_brdf_intensity(m, a);
+        /* A sensor whose intensity never varied (the RPLIDAR's 47) keeps its one value; otherwise
+         * the fitted BRDF gives the angle's mean. */
+        double constant = NAN;
+        int varies = 0;
+        for (size_t i = 0; i < m->bin_count && !varies; ++i) {
+            const lsim_calib_bin *c = &m->bins[i];
+            if (c->drop_rate >= 1.0)
+                continue;
+            varies = c->std_intensity > 0.0 || (!isnan(constant) && c->mean_intensity != constant);
+            constant = c->mean_intensity;
+        }
+        out->mean_intensity = !varies && !isnan(constant) ? constant : lsim_calib_brdf_intensity(m, a);
         return 0;
     }
     /* Piecewise-linear inside the bin, slope-limited (a finite-volume reconstruction): the

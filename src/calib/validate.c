@@ -155,8 +155,18 @@ static lsim_status simulate(lsim_context *ctx, const lsim_calib_material *m, con
             st = lsim_scene_add_material(scene, "board", &d);
         }
     }
-    if (st == LSIM_OK) { /* the board: normal along phi, its extent centred board_offset_m along the line */
-        const double phi = m->normal_angle_rad, d = m->fitted_distance_m, s = m->board_offset_m;
+    if (st == LSIM_OK) {
+        /* The board: normal along phi, its extent centred board_offset_m along the line. The extent
+         * ends at the last beams that hit it; each end is padded by half the spacing of beam hits
+         * there, so a beam on the edge hits as it did, not by the luck of rounding. */
+        const double phi = m->normal_angle_rad, d = m->fitted_distance_m;
+        const double step = 2.0 * LSIM_PI / (double)per_rev;
+        double lo = m->board_offset_m - 0.5 * m->board_width_m, hi = m->board_offset_m + 0.5 * m->board_width_m;
+        double pad_lo = 0.5 * d * step / pow(cos(atan(fabs(lo) / d)), 2.0);
+        double pad_hi = 0.5 * d * step / pow(cos(atan(fabs(hi) / d)), 2.0);
+        lo -= pad_lo;
+        hi += pad_hi;
+        const double s = 0.5 * (lo + hi);
         lsim_object_desc o;
         lsim_object_desc_init(&o);
         o.material = "board";
@@ -164,28 +174,15 @@ static lsim_status simulate(lsim_context *ctx, const lsim_calib_material *m, con
         o.position[1] = d * sin(phi) + s * cos(phi);
         o.rotation_deg[1] = 90.0; /* plane x -> vertical, plane y -> along the line after the yaw */
         o.rotation_deg[2] = phi * 180.0 / LSIM_PI;
-        const double size[2] = {1.0, m->board_width_m};
+        const double size[2] = {1.0, hi - lo};
         st = lsim_scene_add_plane(scene, size, &o);
     }
-    if (st == LSIM_OK) {
-        for (size_t i = 0; i < per_rev; ++i)
-            az[i] = lsim_wrap_angle(real->angle_rad[i]) * 180.0 / LSIM_PI;
-        st = lsim_sensor_create_pattern(ctx, per_rev, az, el, NULL, NULL, &sensor);
-    }
-    const double zero[3] = {0, 0, 0};
-    if (st == LSIM_OK)
-        st = lsim_sensor_set_pose(sensor, zero, zero);
     /* The real sensor's own reach: it reported returns nearer than its datasheet minimum. */
     double nearest = preset.range_min;
     for (size_t i = 0; i < real->count; ++i)
         if (lsim_scan_returned(real, i) && 0.9 * real->range_m[i] < nearest)
             nearest = 0.9 * real->range_m[i];
-    if (st == LSIM_OK)
-        st = lsim_sensor_set_range(sensor, nearest, preset.range_max);
-    if (st == LSIM_OK)
-        st = lsim_sensor_set_noise(sensor, preset.range_sigma, preset.intensity_sigma, preset.detection_reflectance);
     if (st == LSIM_OK) {
-        sensor->spec.range_resolution = preset.range_resolution;
         out->count = per_rev * revs;
         out->range_m = malloc(out->count * sizeof *out->range_m);
         out->intensity = malloc(out->count * sizeof *out->intensity);
@@ -196,7 +193,24 @@ static lsim_status simulate(lsim_context *ctx, const lsim_calib_material *m, con
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu simulated beams", out->count);
     }
     const double binary = binary_value(real);
+    const double zero[3] = {0, 0, 0};
     for (size_t r = 0; r < revs && st == LSIM_OK; ++r) {
+        /* this revolution's own beam angles */
+        for (size_t i = 0; i < per_rev; ++i)
+            az[i] = lsim_wrap_angle(real->angle_rad[r * per_rev + i]) * 180.0 / LSIM_PI;
+        lsim_sensor_destroy(sensor);
+        sensor = NULL;
+        st = lsim_sensor_create_pattern(ctx, per_rev, az, el, NULL, NULL, &sensor);
+        if (st == LSIM_OK)
+            st = lsim_sensor_set_pose(sensor, zero, zero);
+        if (st == LSIM_OK)
+            st = lsim_sensor_set_range(sensor, nearest, preset.range_max);
+        if (st == LSIM_OK)
+            st = lsim_sensor_set_noise(sensor, preset.range_sigma, preset.intensity_sigma,
+                                       preset.detection_reflectance);
+        if (st != LSIM_OK)
+            break;
+        sensor->spec.range_resolution = preset.range_resolution;
         lsim_scan_options so;
         lsim_scan_options_init(&so);
         so.seed = opt->seed;
@@ -212,7 +226,7 @@ static lsim_status simulate(lsim_context *ctx, const lsim_calib_material *m, con
         const float *refl = lsim_points_column(p, LSIM_FIELD_REFLECTIVITY);
         for (size_t i = 0; i < per_rev && i < lsim_points_count(p); ++i) {
             size_t k = r * per_rev + i;
-            out->angle_rad[k] = real->angle_rad[i];
+            out->angle_rad[k] = real->angle_rad[k];
             int hit = range[i] > 0.0f;
             out->range_m[k] = hit ? range[i] : INFINITY;
             if (!hit)
@@ -253,6 +267,44 @@ static double discrepancy(const lsim_valid_stats *model, const lsim_valid_stats 
     return e;
 }
 
+/* Beams of the even revolutions into `even`, of the odd ones into `odd` (a revolution is
+ * beams_per_revolution consecutive beams). With fewer than 2 revolutions both get every beam. */
+static lsim_status split_revolutions(lsim_context *ctx, const lsim_scan_data *full, lsim_scan_data *even,
+                                     lsim_scan_data *odd)
+{
+    const size_t per = full->beams_per_revolution ? full->beams_per_revolution : full->count;
+    const size_t revs = per ? full->count / per : 0;
+    lsim_scan_data *parts[2] = {even, odd};
+    for (int p = 0; p < 2; ++p) {
+        size_t n = revs >= 2 ? ((revs + (size_t)(1 - p)) / 2) * per : full->count;
+        memset(parts[p], 0, sizeof *parts[p]);
+        parts[p]->range_m = malloc((n ? n : 1) * sizeof(double));
+        parts[p]->intensity = malloc((n ? n : 1) * sizeof(double));
+        parts[p]->angle_rad = malloc((n ? n : 1) * sizeof(double));
+        if (!parts[p]->range_m || !parts[p]->intensity || !parts[p]->angle_rad)
+            return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory splitting %zu beams", full->count);
+        parts[p]->beams_per_revolution = per;
+        parts[p]->format = full->format;
+    }
+    for (size_t i = 0; i < full->count; ++i) {
+        size_t r = per ? i / per : 0;
+        if (revs >= 2 && r >= revs)
+            break; /* a trailing partial revolution */
+        for (int p = 0; p < 2; ++p) {
+            if (revs >= 2 && (int)(r % 2) != p)
+                continue;
+            lsim_scan_data *d = parts[p];
+            d->range_m[d->count] = full->range_m[i];
+            d->intensity[d->count] = full->intensity[i];
+            d->angle_rad[d->count] = full->angle_rad[i];
+            ++d->count;
+        }
+    }
+    for (int p = 0; p < 2; ++p)
+        parts[p]->revolutions = per ? parts[p]->count / per : 1;
+    return LSIM_OK;
+}
+
 lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, const char *sensor,
                                 const lsim_valid_options *opt, lsim_valid_material *out)
 {
@@ -264,9 +316,22 @@ lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, c
     sample_set sr = {0}, sc = {0}, sb = {0};
     double *buf = NULL;
     lsim_board_fit fit;
-    lsim_status st = lsim_scan_read(ctx, in->scan_path, &real);
+    lsim_scan_data full, train;
+    memset(&full, 0, sizeof full);
+    memset(&train, 0, sizeof train);
+    lsim_status st = lsim_scan_read(ctx, in->scan_path, &full);
+    /* With hold-out: calibrate on the even revolutions, validate against the odd ones (the thesis
+     * calibrates and compares on the same data; §6.2 names the overfitting). Without: the
+     * calibration setup itself, as the thesis does. */
+    if (st == LSIM_OK && opt->holdout) {
+        st = split_revolutions(ctx, &full, &train, &real);
+        out->holdout = st == LSIM_OK && train.count != full.count;
+    } else if (st == LSIM_OK) {
+        real = full; /* the one scan (freed once, below) */
+        memset(&full, 0, sizeof full);
+    }
     if (st == LSIM_OK)
-        st = lsim_calibrate_scan(ctx, in, &real, &opt->calib, &out->calibration, &fit);
+        st = lsim_calibrate_scan(ctx, in, opt->holdout ? &train : &real, &opt->calib, &out->calibration, &fit);
     const lsim_calib_material *m = &out->calibration;
     if (st == LSIM_OK)
         st = simulate(ctx, m, &real, sensor, 1, opt, &cal_scan);
@@ -308,6 +373,8 @@ lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, c
             lsim_ks_two_sample(ctx, ri, nr, ci, nc, &ks);
             v->ks_intensity_d = ks.d;
             v->ks_intensity_p = ks.p;
+            out->ks_tested += !isnan(v->ks_range_p);
+            out->ks_rejected += !isnan(v->ks_range_p) && v->ks_range_p < 0.05;
             if (v->real.n) {
                 ++out->drop_bins;
                 out->drop_inside += v->calibrated.drop_rate >= v->drop_lo - 1e-12 &&
@@ -329,6 +396,8 @@ lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, c
     free(sc.s);
     free(sb.s);
     lsim_scan_free(&real);
+    lsim_scan_free(&train);
+    lsim_scan_free(&full);
     lsim_scan_free(&cal_scan);
     lsim_scan_free(&brdf_scan);
     if (st != LSIM_OK)
@@ -455,10 +524,11 @@ void lsim_valid_verdict(const lsim_valid_material *v, char *out, size_t size)
 {
     snprintf(out, size,
              "%s: %s; drop rate inside the real 95%% interval in %zu/%zu bins; range std within 20%% in %zu/%zu bins "
-             "(>= %d returns); discrepancy calibrated %.3g vs BRDF-only %.3g (%s); fitted distance %.4f m "
-             "(configured %.3f m)",
+             "(>= %d returns); discrepancy calibrated %.3g vs BRDF-only %.3g (%s); KS (range) rejects at 5%% in "
+             "%zu/%zu bins; %s; fitted distance %.4f m (configured %.3f m)",
              v->calibration.name, lsim_valid_passed(v) ? "PASS" : "FAIL", v->drop_inside, v->drop_bins,
              v->range_within, v->range_bins, LSIM_VALID_MIN_RETURNS, v->score_calibrated, v->score_brdf_only,
-             v->score_calibrated < v->score_brdf_only ? "calibrated closer" : "BRDF-only closer",
+             v->score_calibrated < v->score_brdf_only ? "calibrated closer" : "BRDF-only closer", v->ks_rejected,
+             v->ks_tested, v->holdout ? "held out: calibrated on even revolutions, compared with odd" : "compared with the calibration scan",
              v->calibration.fitted_distance_m, v->calibration.configured_distance_m);
 }

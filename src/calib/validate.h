@@ -37,6 +37,9 @@ typedef struct lsim_valid_material {
     size_t drop_bins, drop_inside;   /* bins compared for drop rate / inside the real interval */
     size_t range_bins, range_within; /* bins with >= LSIM_VALID_MIN_RETURNS returns / within 20 % */
     double score_calibrated, score_brdf_only; /* mean normalised discrepancy to real (lower = closer) */
+    size_t ks_tested, ks_rejected;   /* bins with a range KS test / rejected at 5 % (per-beam samples,
+                                      * which repeat every revolution: n_eff overstates independence) */
+    int holdout;                     /* 1: calibrated on even revolutions, compared with the odd ones */
 } lsim_valid_material;
 
 /* Bins with fewer real returns than this are left out of the range-std comparison: the sampling
@@ -47,9 +50,11 @@ typedef struct lsim_valid_options {
     lsim_calib_options calib;
     uint64_t seed;
     int threads;
+    int holdout; /* 1: calibrate on the even revolutions, compare with the odd ones */
 } lsim_valid_options;
 
-/* Calibrate `in` from its scan and validate the calibration against the same scan. */
+/* Calibrate `in` from the even revolutions of its scan and validate against the odd ones (the
+ * whole scan for both when it has a single revolution). */
 lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, const char *sensor,
                                 const lsim_valid_options *opt, lsim_valid_material *out);
 void lsim_valid_material_free(lsim_valid_material *v);

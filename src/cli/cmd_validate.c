@@ -22,11 +22,13 @@ static void validate_usage(FILE *out)
             "For each material: calibrate from its real scan, simulate the setup (the board at its fitted\n"
             "pose, the scan's beam angles, the same number of revolutions) with the calibration and with a\n"
             "BRDF-only model, and compare per incidence-angle bin. Writes OUTDIR/validation.csv,\n"
-            "OUTDIR/calibration.yaml, OUTDIR/NAME_validation.png, OUTDIR/NAME_view.png, and prints one\n"
-            "verdict line per material.\n\n"
+            "OUTDIR/calibration.yaml, OUTDIR/NAME_validation.png, OUTDIR/NAME_view.png, prints one\n"
+            "verdict line per material, and exits 3 when a verdict is FAIL.\n\n"
             "  -o, --output DIR     output folder (created if missing)\n"
             "  --bin-width DEG      incidence bin width (default 2)\n"
             "  --seed N             simulation seed (default 1)\n"
+            "  --holdout            calibrate on the even revolutions, compare with the odd ones\n"
+            "                       (default: compare with the scan it was calibrated from, as the thesis)\n"
             "  --threads N          threads, 0 = all cores (default 0)\n");
 }
 
@@ -45,6 +47,7 @@ static int join(char *out, size_t size, const char *dir, const char *name, const
 int lsim_cmd_validate(int argc, char **argv)
 {
     const char *config = NULL, *outdir = NULL;
+    int has_bin_width = 0;
     lsim_valid_options opt;
     memset(&opt, 0, sizeof opt);
     lsim_calib_options_init(&opt.calib);
@@ -58,8 +61,11 @@ int lsim_cmd_validate(int argc, char **argv)
             outdir = argv[++i];
         } else if (strcmp(o, "--bin-width") == 0 && val) {
             ++i;
+            has_bin_width = 1;
             if (lsim_arg_double(val, 0.05, 45.0, &opt.calib.bin_width_deg))
                 return bad("--bin-width", val, "degrees in 0.05..45");
+        } else if (strcmp(o, "--holdout") == 0) {
+            opt.holdout = 1;
         } else if (strcmp(o, "--seed") == 0 && val) {
             ++i;
             if (lsim_arg_u64(val, &opt.seed))
@@ -95,13 +101,10 @@ int lsim_cmd_validate(int argc, char **argv)
         fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
     }
-    if (rc == LSIM_EXIT_OK && cfg.bin_width_deg > 0.0 && opt.calib.bin_width_deg == LSIM_CALIB_DEFAULT_BIN_WIDTH_DEG)
+    if (rc == LSIM_EXIT_OK && cfg.bin_width_deg > 0.0 && !has_bin_width)
         opt.calib.bin_width_deg = cfg.bin_width_deg;
     struct stat info;
-    if (rc == LSIM_EXIT_OK && stat(outdir, &info) != 0 && mkdir(outdir, 0777) != 0) {
-        fprintf(stderr, "lidarsim validate: cannot create the output folder '%s': %s\n", outdir, strerror(errno));
-        rc = LSIM_EXIT_FAILURE;
-    } else if (rc == LSIM_EXIT_OK && stat(outdir, &info) == 0 && !S_ISDIR(info.st_mode)) {
+    if (rc == LSIM_EXIT_OK && stat(outdir, &info) == 0 && !S_ISDIR(info.st_mode)) {
         fprintf(stderr, "lidarsim validate: '%s' is not a folder; give -o a folder\n", outdir);
         rc = LSIM_EXIT_FAILURE;
     }
@@ -117,6 +120,11 @@ int lsim_cmd_validate(int argc, char **argv)
         }
     }
     char path[4096];
+    /* The output folder only once there is something to write in it. */
+    if (rc == LSIM_EXIT_OK && stat(outdir, &info) != 0 && mkdir(outdir, 0777) != 0) {
+        fprintf(stderr, "lidarsim validate: cannot create the output folder '%s': %s\n", outdir, strerror(errno));
+        rc = LSIM_EXIT_FAILURE;
+    }
     /* The statistics (CSV, atomic), the calibration used, and per material the plot and the view. */
     if (rc == LSIM_EXIT_OK) {
         lsim_atomic_group g;
@@ -150,11 +158,15 @@ int lsim_cmd_validate(int argc, char **argv)
             rc = LSIM_EXIT_FAILURE;
         }
     }
+    int failed = 0;
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < done; ++i) {
         char line[1024];
         lsim_valid_verdict(&v[i], line, sizeof line);
         printf("%s\n", line);
+        failed |= !lsim_valid_passed(&v[i]);
     }
+    if (rc == LSIM_EXIT_OK && failed)
+        rc = LSIM_EXIT_VALIDATION_FAILED;
     for (size_t i = 0; v && i < done; ++i)
         lsim_valid_material_free(&v[i]);
     free(v);

@@ -9,6 +9,6 @@ int lsim_cmd_calibrate(int argc, char **argv); /* cli/cmd_calibrate.c */
 int lsim_cmd_validate(int argc, char **argv);  /* cli/cmd_validate.c */
 
 /* Exit codes shared by all commands. */
-enum { LSIM_EXIT_OK = 0, LSIM_EXIT_FAILURE = 1, LSIM_EXIT_USAGE = 2 };
+enum { LSIM_EXIT_OK = 0, LSIM_EXIT_FAILURE = 1, LSIM_EXIT_USAGE = 2, LSIM_EXIT_VALIDATION_FAILED = 3 };
 
 #endif

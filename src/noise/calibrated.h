@@ -31,12 +31,16 @@ static inline int lsim_noise_calibrated(const lsim_calib_material *m, float inci
          * which the scan adds again when it rounds: draw only the rest. */
         double var = bin.std_range_m * bin.std_range_m - (double)resolution * resolution / 12.0;
         r += (float)bin.mean_range_m + (float)sqrt(var > 0.0 ? var : 0.0) * g0; /* the sensor's bias too */
-        in += (float)bin.std_intensity * g1;
+        /* N(mu, sigma) truncated at 0: a draw below 0 is drawn again (drop-outs come from the
+         * bin's rate alone, not from the intensity's tail); after 4 tries the mean. */
+        float draw = in + (float)bin.std_intensity * g1;
+        for (uint32_t k = 0; k < 3 && draw < 0.0f; ++k)
+            draw = in + (float)bin.std_intensity * lsim_rng_stream_normalf(rng);
+        in = draw >= 0.0f ? draw : in;
     }
     *range = r;
-    *intensity = in;
-    /* an intensity of 0 is what the calibration counted as a drop-out */
-    return r > 0.0f && r >= range_min && in > 0.0f;
+    *intensity = in > 0.0f ? in : 0.0f; /* a sensor without intensities: 0 */
+    return r > 0.0f && r >= range_min;
 }
 
 #endif
