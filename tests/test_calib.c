@@ -612,6 +612,7 @@ static void test_calibration_files(lsim_context *ctx)
         {"order.yaml", NULL, 12, "ascending"},
         {"bkey.yaml", NULL, 11, "unknown key 'stdrange'"},
         {"n0.yaml", NULL, 11, "out of range"},
+        {"grid.yaml", NULL, 11, "angle_deg 2.5 is not the centre of a 2-degree bin (nearest centre 3)"},
         {"rough.yaml", "lidarsim_calibration: 1\nsensor: x\nmaterials:\n  - name: wall\n    fitted_distance_m: 0.3\n"
                        "    normal_angle_rad: 3\n    board_width_m: 1\n    bin_width_deg: 2\n"
                        "    brdf: {type: oren-nayar, roughness: 9, scale: 1}\n"
@@ -636,6 +637,9 @@ static void test_calibration_files(lsim_context *ctx)
                        "stdrange: 0.001, drop_rate: 0}\n";
             else if (strcmp(bad[i].name, "n0.yaml") == 0)
                 tail = "    bins:\n      - {angle_deg: 3, n: 0, mean_intensity: 47, std_intensity: 0, "
+                       "std_range_m: 0.001, drop_rate: 0}\n";
+            else if (strcmp(bad[i].name, "grid.yaml") == 0)
+                tail = "    bins:\n      - {angle_deg: 2.5, n: 10, mean_intensity: 47, std_intensity: 0, "
                        "std_range_m: 0.001, drop_rate: 0}\n";
             snprintf(text, sizeof text, "%s%s", head, tail);
             t = text;

@@ -454,6 +454,18 @@ static lsim_status read_bins(lsim_yaml *y, yaml_node_t *node, const char *prefix
             st = get_number(y, b, "drop_rate", bk, 1, 0.0, 0, 1.0, "a fraction in [0, 1]", &o->drop_rate);
         if (st == LSIM_OK)
             st = get_number(y, b, "mean_range_m", bk, 0, -1.0, 0, 1.0, "metres in [-1, 1]", &o->mean_range_m);
+        if (st == LSIM_OK) {
+            /* Bins sit on the grid of bin_width_deg (centres at (i + 0.5) w, the last one clipped at
+               90 deg): validation and the viewer look bins up by that grid. */
+            double centre = lsim_calib_bin_center(lsim_calib_bin_index(o->angle_deg, m->bin_width_deg),
+                                                  m->bin_width_deg);
+            if (fabs(o->angle_deg - centre) > 1e-6)
+                st = lsim_yaml_fail(y, lsim_yaml_get(y, b, "angle_deg"), LSIM_ERR_PARSE, bk, "angle_deg %g is not "
+                                    "the centre of a %g-degree bin (nearest centre %g); bins are centred at "
+                                    "(i + 0.5) x bin_width_deg", o->angle_deg, m->bin_width_deg, centre);
+            else
+                o->angle_deg = centre;
+        }
         if (st == LSIM_OK && k && !(o->angle_deg > m->bins[k - 1].angle_deg))
             st = lsim_yaml_fail(y, lsim_yaml_get(y, b, "angle_deg"), LSIM_ERR_PARSE, bk, "angle_deg %g is not above "
                                 "the previous bin's %g; bins must be in ascending angle, each angle once",
