@@ -149,8 +149,10 @@ static void compute_layout(const lsim_calib_material *m, int width, int height, 
     V->half_width = half;
     const double nx = cos(m->normal_angle_rad), ny = sin(m->normal_angle_rad);
     const double d = m->fitted_distance_m;
+    const double off = isfinite(m->board_offset_m) ? m->board_offset_m : 0.0;
     for (int sd = -1; sd <= 1; sd += 2) {
-        const double x = d * nx - sd * half * ny, y = d * ny + sd * half * nx;
+        const double t = off + sd * half; /* along the board, (-ny, nx) */
+        const double x = d * nx - t * ny, y = d * ny + t * nx;
         xmin = fmin(xmin, x);
         xmax = fmax(xmax, x);
         ymin = fmin(ymin, y);
@@ -158,10 +160,13 @@ static void compute_layout(const lsim_calib_material *m, int width, int height, 
     }
     if (m->configured_distance_m > 0.0 && isfinite(m->configured_distance_m)) {
         const double c = m->configured_distance_m;
-        xmin = fmin(xmin, c * nx - half * fabs(ny));
-        xmax = fmax(xmax, c * nx + half * fabs(ny));
-        ymin = fmin(ymin, c * ny - half * fabs(nx));
-        ymax = fmax(ymax, c * ny + half * fabs(nx));
+        for (int sd = -1; sd <= 1; sd += 2) {
+            const double t = off + sd * half;
+            xmin = fmin(xmin, c * nx - t * ny);
+            xmax = fmax(xmax, c * nx - t * ny);
+            ymin = fmin(ymin, c * ny + t * nx);
+            ymax = fmax(ymax, c * ny + t * nx);
+        }
     }
     const double ext_x = fmax(xmax - xmin, 1e-3), ext_y = fmax(ymax - ymin, 1e-3);
     const double w = V->scene_x1 - V->scene_x0, h = V->scene_y1 - V->scene_y0;
@@ -261,10 +266,11 @@ static void draw_board(lsim_canvas *c, const lsim_calib_material *m, const view_
                        const lsim_stroke *st)
 {
     const double nx = cos(m->normal_angle_rad), ny = sin(m->normal_angle_rad);
-    const double h = V->half_width;
+    const double off = isfinite(m->board_offset_m) ? m->board_offset_m : 0.0;
+    const double t0 = off - V->half_width, t1 = off + V->half_width; /* along the board, (-ny, nx) */
     double c0, r0, c1, r1;
-    to_pixel(V, distance * nx + h * ny, distance * ny - h * nx, &c0, &r0);
-    to_pixel(V, distance * nx - h * ny, distance * ny + h * nx, &c1, &r1);
+    to_pixel(V, distance * nx - t0 * ny, distance * ny + t0 * nx, &c0, &r0);
+    to_pixel(V, distance * nx - t1 * ny, distance * ny + t1 * nx, &c1, &r1);
     lsim_canvas_line(c, c0, r0, c1, r1, st);
 }
 
@@ -347,9 +353,24 @@ lsim_status lsim_calib_view_render(lsim_context *ctx, const lsim_calib_material 
                 beam.dash_off = 4 * s;
             }
             const double th = fabs(b->angle_deg) * DEG;
+            /* Beams at this incidence hit the board on the side(s) its extent covers (both sides
+               when it is centred on the foot of the normal); where neither does (an edge bin
+               padded by rounding), both are drawn. */
+            const double along = m->fitted_distance_m * tan(th);
+            const double off = isfinite(m->board_offset_m) ? m->board_offset_m : 0.0;
+            const double slack = 0.05 * V.half_width;
+            int on_side[2];
+            for (int k = 0; k < 2; ++k) {
+                const double t = (k ? 1.0 : -1.0) * along;
+                on_side[k] = t >= off - V.half_width - slack && t <= off + V.half_width + slack;
+            }
+            if (!on_side[0] && !on_side[1])
+                on_side[0] = on_side[1] = 1;
             for (int sd = -1; sd <= 1; sd += 2) {
                 if (sd == 1 && th < 1e-9)
                     break; /* one beam at normal incidence */
+                if (!on_side[sd > 0])
+                    continue;
                 double x, y, hc, hr;
                 hit_point(m, th, sd, &x, &y);
                 to_pixel(&V, x, y, &hc, &hr);
