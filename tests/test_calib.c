@@ -432,8 +432,8 @@ static void test_scan_files(lsim_context *ctx)
     CHECK(s.range_m[8] == 0.6 && s.angle_rad[8] == -3.0);
     lsim_scan_free(&s);
 
-    expect_scan_error(ctx, "fields.txt", "0.5,47,1.0\n0.5,47\n", 2, "3 comma-separated fields");
-    expect_scan_error(ctx, "many.txt", "0.5,47,1.0,9\n", 1, "3 comma-separated fields");
+    expect_scan_error(ctx, "fields.txt", "0.5,47,1.0\n0.5,47\n", 2, "got 2 fields: '0.5,47'");
+    expect_scan_error(ctx, "many.txt", "0.5,47,1.0,9\n", 1, "got 4 fields: '0.5,47,1.0,9'");
     expect_scan_error(ctx, "word.txt", "0.5,47,1.0\n\n# c\n0.5,abc,1.0\n", 4, "field 2 (intensity) 'abc'");
     expect_scan_error(ctx, "angle.txt", "0.5,47,nan\n", 1, "angle");
     expect_scan_error(ctx, "negative.txt", "-0.5,47,1\n", 1, "negative");

@@ -161,7 +161,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
     lsim_status st = open_text(ctx, path, &f);
     if (st != LSIM_OK)
         return st;
-    char *line = NULL, buf[96];
+    char *line = NULL, buf[96], whole[96];
     size_t line_cap = 0, cap = 0, number = 0;
     int header_seen = 0;
     ssize_t got;
@@ -179,6 +179,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
             header_seen = 1;
             continue;
         }
+        excerpt(s, whole, sizeof whole); /* the line as read, before the commas are cut */
         char *fields[3] = {NULL, NULL, NULL};
         size_t nf = 0;
         char *p = s;
@@ -195,7 +196,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
         if (nf != 3) {
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: expected 3 comma-separated fields `range_m,intensity,"
                            "angle_rad` (e.g. `0.384,47.0,-3.124`), got %zu field%s: '%s'", path, number, nf,
-                           nf == 1 ? "" : "s", excerpt(fields[0], buf, sizeof buf));
+                           nf == 1 ? "" : "s", whole);
             break;
         }
         double v[3];
