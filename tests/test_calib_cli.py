@@ -145,6 +145,16 @@ def test_synthetic():
               "one material: 3-degree bins")
     check(os.path.exists(os.path.join(d, "one.yaml")), "one material: one.yaml written")
 
+    # --view draws the calibration view: a 900-px-wide PNG per material, the folder made for it.
+    rc, out, err = run(["calibrate", "data.config", "-o", "cal3.yaml", "--view", "views", "--quiet"], d)
+    png = os.path.join(d, "views", "board_view.png")
+    check(rc == 0 and os.path.exists(png), "--view: exit %d, %s: %s" % (rc, png, err))
+    if os.path.exists(png):
+        head = open(png, "rb").read(24)
+        check(head[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(head[16:20], "big") == 900,
+              "--view: not a 900-px PNG: %r" % head)
+        check(sorted(os.listdir(os.path.join(d, "views"))) == ["board_view.png"], "--view: extra files")
+
     # --json without -o writes nothing.
     before = sorted(os.listdir(d))
     rc, out, err = run(["calibrate", "data.config", "--json"], d)
@@ -229,6 +239,11 @@ def test_errors():
     expect_failure("bad_config", ["calibrate", "data.config", "-o", "cal.yaml"],
                    {"data.config": cfg + "wood,board.txt,0.4,1.2,XX,0.5,0.0\n", "board.txt": good}, 1,
                    ("data.config:2:", "BRDF", "ON", "CT"))
+    expect_failure("no_board_view", ["calibrate", "data.config", "-o", "cal.yaml", "--view", "views"],
+                   {"data.config": cfg, "board.txt": synthetic_scan(revolutions=2, board=False)}, 1,
+                   ("board not found",))
+    expect_failure("view_is_file", ["calibrate", "data.config", "-o", "cal.yaml", "--view", "board.txt"],
+                   {"data.config": cfg, "board.txt": good}, 2, ("--view", "is a file"))
     expect_failure("missing_scan", ["calibrate", "data.config", "-o", "cal.yaml"],
                    {"data.config": "board,nothere.txt,0.66,1.0,ON,0.5,0.0\n"}, 1, ("nothere.txt", "cannot open"))
     expect_failure("missing_config", ["calibrate", "nothere.config", "-o", "cal.yaml"], {}, 1,

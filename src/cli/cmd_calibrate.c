@@ -2,6 +2,7 @@
  *   lidarsim calibrate CONFIG -o CALIBRATION.yaml            (data.config or YAML, several materials)
  *   lidarsim calibrate --scan FILE --name NAME --width W -o CALIBRATION.yaml   (one material) */
 #include "calib/calib_config.h"
+#include "calib/calib_view.h"
 #include "calib/calibrate.h"
 #include "calib/calibration.h"
 #include "cli/args.h"
@@ -12,6 +13,7 @@
 
 #include "lidarsim.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,7 @@
 #include <sys/stat.h>
 
 typedef struct calib_args {
-    const char *config, *output, *scan, *name, *brdf, *sensor;
+    const char *config, *output, *scan, *name, *brdf, *sensor, *view;
     double width, distance, roughness, ior, bin_width, direction, window;
     int has_width, has_distance, has_roughness, has_ior, has_bin_width, has_direction, has_window;
     uint64_t seed;
@@ -40,6 +42,8 @@ static void calibrate_usage(FILE *out)
             "  --direction DEG        expected direction of the board centre, sensor frame (default 180)\n"
             "  --window DEG           half-width of the window searched for the board (default 80)\n"
             "  --seed N               seed of the RANSAC line search (default 0)\n"
+            "  --view DIR             also draw each material's calibration view, DIR/NAME_view.png (the\n"
+            "                         board and the beams on it, coloured by mean intensity x (1 - drop rate))\n"
             "  --json                 print a JSON summary on stdout instead of the text summary\n"
             "  --quiet                no text summary\n"
             "one material (instead of CONFIG):\n"
@@ -104,6 +108,11 @@ static int parse_args(int argc, char **argv, calib_args *a)
             NEED_VALUE();
             if (lsim_arg_u64(val, &a->seed))
                 return bad("--seed", val, "an integer 0..18446744073709551615");
+        } else if (strcmp(opt, "--view") == 0) {
+            NEED_VALUE();
+            if (!*val)
+                return bad(opt, val, "a folder for the view PNGs");
+            a->view = val;
         } else if (strcmp(opt, "--json") == 0) {
             a->json = 1;
         } else if (strcmp(opt, "--quiet") == 0) {
@@ -338,6 +347,13 @@ int lsim_cmd_calibrate(int argc, char **argv)
         lsim_context_destroy(ctx);
         return rc;
     }
+    struct stat info;
+    if (a.view && stat(a.view, &info) == 0 && !S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "lidarsim calibrate: --view '%s' is a file, not a folder; give a folder for the view PNGs\n",
+                a.view);
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_USAGE;
+    }
     lsim_calib_config cfg;
     if (a.config) {
         if (lsim_calib_config_read(ctx, a.config, &cfg) != LSIM_OK) {
@@ -386,6 +402,26 @@ int lsim_cmd_calibrate(int argc, char **argv)
     if (rc == LSIM_EXIT_OK && a.output && lsim_calibration_write(ctx, a.output, &cal) != LSIM_OK) {
         fprintf(stderr, "lidarsim calibrate: cannot write the calibration: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
+    }
+    /* The views, once the calibration is complete: the folder is created only then. */
+    if (rc == LSIM_EXIT_OK && a.view) {
+        char path[4096];
+        if (stat(a.view, &info) != 0 && mkdir(a.view, 0777) != 0) {
+            fprintf(stderr, "lidarsim calibrate: cannot create the view folder '%s': %s\n", a.view, strerror(errno));
+            rc = LSIM_EXIT_FAILURE;
+        }
+        for (size_t i = 0; rc == LSIM_EXIT_OK && i < cal.count; ++i) {
+            int n = snprintf(path, sizeof path, "%s/%s_view.png", a.view, cal.materials[i].name);
+            if (n < 0 || (size_t)n >= sizeof path) {
+                fprintf(stderr, "lidarsim calibrate: the view folder path '%s' is too long\n", a.view);
+                rc = LSIM_EXIT_FAILURE;
+            } else if (lsim_calib_view_png_colour(ctx, &cal.materials[i], path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS) !=
+                       LSIM_OK) {
+                fprintf(stderr, "lidarsim calibrate: cannot draw the view of %s: %s\n", cal.materials[i].name,
+                        lsim_context_last_error(ctx));
+                rc = LSIM_EXIT_FAILURE;
+            }
+        }
     }
     if (rc == LSIM_EXIT_OK) {
         if (a.json) {
