@@ -145,15 +145,6 @@ static lsim_status check_unique(lsim_context *ctx, const char *path, const lsim_
 /* ------------------------------------------------------------------------------------------- */
 /* data.config                                                                                  */
 
-static char *trim(char *s)
-{
-    while (*s && isspace((unsigned char)*s))
-        ++s;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
 
 static int parse_number(const char *s, double *out)
 {
@@ -178,7 +169,7 @@ static lsim_status read_csv(lsim_context *ctx, const char *path, FILE *f, lsim_c
     lsim_status st = LSIM_OK;
     while (st == LSIM_OK && getline(&line, &line_cap, f) >= 0) {
         ++number;
-        char *s = trim(line);
+        char *s = lsim_trim(line);
         if (!*s || *s == '#' || strncasecmp(s, "name,", 5) == 0)
             continue;
         char *field[8];
@@ -188,7 +179,7 @@ static lsim_status read_csv(lsim_context *ctx, const char *path, FILE *f, lsim_c
             if (comma)
                 *comma = '\0';
             if (nf < 8)
-                field[nf] = trim(p);
+                field[nf] = lsim_trim(p);
             ++nf;
             if (!comma)
                 break;
@@ -404,7 +395,7 @@ lsim_status lsim_calib_config_read(lsim_context *ctx, const char *path, lsim_cal
     char *line = NULL;
     size_t cap = 0;
     while (getline(&line, &cap, f) >= 0) {
-        char *s = trim(line);
+        char *s = lsim_trim(line);
         if (!*s || *s == '#')
             continue;
         empty = 0;

@@ -1,6 +1,7 @@
 /* Raw 2-D scans: beam lines `range_m,intensity,angle_rad` and ROS LaserScan text dumps
  * (see scan_read.h). Every malformed line is reported as "FILE:LINE: ..." with what is valid. */
 #include "calib/scan_read.h"
+#include "core/text.h"
 
 #include "core/context.h"
 #include "core/vec.h"
@@ -54,15 +55,6 @@ void lsim_scan_free(lsim_scan_data *scan)
 /* ------------------------------------------------------------------------------------------- */
 /* Text helpers                                                                                 */
 
-static char *trim(char *s)
-{
-    while (*s && isspace((unsigned char)*s))
-        ++s;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
 
 /* Parse all of `s` (trimmed) as a double; "inf", "nan" accepted by strtod. 0 on success. */
 static int parse_double(const char *s, double *out)
@@ -172,7 +164,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
                            "lines `range_m,intensity,angle_rad`", path, number);
             break;
         }
-        char *s = trim(line);
+        char *s = lsim_trim(line);
         if (!*s || *s == '#')
             continue;
         if (!out->count && !header_seen && strncasecmp(s, "range", 5) == 0) { /* a header line */
@@ -204,7 +196,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
             if (parse_double(fields[k], &v[k]))
                 st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) '%s' is not a number; expected "
                                "`range_m,intensity,angle_rad` with range `inf` or `nan` for no echo", path, number,
-                               k + 1, field_names[k], excerpt(trim(fields[k]), buf, sizeof buf));
+                               k + 1, field_names[k], excerpt(lsim_trim(fields[k]), buf, sizeof buf));
         if (st != LSIM_OK)
             break;
         if (v[0] < 0.0 && isfinite(v[0]))
@@ -258,7 +250,7 @@ static lsim_status parse_array(lsim_context *ctx, const char *path, size_t numbe
                                double **out, size_t *count)
 {
     char buf[96];
-    char *s = trim(value);
+    char *s = lsim_trim(value);
     *out = NULL;
     *count = 0;
     if (strncmp(s, "array(", 6) == 0) {
@@ -271,14 +263,14 @@ static lsim_status parse_array(lsim_context *ctx, const char *path, size_t numbe
         char *comma = strchr(s, ',');
         if (!comma) /* array('f'): empty */
             return LSIM_OK;
-        s = trim(comma + 1);
+        s = lsim_trim(comma + 1);
     }
     size_t n = strlen(s);
     if (n < 2 || !((s[0] == '[' && s[n - 1] == ']') || (s[0] == '(' && s[n - 1] == ')')))
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: expected a list `[v, v, ...]` or `array('f', [v, v, "
                          "...])` on one line, got '%s'", path, number, key, excerpt(s, buf, sizeof buf));
     s[n - 1] = '\0';
-    s = trim(s + 1);
+    s = lsim_trim(s + 1);
     if (!*s)
         return LSIM_OK;
     size_t items = 1;
@@ -295,7 +287,7 @@ static lsim_status parse_array(lsim_context *ctx, const char *path, size_t numbe
         if (parse_double(p, &v[k])) {
             free(v);
             return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s item %zu '%s' is not a number (valid: numbers, inf, "
-                             "nan)", path, number, key, k + 1, excerpt(trim(p), buf, sizeof buf));
+                             "nan)", path, number, key, k + 1, excerpt(lsim_trim(p), buf, sizeof buf));
         }
         if (!comma)
             break;
@@ -367,7 +359,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
                            path, number);
             break;
         }
-        char *s = trim(line);
+        char *s = lsim_trim(line);
         if (!*s || *s == '#')
             continue;
         if (strcmp(s, "---") == 0) { /* ros2 topic echo separator */
@@ -384,7 +376,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
             break;
         }
         *colon = '\0';
-        char *key = trim(s), *value = colon + 1;
+        char *key = lsim_trim(s), *value = colon + 1;
         int is_start = strcmp(key, "start_angle") == 0 || strcmp(key, "angle_min") == 0;
         int is_inc = strcmp(key, "angle_increment") == 0;
         int is_ranges = strcmp(key, "ranges") == 0, is_int = strcmp(key, "intensities") == 0;
@@ -407,7 +399,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
             double v;
             if (parse_double(value, &v)) {
                 st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: '%s' is not a number (radians)", path, number, key,
-                               excerpt(trim(value), buf, sizeof buf));
+                               excerpt(lsim_trim(value), buf, sizeof buf));
                 break;
             }
             if (is_start) {
@@ -456,7 +448,7 @@ lsim_status lsim_scan_read(lsim_context *ctx, const char *path, lsim_scan_data *
     char *line = NULL;
     size_t cap = 0;
     while (getline(&line, &cap, f) >= 0) {
-        char *s = trim(line);
+        char *s = lsim_trim(line);
         if (!*s || *s == '#')
             continue;
         char *colon = strchr(s, ':');

@@ -48,6 +48,12 @@ int lsim_arg_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+int lsim_arg_invalid(const char *command, const char *opt, const char *value, const char *valid)
+{
+    fprintf(stderr, "lidarsim %s: %s '%s' is invalid; expected %s\n", command, opt, value ? value : "", valid);
+    return LSIM_EXIT_USAGE;
+}
+
 int lsim_cli_check_writable(lsim_context *ctx, const char *command, const char *path, const char *what)
 {
     struct stat info;

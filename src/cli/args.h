@@ -13,6 +13,9 @@ int lsim_arg_double(const char *s, double lo, double hi, double *out);
 
 #include "lidarsim.h"
 
+/* Print "lidarsim COMMAND: OPT 'VALUE' is invalid; expected VALID" and return LSIM_EXIT_USAGE. */
+int lsim_arg_invalid(const char *command, const char *opt, const char *value, const char *valid);
+
 /* Check that `path` can be written before any work: not a folder, and a temporary file can be
  * made beside it (removed again). Prints "lidarsim COMMAND: cannot write WHAT: ..." and returns
  * LSIM_EXIT_FAILURE otherwise, LSIM_EXIT_OK when it can. */

@@ -58,8 +58,7 @@ static void calibrate_usage(FILE *out)
 
 static int bad(const char *opt, const char *value, const char *valid)
 {
-    fprintf(stderr, "lidarsim calibrate: %s '%s' is invalid; expected %s\n", opt, value ? value : "", valid);
-    return LSIM_EXIT_USAGE;
+    return lsim_arg_invalid("calibrate", opt, value, valid);
 }
 
 static int parse_args(int argc, char **argv, calib_args *a)

@@ -48,8 +48,7 @@ static void scan_usage(FILE *out)
 
 static int bad(const char *opt, const char *value, const char *valid)
 {
-    fprintf(stderr, "lidarsim scan: %s '%s' is invalid; expected %s\n", opt, value ? value : "", valid);
-    return LSIM_EXIT_USAGE;
+    return lsim_arg_invalid("scan", opt, value, valid);
 }
 
 static int parse_args(int argc, char **argv, scan_args *a)

@@ -34,8 +34,7 @@ static void validate_usage(FILE *out)
 
 static int bad(const char *opt, const char *value, const char *valid)
 {
-    fprintf(stderr, "lidarsim validate: %s '%s' is invalid; expected %s\n", opt, value ? value : "", valid);
-    return LSIM_EXIT_USAGE;
+    return lsim_arg_invalid("validate", opt, value, valid);
 }
 
 static int join(char *out, size_t size, const char *dir, const char *name, const char *suffix)

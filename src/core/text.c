@@ -1,5 +1,6 @@
 #include "core/text.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,4 +28,14 @@ int lsim_ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+char *lsim_trim(char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        ++s;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
 }

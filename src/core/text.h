@@ -10,5 +10,7 @@ void lsim_strlcpy(char *dst, const char *src, size_t size);
 char *lsim_strdup(const char *s);
 /* Case-sensitive suffix test. */
 int lsim_ends_with(const char *s, const char *suffix);
+/* Strip leading and trailing white space (isspace) in place; returns the first kept character. */
+char *lsim_trim(char *s);
 
 #endif

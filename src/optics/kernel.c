@@ -25,6 +25,7 @@
 #include "optics/blooming.h"
 
 #include "core/context.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -192,15 +193,6 @@ static float *to_floats(const double *w, size_t n, double scale)
     return f;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        ++s;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
 
 static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
 {
@@ -229,7 +221,7 @@ static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char *s = trim(line);
+        char *s = lsim_trim(line);
         if (!*s)
             continue;
         if (strcmp(s, "separable") == 0) {
@@ -244,7 +236,7 @@ static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
         char *colon = strchr(s, ':');
         if (colon) {
             *colon = '\0';
-            char *key = trim(s), *value = colon + 1;
+            char *key = lsim_trim(s), *value = colon + 1;
             if (strcmp(key, "step_deg") == 0) {
                 if (step_line) {
                     st = lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: step_deg given twice (first on line %zu)",

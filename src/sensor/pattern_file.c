@@ -9,6 +9,7 @@
 #include "sensor/sensor.h"
 
 #include "core/context.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -52,15 +53,6 @@ static int table_grow(table *t)
     return 1;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        ++s;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
 
 /* Split `line` at commas in place; returns the field count (up to max; max + 1 means more). */
 static int split(char *line, char **fields, int max)
@@ -72,7 +64,7 @@ static int split(char *line, char **fields, int max)
         if (comma)
             *comma = '\0';
         if (n < max)
-            fields[n] = trim(p);
+            fields[n] = lsim_trim(p);
         ++n;
         if (!comma || n > max)
             return n;
@@ -178,7 +170,7 @@ static lsim_status read_lines(reader *r, FILE *fp, table *t)
         char *s = line;
         if (r->line_no == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
             s += 3; /* UTF-8 byte order mark */
-        s = trim(s);
+        s = lsim_trim(s);
         if (*s == '\0' || *s == '#')
             continue;
         st = have_header ? parse_row(r, s, t) : parse_header(r, s);
