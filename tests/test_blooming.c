@@ -4,6 +4,7 @@
  * kernel orientation; kernel files (separable and 2-D, round trips, every malformed kind named by
  * file:line, random garbage); the dim-slice skip never changes a result. */
 #include "harness.h"
+#include "scratch.h"
 
 #include "lidarsim.h"
 #include "optics/blooming.h"
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64];
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -116,21 +116,7 @@ static size_t run_both(lsim_context *ctx, const lsim_bloom_image *im, const lsim
     return bad;
 }
 
-static const char *write_file(const char *name, const void *data, size_t size)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        perror(path);
-        exit(1);
-    }
-    fwrite(data, 1, size, fp);
-    fclose(fp);
-    return path;
-}
 
-static const char *write_text(const char *name, const char *text) { return write_file(name, text, strlen(text)); }
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -227,7 +213,7 @@ static void test_algorithms_agree(lsim_context *ctx)
     beams_free(&c);
 
     /* an asymmetric kernel from a file, random ranges over many slices */
-    const char *path = write_text("asym.kernel", "separable\nstep_deg: 0.05\n"
+    const char *path = scratch_write_text("asym.kernel", "separable\nstep_deg: 0.05\n"
                                                  "h: 0.01 0.02 0.05 0.3 1 0.2 0.1 0.001 0.0001\n"
                                                  "v: 0.003 0.5 1 0.05 0.2\n");
     lsim_kernel ka;
@@ -412,7 +398,7 @@ static void test_parametric(lsim_context *ctx)
 static void expect_kernel_error(lsim_context *ctx, const char *name, const char *text, size_t size, int line,
                                 const char *what)
 {
-    const char *path = write_file(name, text, size);
+    const char *path = scratch_write(name, text, size);
     lsim_kernel k;
     lsim_status st = lsim_kernel_read(ctx, path, &k);
     const char *msg = lsim_context_last_error(ctx);
@@ -433,7 +419,7 @@ static void test_kernel_files(lsim_context *ctx)
 {
     lsim_kernel k;
     /* separable, with comments, blank lines, commas, CRLF */
-    const char *path = write_text("sep.kernel", "# measured, cf. pbr §III-B\n\nseparable\r\n"
+    const char *path = scratch_write_text("sep.kernel", "# measured, cf. pbr §III-B\n\nseparable\r\n"
                                                 "step_deg: 0.01   # per sample\n"
                                                 "h: 0.25 0.5, 0.25\r\n"
                                                 "v: 1e-3 0.1 0.8 0.1 1e-3\n");
@@ -444,7 +430,7 @@ static void test_kernel_files(lsim_context *ctx)
     lsim_kernel_free(&k);
     remove(path);
     /* without the keyword, v before h */
-    path = write_text("sep2.kernel", "v: 1\nh: 0 1 0\nstep_deg: 0.5\n");
+    path = scratch_write_text("sep2.kernel", "v: 1\nh: 0 1 0\nstep_deg: 0.5\n");
     REQUIRE_OK(ctx, lsim_kernel_read(ctx, path, &k));
     CHECK(k.half_u == 1 && k.half_v == 0 && k.v[0] == 1.0f && k.h[1] == 1.0f);
     lsim_kernel_free(&k);
@@ -459,7 +445,7 @@ static void test_kernel_files(lsim_context *ctx)
             len += snprintf(text + len, sizeof text - (size_t)len, "%s%.17g", m ? " " : "", v0[n] * h0[m]);
         len += snprintf(text + len, sizeof text - (size_t)len, "\n");
     }
-    path = write_text("rank1.kernel", text);
+    path = scratch_write_text("rank1.kernel", text);
     REQUIRE_OK(ctx, lsim_kernel_read(ctx, path, &k));
     remove(path);
     CHECK(k.half_u == 2 && k.half_v == 1 && k.step_deg == 0.02);
@@ -472,7 +458,7 @@ static void test_kernel_files(lsim_context *ctx)
         CHECK_NEAR(k.v[n] / k.v[1], v0[n] / v0[1], 1e-6);
     lsim_kernel_free(&k);
     /* a non-rank-1 array keeps its total weight */
-    path = write_text("full.kernel", "step_deg: 0.1\n0 1 0\n1 4 1\n0 1 0\n");
+    path = scratch_write_text("full.kernel", "step_deg: 0.1\n0 1 0\n1 4 1\n0 1 0\n");
     REQUIRE_OK(ctx, lsim_kernel_read(ctx, path, &k));
     remove(path);
     double sh = k.h[0] + k.h[1] + k.h[2], sv = k.v[0] + k.v[1] + k.v[2];
@@ -510,7 +496,7 @@ static void test_kernel_files(lsim_context *ctx)
     EXPECT_KERNEL_ERROR(ctx, "nul.kernel", "step_deg: 0.1\nh: 1\0 2\nv: 1\n", 2, "NUL");
     /* a missing file is an I/O error naming the path */
     char missing[128];
-    snprintf(missing, sizeof missing, "%s/does_not_exist.kernel", dir);
+    snprintf(missing, sizeof missing, "%s/does_not_exist.kernel", scratch_dir);
     CHECK(lsim_kernel_read(ctx, missing, &k) == LSIM_ERR_IO);
     CHECK(strstr(lsim_context_last_error(ctx), "does_not_exist.kernel") != NULL);
     CHECK(lsim_kernel_read(ctx, NULL, &k) == LSIM_ERR_INVALID_ARGUMENT);
@@ -527,7 +513,7 @@ static void test_kernel_files(lsim_context *ctx)
         for (int i = 0; i < nv; ++i)
             at += snprintf(big + at, sizeof big - (size_t)at, ",%.9g", (double)(wv[i] = (float)(rnd() * 1e-3)));
         snprintf(big + at, sizeof big - (size_t)at, "\n");
-        path = write_text("roundtrip.kernel", big);
+        path = scratch_write_text("roundtrip.kernel", big);
         REQUIRE_OK(ctx, lsim_kernel_read(ctx, path, &k));
         CHECK(k.half_u == nh / 2 && k.half_v == nv / 2);
         CHECK(memcmp(k.h, wh, (size_t)nh * sizeof(float)) == 0);
@@ -552,7 +538,7 @@ static void test_kernel_files(lsim_context *ctx)
             for (size_t i = 0; i < n; ++i)
                 buf[i] = trial % 4 == 1 ? (char)(rnd() * 256.0) : alphabet[(size_t)(rnd() * (sizeof alphabet - 1))];
         }
-        path = write_file("garbage.kernel", buf, n);
+        path = scratch_write("garbage.kernel", buf, n);
         lsim_status st = lsim_kernel_read(ctx, path, &k);
         if (st == LSIM_OK) {
             ++ok;
@@ -652,11 +638,7 @@ static void test_arguments(lsim_context *ctx)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/lsim_blooming_XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    scratch_make("blooming");
     lsim_context *ctx = NULL;
     if (lsim_context_create(&ctx) != LSIM_OK)
         return 1;
@@ -668,6 +650,6 @@ int main(void)
     test_skip(ctx);
     test_arguments(ctx);
     lsim_context_destroy(ctx);
-    rmdir(dir);
+    scratch_remove();
     return lsim_test_summary("test_blooming");
 }

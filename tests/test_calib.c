@@ -5,6 +5,7 @@
  * bad input (malformed scan lines and dumps, a missing board, empty bins, bad configs and
  * calibration files): clear messages with file:line, no crash, no partial output. */
 #include "harness.h"
+#include "scratch.h"
 
 #include "calib/board_fit.h"
 #include "calib/calib_config.h"
@@ -20,25 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64];
-
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, fp);
-    fclose(fp);
-    return path;
-}
 
 static int dir_has_tmp(void)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(scratch_dir);
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));)
         n += strstr(e->d_name, ".tmp.") != NULL;
@@ -321,7 +307,7 @@ static void closed_loop(lsim_context *ctx, const char *label, const truth *t)
     /* The calibration file round-trips exactly. */
     lsim_calibration cal = {LSIM_CALIB_VERSION, "test-sensor", 1, &m}, back;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s.yaml", dir, label);
+    snprintf(path, sizeof path, "%s/%s.yaml", scratch_dir, label);
     REQUIRE_OK(ctx, lsim_calibration_write(ctx, path, &cal));
     REQUIRE_OK(ctx, lsim_calibration_read(ctx, path, &back));
     CHECK(back.version == LSIM_CALIB_VERSION && strcmp(back.sensor, "test-sensor") == 0 && back.count == 1);
@@ -407,7 +393,7 @@ static int message_has(lsim_context *ctx, const char *a, const char *b)
 
 static void expect_scan_error(lsim_context *ctx, const char *name, const char *text, int line, const char *what)
 {
-    const char *path = write_file(name, text);
+    const char *path = scratch_write_text(name, text);
     lsim_scan_data s;
     lsim_status st = lsim_scan_read(ctx, path, &s);
     char where[96];
@@ -420,7 +406,7 @@ static void expect_scan_error(lsim_context *ctx, const char *name, const char *t
 static void test_scan_files(lsim_context *ctx)
 {
     /* Good beam lines: comments, blanks, CRLF, inf/nan, three revolutions of four beams. */
-    const char *path = write_file("good.txt", "# a comment\n\nrange_m,intensity,angle_rad\n"
+    const char *path = scratch_write_text("good.txt", "# a comment\n\nrange_m,intensity,angle_rad\n"
                                               "0.5,47.0,-3.0\r\n0.5,47.0,-1.0\ninf,0.0,1.0\n0.4,47,3.0\n"
                                               "nan,0,-3.0\n0.5,47,-1.0\n0.5,47,1.0\n0.5,47,3.0\n"
                                               "  0.6 , 47 , -3.0 \n0.5,47,-1.0\n");
@@ -438,18 +424,18 @@ static void test_scan_files(lsim_context *ctx)
     expect_scan_error(ctx, "angle.txt", "0.5,47,nan\n", 1, "angle");
     expect_scan_error(ctx, "negative.txt", "-0.5,47,1\n", 1, "negative");
     expect_scan_error(ctx, "empty_field.txt", "0.5,,1\n", 1, "field 2");
-    const char *empty = write_file("empty.txt", "# nothing\n\n");
+    const char *empty = scratch_write_text("empty.txt", "# nothing\n\n");
     CHECK(lsim_scan_read(ctx, empty, &s) == LSIM_ERR_PARSE);
     CHECK(message_has(ctx, "empty.txt", "no beams"));
     char missing[128];
-    snprintf(missing, sizeof missing, "%s/missing.txt", dir);
+    snprintf(missing, sizeof missing, "%s/missing.txt", scratch_dir);
     CHECK(lsim_scan_read(ctx, missing, &s) == LSIM_ERR_IO);
     CHECK(message_has(ctx, "missing.txt", "cannot open"));
-    CHECK(lsim_scan_read(ctx, dir, &s) == LSIM_ERR_IO);
+    CHECK(lsim_scan_read(ctx, scratch_dir, &s) == LSIM_ERR_IO);
     CHECK(message_has(ctx, "directory", NULL));
 
     /* LaserScan dumps: two blocks, the second without intensities; `---` separators. */
-    path = write_file("dump.txt", "Timestamp: 1.5\n start_angle: -1.0\nend_angle: 1.0\n angle_increment: 0.5\n"
+    path = scratch_write_text("dump.txt", "Timestamp: 1.5\n start_angle: -1.0\nend_angle: 1.0\n angle_increment: 0.5\n"
                                   "range_min: 0.15\nranges: array('f', [1.0, inf, 2.0, 3.0, 0.5])\n"
                                   "intensities: array('f', [47.0, 0.0, 47.0, 47.0, 47.0])\n\n"
                                   "Timestamp: 1.7\nangle_min: -1.0\nangle_increment: 0.5\nranges: [1, 2, 3, 4, nan]\n"
@@ -515,7 +501,7 @@ static void test_board_not_found(lsim_context *ctx)
 static void test_configs(lsim_context *ctx)
 {
     lsim_calib_config cfg;
-    const char *path = write_file("data.config", "wall,./data/wall_data.txt,0.457,1.25,ON,0.5,0.0\n"
+    const char *path = scratch_write_text("data.config", "wall,./data/wall_data.txt,0.457,1.25,ON,0.5,0.0\n"
                                                  "# comment\n\nmetal,/abs/metal.txt,0.479,1.0,CT,0.5,1.7\n"
                                                  "glossy,g.txt,0,2,cook-torrance,0.3,0.25\n"
                                                  "flat,f.txt,0.3,0.5,L,0.5,0.0");
@@ -523,7 +509,7 @@ static void test_configs(lsim_context *ctx)
     CHECK(cfg.count == 4 && strcmp(cfg.sensor, "rplidar-a1") == 0);
     if (cfg.count == 4) {
         char want[160];
-        snprintf(want, sizeof want, "%s/./data/wall_data.txt", dir);
+        snprintf(want, sizeof want, "%s/./data/wall_data.txt", scratch_dir);
         CHECK(strcmp(cfg.inputs[0].scan_path, want) == 0);
         CHECK(cfg.inputs[0].brdf.kind == LSIM_BRDF_OREN_NAYAR && cfg.inputs[0].brdf.roughness == 0.5);
         CHECK(cfg.inputs[0].distance_m == 0.457 && cfg.inputs[0].width_m == 1.25 && cfg.inputs[0].line == 1);
@@ -536,7 +522,7 @@ static void test_configs(lsim_context *ctx)
     }
     lsim_calib_config_free(&cfg);
 
-    path = write_file("cal.yaml", "sensor: my-lidar\nbin_width_deg: 1.5\nmaterials:\n"
+    path = scratch_write_text("cal.yaml", "sensor: my-lidar\nbin_width_deg: 1.5\nmaterials:\n"
                                   "  - name: wood\n    file: scans/wood.txt\n    width_m: 1.25\n"
                                   "    brdf: cook-torrance\n    roughness: 0.4\n    ior: 1.6\n    direction_deg: 90\n"
                                   "  - {name: w2, file: w2.txt, width_m: 0.5, distance_m: 0.3}\n");
@@ -567,14 +553,14 @@ static void test_configs(lsim_context *ctx)
          "bin_width_deg"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        path = write_file(bad[i].name, bad[i].text);
+        path = scratch_write_text(bad[i].name, bad[i].text);
         char where[96];
         snprintf(where, sizeof where, "%s:%d", bad[i].name, bad[i].line);
         CHECK(lsim_calib_config_read(ctx, path, &cfg) == LSIM_ERR_PARSE);
         CHECK(message_has(ctx, where, bad[i].what));
         CHECK(cfg.count == 0 && cfg.inputs == NULL);
     }
-    path = write_file("empty.config", "\n# only a comment\n");
+    path = scratch_write_text("empty.config", "\n# only a comment\n");
     CHECK(lsim_calib_config_read(ctx, path, &cfg) == LSIM_ERR_PARSE);
     CHECK(message_has(ctx, "empty.config:1:", "empty"));
 }
@@ -588,7 +574,7 @@ static void test_calibration_files(lsim_context *ctx)
     snprintf(text, sizeof text, "%s    bins:\n      - {angle_deg: 1, n: 10, mean_intensity: 47, std_intensity: 0, "
              "std_range_m: 0.001, drop_rate: 0}\n      - {angle_deg: 3, n: 10, mean_intensity: 47, std_intensity: 0, "
              "std_range_m: 0.002, drop_rate: 0.5}\n", head);
-    const char *path = write_file("min.yaml", text);
+    const char *path = scratch_write_text("min.yaml", text);
     lsim_calibration cal;
     REQUIRE_OK(ctx, lsim_calibration_read(ctx, path, &cal));
     CHECK(cal.count == 1 && cal.materials[0].bin_count == 2 && cal.materials[0].revolutions == 1);
@@ -644,14 +630,14 @@ static void test_calibration_files(lsim_context *ctx)
             snprintf(text, sizeof text, "%s%s", head, tail);
             t = text;
         }
-        path = write_file(bad[i].name, t);
+        path = scratch_write_text(bad[i].name, t);
         char where[96];
         snprintf(where, sizeof where, "%s:%d:", bad[i].name, bad[i].line);
         CHECK(lsim_calibration_read(ctx, path, &cal) == LSIM_ERR_PARSE);
         CHECK(message_has(ctx, where, bad[i].what));
         CHECK(cal.count == 0 && cal.materials == NULL);
     }
-    path = write_file("blank.yaml", "# nothing here\n\n");
+    path = scratch_write_text("blank.yaml", "# nothing here\n\n");
     CHECK(lsim_calibration_read(ctx, path, &cal) == LSIM_ERR_PARSE);
     CHECK(message_has(ctx, "blank.yaml:1:", "empty"));
 
@@ -665,11 +651,11 @@ static void test_calibration_files(lsim_context *ctx)
     lsim_brdf_defaults(&m.brdf, LSIM_BRDF_LAMBERTIAN);
     lsim_calibration one = {LSIM_CALIB_VERSION, "x", 1, &m};
     char out[128];
-    snprintf(out, sizeof out, "%s/nobins_out.yaml", dir);
+    snprintf(out, sizeof out, "%s/nobins_out.yaml", scratch_dir);
     CHECK(lsim_calibration_write(ctx, out, &one) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(message_has(ctx, "material empty has no bins", NULL));
     CHECK(access(out, F_OK) != 0);
-    snprintf(out, sizeof out, "%s/no/such/dir/cal.yaml", dir);
+    snprintf(out, sizeof out, "%s/no/such/dir/cal.yaml", scratch_dir);
     lsim_calib_bin b = {1.0, 5, 47.0, 0.0, 0.001, 0.0, 0.0};
     m.bins = &b;
     m.bin_count = 1;
@@ -679,11 +665,7 @@ static void test_calibration_files(lsim_context *ctx)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/lsim_calib_XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    scratch_make("calib");
     lsim_context *ctx;
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     test_closed_loop(ctx);
@@ -692,9 +674,6 @@ int main(void)
     test_configs(ctx);
     test_calibration_files(ctx);
     lsim_context_destroy(ctx);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    scratch_remove();
     return lsim_test_summary("test_calib");
 }

@@ -1,6 +1,7 @@
 /* Beam pattern CSV reader: good files (any column order, comments, optional columns) and every
  * kind of bad file, whose message must name file:line. */
 #include "harness.h"
+#include "scratch.h"
 
 #include "lidarsim.h"
 #include "sensor/sensor.h"
@@ -9,28 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64];
-
-/* Write `text` to dir/name; returns the path (a static buffer, valid until the next call). */
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, fp);
-    fclose(fp);
-    return path;
-}
 
 /* Read `text` as `name`; expect failure `status` whose message contains name:line and `what`. */
 static void expect_error(lsim_context *ctx, const char *name, const char *text, lsim_status status, int line,
                          const char *what)
 {
-    const char *path = write_file(name, text);
+    const char *path = scratch_write_text(name, text);
     lsim_sensor_spec spec;
     lsim_sensor_spec_defaults(&spec);
     lsim_status st = lsim_pattern_file_read(ctx, path, &spec);
@@ -49,7 +34,7 @@ static void expect_error(lsim_context *ctx, const char *name, const char *text, 
 
 static void test_good(lsim_context *ctx)
 {
-    const char *path = write_file("good.csv",
+    const char *path = scratch_write_text("good.csv",
                                   "# beam table exported by hand\n"
                                   "\n"
                                   "ring, elevation_deg ,time_s,azimuth_deg\r\n"
@@ -90,11 +75,11 @@ static void test_good(lsim_context *ctx)
 
     /* only the required columns (after a UTF-8 BOM); replaces an earlier pattern in the spec */
     lsim_sensor_spec_defaults(&spec);
-    path = write_file("first.csv", "elevation_deg,azimuth_deg,ring,time_s\n1,1,1,1\n");
+    path = scratch_write_text("first.csv", "elevation_deg,azimuth_deg,ring,time_s\n1,1,1,1\n");
     REQUIRE_OK(ctx, lsim_pattern_file_read(ctx, path, &spec));
     CHECK(spec.pattern_count == 1 && spec.pattern_ring != NULL && spec.pattern_time_s != NULL);
     remove(path);
-    path = write_file("minimal.csv", "\xEF\xBB\xBF" "azimuth_deg,elevation_deg\n1,2\n3,4\n");
+    path = scratch_write_text("minimal.csv", "\xEF\xBB\xBF" "azimuth_deg,elevation_deg\n1,2\n3,4\n");
     REQUIRE_OK(ctx, lsim_pattern_file_read(ctx, path, &spec));
     CHECK(spec.pattern_count == 2);
     CHECK(spec.pattern_time_s == NULL);
@@ -142,7 +127,7 @@ static void test_bad(lsim_context *ctx)
     lsim_sensor_spec spec;
     lsim_sensor_spec_defaults(&spec);
     char missing[128];
-    snprintf(missing, sizeof missing, "%s/does_not_exist.csv", dir);
+    snprintf(missing, sizeof missing, "%s/does_not_exist.csv", scratch_dir);
     CHECK(lsim_pattern_file_read(ctx, missing, &spec) == LSIM_ERR_IO);
     CHECK(strstr(lsim_context_last_error(ctx), "does_not_exist.csv") != NULL);
     CHECK(lsim_pattern_file_read(ctx, NULL, &spec) == LSIM_ERR_INVALID_ARGUMENT);
@@ -150,17 +135,13 @@ static void test_bad(lsim_context *ctx)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/lsim_pattern_XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    scratch_make("pattern");
     lsim_context *ctx;
     if (lsim_context_create(&ctx) != LSIM_OK)
         return 1;
     test_good(ctx);
     test_bad(ctx);
     lsim_context_destroy(ctx);
-    rmdir(dir);
+    scratch_remove();
     return lsim_test_summary("test_pattern_file");
 }
