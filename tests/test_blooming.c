@@ -4,7 +4,7 @@
  * kernel orientation; kernel files (separable and 2-D, round trips, every malformed kind named by
  * file:line, random garbage); the dim-slice skip never changes a result. */
 #include "harness.h"
-#include "scratch.h"
+#include "files.h"
 
 #include "lidarsim.h"
 #include "optics/blooming.h"

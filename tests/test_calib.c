@@ -5,7 +5,7 @@
  * bad input (malformed scan lines and dumps, a missing board, empty bins, bad configs and
  * calibration files): clear messages with file:line, no crash, no partial output. */
 #include "harness.h"
-#include "scratch.h"
+#include "files.h"
 
 #include "calib/board_fit.h"
 #include "calib/calib_config.h"
@@ -20,18 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-
-static int dir_has_tmp(void)
-{
-    DIR *d = opendir(scratch_dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strstr(e->d_name, ".tmp.") != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 /* ------------------------------------------------------------------------------------------- */
 /* Synthetic scans                                                                              */
@@ -337,7 +325,7 @@ static void closed_loop(lsim_context *ctx, const char *label, const truth *t)
     lsim_calibration_free(&back);
     CHECK(back.count == 0 && back.materials == NULL);
     remove(path);
-    CHECK(dir_has_tmp() == 0);
+    CHECK(count_entries(scratch_dir, ".tmp.") == 0);
     lsim_calib_material_free(&m);
     lsim_scan_free(&scan);
 }
@@ -660,7 +648,7 @@ static void test_calibration_files(lsim_context *ctx)
     m.bins = &b;
     m.bin_count = 1;
     CHECK(lsim_calibration_write(ctx, out, &one) == LSIM_ERR_IO);
-    CHECK(dir_has_tmp() == 0);
+    CHECK(count_entries(scratch_dir, ".tmp.") == 0);
 }
 
 int main(void)

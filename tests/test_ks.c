@@ -1,6 +1,7 @@
 /* Two-sample Kolmogorov-Smirnov test and Wilson intervals (calib/ks_test.h): known answers,
  * calibrated p-values on samples from one distribution, power on shifted ones, ties; and the
  * calibration viewer (calib/calib_view.h) on a hand-made material. */
+#include "files.h"
 #include "harness.h"
 
 #include "calib/calib_view.h"
@@ -161,23 +162,6 @@ static void test_wilson(void)
     lsim_wilson_interval(500, 1000, LSIM_Z95, &lo2, &hi2);
     lsim_wilson_interval(50, 100, LSIM_Z95, &lo, &hi);
     CHECK(hi2 - lo2 < hi - lo);
-}
-
-static uint32_t u32be(const unsigned char *b)
-{
-    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
-}
-
-static int png_has_size(const char *path, uint32_t width, uint32_t height)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return 0;
-    unsigned char head[24];
-    size_t n = fread(head, 1, sizeof head, fp);
-    fclose(fp);
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    return n == sizeof head && !memcmp(head, sig, 8) && u32be(head + 16) == width && u32be(head + 20) == height;
 }
 
 static int count_tmp(const char *dir)

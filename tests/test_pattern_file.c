@@ -1,7 +1,7 @@
 /* Beam pattern CSV reader: good files (any column order, comments, optional columns) and every
  * kind of bad file, whose message must name file:line. */
 #include "harness.h"
-#include "scratch.h"
+#include "files.h"
 
 #include "lidarsim.h"
 #include "sensor/sensor.h"

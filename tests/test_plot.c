@@ -1,6 +1,7 @@
 /* Plot renderer (io/plot_png.h): PNGs of the requested size, series drawn where their data are,
  * NaN points and empty series tolerated, degenerate ranges handled, bad arguments rejected,
  * no temporary files left. Set LSIM_KEEP_OUTPUT=1 to keep the images for a look. */
+#include "files.h"
 #include "harness.h"
 
 #include "io/font5x7.h"
@@ -12,65 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void join(char *out, size_t size, const char *dir, const char *name)
-{
-    snprintf(out, size, "%s/%s", dir, name);
-}
-
-static int count_entries(const char *dir, const char *needle)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (!needle || strstr(e->d_name, needle))
-            ++n;
-    }
-    closedir(d);
-    return n;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        join(path, sizeof path, dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static uint32_t u32be(const unsigned char *b)
-{
-    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
-}
-
-/* The file is a PNG of width x height (signature and IHDR). */
-static int png_has_size(const char *path, uint32_t width, uint32_t height)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return 0;
-    unsigned char head[24];
-    size_t n = fread(head, 1, sizeof head, fp);
-    fclose(fp);
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    return n == sizeof head && !memcmp(head, sig, 8) && !memcmp(head + 12, "IHDR", 4) && u32be(head + 16) == width &&
-           u32be(head + 20) == height;
-}
-
 static int same_rgb(const unsigned char a[3], const unsigned char b[3]) { return !memcmp(a, b, 3); }
 
 /* Some pixel within +-r of (x, y) has colour rgb. */
@@ -186,7 +128,7 @@ static void test_canvas(lsim_context *ctx, const char *dir)
     CHECK(lsim_canvas_get(c, 103, 30, p) && same_rgb(p, black));
 
     char path[512];
-    join(path, sizeof path, dir, "canvas.png");
+    path_join(path, sizeof path, dir, "canvas.png");
     REQUIRE_OK(ctx, lsim_canvas_write_png(ctx, c, path));
     CHECK(png_has_size(path, 200, 100));
     CHECK(lsim_canvas_write_png(ctx, c, "") == LSIM_ERR_INVALID_ARGUMENT);
@@ -242,7 +184,7 @@ static void test_single(lsim_context *ctx, const char *dir)
     lsim_canvas_destroy(c);
 
     char path[512];
-    join(path, sizeof path, dir, "single.png");
+    path_join(path, sizeof path, dir, "single.png");
     REQUIRE_OK(ctx, lsim_plot_write(p, path));
     CHECK(png_has_size(path, 800, 600));
     /* fixed ranges: points outside are clipped away, inside map linearly */
@@ -255,7 +197,7 @@ static void test_single(lsim_context *ctx, const char *dir)
     CHECK(lsim_plot_data_to_pixel(p, 0, 0, 20, 50, &px, &py));
     CHECK_NEAR(px, 0.5 * (ax0 + ax1), 1e-9);
     CHECK_NEAR(py, 0.5 * (ay0 + ay1), 1e-9);
-    join(path, sizeof path, dir, "single_fixed.png");
+    path_join(path, sizeof path, dir, "single_fixed.png");
     REQUIRE_OK(ctx, lsim_plot_write(p, path));
     CHECK(png_has_size(path, 800, 600));
 
@@ -268,7 +210,7 @@ static void test_single(lsim_context *ctx, const char *dir)
     CHECK(lsim_plot_select(p, 0, 1) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_plot_add_hline(p, INFINITY) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_plot_write(p, "") == LSIM_ERR_INVALID_ARGUMENT);
-    join(path, sizeof path, dir, "missing/plot.png");
+    path_join(path, sizeof path, dir, "missing/plot.png");
     CHECK(lsim_plot_write(p, path) == LSIM_ERR_IO);
     for (int i = 0; i < LSIM_PLOT_MAX_SERIES; ++i)
         lsim_plot_add_series(p, NULL, x, ym, 5, LSIM_PLOT_LINE, NULL);
@@ -346,7 +288,7 @@ static void test_grid(lsim_context *ctx, const char *dir)
     lsim_canvas_destroy(c);
 
     char path[512];
-    join(path, sizeof path, dir, "grid.png");
+    path_join(path, sizeof path, dir, "grid.png");
     REQUIRE_OK(ctx, lsim_plot_write(p, path));
     CHECK(png_has_size(path, 1200, 900));
     lsim_plot_destroy(p);
@@ -358,7 +300,7 @@ static void test_grid(lsim_context *ctx, const char *dir)
             REQUIRE_OK(ctx, lsim_plot_select(p, r, k));
             REQUIRE_OK(ctx, lsim_plot_add_series(p, "s", angle, sim, 30, LSIM_PLOT_LINE, NULL));
         }
-    join(path, sizeof path, dir, "small_grid.png");
+    path_join(path, sizeof path, dir, "small_grid.png");
     REQUIRE_OK(ctx, lsim_plot_write(p, path));
     CHECK(png_has_size(path, 640, 480));
     lsim_plot_destroy(p);
@@ -369,7 +311,7 @@ static void test_grid(lsim_context *ctx, const char *dir)
     REQUIRE_OK(ctx, lsim_plot_add_series(p, "e", ex, ey, 3, LSIM_PLOT_BOTH, NULL));
     CHECK(lsim_plot_data_to_pixel(p, 0, 0, ex[1], ey[1], &px, &py));
     CHECK(isfinite(px) && isfinite(py));
-    join(path, sizeof path, dir, "extremes.png");
+    path_join(path, sizeof path, dir, "extremes.png");
     REQUIRE_OK(ctx, lsim_plot_write(p, path));
     CHECK(png_has_size(path, 400, 300));
     lsim_plot_destroy(p);
@@ -394,7 +336,7 @@ int main(void)
     if (keep && *keep && strcmp(keep, "0"))
         printf("test_plot: images kept in %s\n", dir);
     else
-        remove_dir(dir);
+        remove_tree(dir);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_plot");
 }

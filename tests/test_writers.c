@@ -1,5 +1,6 @@
 /* Point-cloud writers: every format round-trips bit-exactly (checked independently by
  * tests/check_formats.py with numpy), failures leave no files, the bird's-eye PNG is valid. */
+#include "files.h"
 #include "harness.h"
 
 #include "lidarsim.h"
@@ -95,57 +96,6 @@ static int exists(const char *path)
     struct stat st;
     return lstat(path, &st) == 0;
 }
-
-/* Number of entries in a directory (without . and ..); with `needle`, only names containing it. */
-static int count_entries(const char *dir, const char *needle)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (!needle || strstr(e->d_name, needle)) {
-            if (needle)
-                fprintf(stderr, "unexpected file %s/%s\n", dir, e->d_name);
-            ++n;
-        }
-    }
-    closedir(d);
-    return n;
-}
-
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        if (d) {
-            struct dirent *e;
-            char child[4096];
-            while ((e = readdir(d))) {
-                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                    continue;
-                snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-                remove_tree(child);
-            }
-            closedir(d);
-        }
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
-static void join(char *out, size_t size, const char *dir, const char *name)
-{
-    snprintf(out, size, "%s/%s", dir, name);
-}
-
 /* Run /usr/bin/python3 check_formats.py with the given arguments; returns its exit status. */
 static int run_checker(const char *const *args, int nargs)
 {
@@ -194,15 +144,15 @@ static void write_all_formats(lsim_points *p, const char *dir)
 {
     lsim_context *ctx = p->ctx;
     char path[4096];
-    join(path, sizeof path, dir, "cloud.pcd");
+    path_join(path, sizeof path, dir, "cloud.pcd");
     REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_AUTO));
-    join(path, sizeof path, dir, "cloud_ascii.pcd");
+    path_join(path, sizeof path, dir, "cloud_ascii.pcd");
     REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_PCD_ASCII));
-    join(path, sizeof path, dir, "cloud.ply");
+    path_join(path, sizeof path, dir, "cloud.ply");
     REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_AUTO));
-    join(path, sizeof path, dir, "cloud.bin");
+    path_join(path, sizeof path, dir, "cloud.bin");
     REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_AUTO));
-    join(path, sizeof path, dir, "cloud.csv");
+    path_join(path, sizeof path, dir, "cloud.csv");
     REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_CSV));
 }
 
@@ -230,21 +180,21 @@ static void test_failures(lsim_points *p, const char *dir)
     char path[4096], other[4096];
 
     /* (a) directory does not exist */
-    join(path, sizeof path, dir, "missing/cloud.pcd");
+    path_join(path, sizeof path, dir, "missing/cloud.pcd");
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
     CHECK(strstr(lsim_context_last_error(ctx), "missing/cloud.pcd") != NULL);
-    join(path, sizeof path, dir, "missing/cloud.bin");
+    path_join(path, sizeof path, dir, "missing/cloud.bin");
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
-    join(path, sizeof path, dir, "missing");
+    path_join(path, sizeof path, dir, "missing");
     CHECK(!exists(path));
 
     /* (b) unknown or missing extension */
-    join(path, sizeof path, dir, "cloud.xyz");
+    path_join(path, sizeof path, dir, "cloud.xyz");
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), ".xyz") != NULL);
     CHECK(strstr(lsim_context_last_error(ctx), "--format") != NULL);
     CHECK(!exists(path));
-    join(path, sizeof path, dir, "cloud");
+    path_join(path, sizeof path, dir, "cloud");
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(!exists(path));
     CHECK(lsim_points_write(p, path, (lsim_format)99) == LSIM_ERR_INVALID_ARGUMENT);
@@ -252,24 +202,24 @@ static void test_failures(lsim_points *p, const char *dir)
     CHECK(lsim_points_write(NULL, path, LSIM_FORMAT_PCD) == LSIM_ERR_INVALID_ARGUMENT);
 
     /* KITTI needs a .bin path */
-    join(path, sizeof path, dir, "cloud.pcd");
+    path_join(path, sizeof path, dir, "cloud.pcd");
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_KITTI) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), ".bin") != NULL);
     CHECK(!exists(path));
 
     /* KITTI rename of the 2nd file fails (a directory is in the way): none of the 3 appear. */
-    join(other, sizeof other, dir, "roll.label");
+    path_join(other, sizeof other, dir, "roll.label");
     CHECK(mkdir(other, 0755) == 0);
-    join(path, sizeof path, dir, "roll.bin");
+    path_join(path, sizeof path, dir, "roll.bin");
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
     CHECK(strstr(lsim_context_last_error(ctx), "roll.label") != NULL);
     CHECK(!exists(path));
-    join(path, sizeof path, dir, "roll.labels.yaml");
+    path_join(path, sizeof path, dir, "roll.labels.yaml");
     CHECK(!exists(path));
     CHECK(rmdir(other) == 0);
 
     /* The output path is a directory */
-    join(path, sizeof path, dir, "adir.ply");
+    path_join(path, sizeof path, dir, "adir.ply");
     CHECK(mkdir(path, 0755) == 0);
     CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
     CHECK(rmdir(path) == 0);
@@ -283,12 +233,12 @@ static void test_failures(lsim_points *p, const char *dir)
     fflush(stderr);
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
     if (setrlimit(RLIMIT_FSIZE, &small) == 0) {
-        join(path, sizeof path, dir, "full.pcd");
+        path_join(path, sizeof path, dir, "full.pcd");
         CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
         CHECK(strstr(lsim_context_last_error(ctx), "full.pcd") != NULL);
-        join(path, sizeof path, dir, "full.bin");
+        path_join(path, sizeof path, dir, "full.bin");
         CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_IO);
-        join(path, sizeof path, dir, "full.png");
+        path_join(path, sizeof path, dir, "full.png");
         CHECK(lsim_points_write_birdseye(p, path, 256, 200.0) == LSIM_ERR_IO);
         CHECK(setrlimit(RLIMIT_FSIZE, &saved) == 0);
     }
@@ -297,13 +247,11 @@ static void test_failures(lsim_points *p, const char *dir)
     CHECK(count_entries(dir, NULL) == 0);
 }
 
-static int png_u32be(const unsigned char *b) { return (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]; }
-
 static void test_birdseye(lsim_points *p, lsim_points *empty, const char *dir)
 {
     lsim_context *ctx = p->ctx;
     char path[4096];
-    join(path, sizeof path, dir, "bev.png");
+    path_join(path, sizeof path, dir, "bev.png");
     REQUIRE_OK(ctx, lsim_points_write_birdseye(p, path, 256, 200.0));
     FILE *fp = fopen(path, "rb");
     CHECK(fp != NULL);
@@ -315,7 +263,7 @@ static void test_birdseye(lsim_points *p, lsim_points *empty, const char *dir)
         CHECK(png_u32be(head + 16) == 256 && png_u32be(head + 20) == 256);
         fclose(fp);
     }
-    join(path, sizeof path, dir, "bev_empty.png");
+    path_join(path, sizeof path, dir, "bev_empty.png");
     REQUIRE_OK(ctx, lsim_points_write_birdseye(empty, path, 16, 1.0));
     CHECK(exists(path));
 
@@ -330,12 +278,12 @@ static void test_birdseye(lsim_points *p, lsim_points *empty, const char *dir)
     float *in = lsim_points_f32(two, LSIM_FIELD_INTENSITY);
     x[0] = 10.0f, y[0] = 0.0f, in[0] = 1.0f;
     x[1] = 0.0f, y[1] = 20.0f, in[1] = 100.0f;
-    join(path, sizeof path, dir, "orient.png");
+    path_join(path, sizeof path, dir, "orient.png");
     REQUIRE_OK(ctx, lsim_points_write_birdseye(two, path, 64, 32.0));
     lsim_points_destroy(two);
 
     /* Invalid arguments: rejected, with a message, no file. */
-    join(path, sizeof path, dir, "bad.png");
+    path_join(path, sizeof path, dir, "bad.png");
     const int bad_pixels[] = {15, 16385, 0, -64};
     for (size_t i = 0; i < sizeof bad_pixels / sizeof bad_pixels[0]; ++i) {
         CHECK(lsim_points_write_birdseye(p, path, bad_pixels[i], 50.0) == LSIM_ERR_INVALID_ARGUMENT);
@@ -345,7 +293,7 @@ static void test_birdseye(lsim_points *p, lsim_points *empty, const char *dir)
     for (size_t i = 0; i < sizeof bad_extent / sizeof bad_extent[0]; ++i)
         CHECK(lsim_points_write_birdseye(p, path, 64, bad_extent[i]) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(!exists(path));
-    join(path, sizeof path, dir, "missing/bev.png");
+    path_join(path, sizeof path, dir, "missing/bev.png");
     CHECK(lsim_points_write_birdseye(p, path, 64, 10.0) == LSIM_ERR_IO);
 }
 
@@ -353,9 +301,9 @@ static void test_empty_label_map(lsim_points *empty, const char *dir)
 {
     char path[4096];
     REQUIRE_OK(empty->ctx, lsim_points_set_labels(empty, NULL, 0));
-    join(path, sizeof path, dir, "nolabels.bin");
+    path_join(path, sizeof path, dir, "nolabels.bin");
     REQUIRE_OK(empty->ctx, lsim_points_write(empty, path, LSIM_FORMAT_KITTI));
-    join(path, sizeof path, dir, "nolabels.labels.yaml");
+    path_join(path, sizeof path, dir, "nolabels.labels.yaml");
     FILE *fp = fopen(path, "r");
     CHECK(fp != NULL);
     if (fp) {
@@ -377,8 +325,8 @@ int main(void)
         return 1;
     }
     char empty_dir[256], fail_dir[256];
-    join(empty_dir, sizeof empty_dir, dir, "empty");
-    join(fail_dir, sizeof fail_dir, dir, "fail");
+    path_join(empty_dir, sizeof empty_dir, dir, "empty");
+    path_join(fail_dir, sizeof fail_dir, dir, "fail");
     CHECK(mkdir(empty_dir, 0755) == 0);
     CHECK(mkdir(fail_dir, 0755) == 0);
 
@@ -398,7 +346,7 @@ int main(void)
     CHECK(count_entries(empty_dir, ".tmp.") == 0);
 
     char orient[512];
-    join(orient, sizeof orient, dir, "orient.png");
+    path_join(orient, sizeof orient, dir, "orient.png");
     const char *full_args[] = {dir, "1000", "--orient-png", orient};
     CHECK(run_checker(full_args, 4) == 0);
     const char *empty_args[] = {empty_dir, "0"};
