@@ -173,18 +173,7 @@ static lsim_status read_csv(lsim_context *ctx, const char *path, FILE *f, lsim_c
         if (!*s || *s == '#' || strncasecmp(s, "name,", 5) == 0)
             continue;
         char *field[8];
-        size_t nf = 0;
-        for (char *p = s;;) {
-            char *comma = strchr(p, ',');
-            if (comma)
-                *comma = '\0';
-            if (nf < 8)
-                field[nf] = lsim_trim(p);
-            ++nf;
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
+        size_t nf = lsim_split_fields(s, ',', field, 8);
         if (nf != 7) {
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: expected 7 comma-separated fields `name,file,distance_m,"
                            "width_m,BRDF,roughness,fresnel` (e.g. `wall,./data/wall_data.txt,0.457,1.25,ON,0.5,0.0`), "

@@ -173,18 +173,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
         }
         excerpt(s, whole, sizeof whole); /* the line as read, before the commas are cut */
         char *fields[3] = {NULL, NULL, NULL};
-        size_t nf = 0;
-        char *p = s;
-        for (;;) {
-            char *comma = strchr(p, ',');
-            if (nf < 3)
-                fields[nf] = p;
-            ++nf;
-            if (!comma)
-                break;
-            *comma = '\0';
-            p = comma + 1;
-        }
+        size_t nf = lsim_split_fields(s, ',', fields, 3);
         if (nf != 3) {
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: expected 3 comma-separated fields `range_m,intensity,"
                            "angle_rad` (e.g. `0.384,47.0,-3.124`), got %zu field%s: '%s'", path, number, nf,
@@ -196,7 +185,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
             if (parse_double(fields[k], &v[k]))
                 st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) '%s' is not a number; expected "
                                "`range_m,intensity,angle_rad` with range `inf` or `nan` for no echo", path, number,
-                               k + 1, field_names[k], excerpt(lsim_trim(fields[k]), buf, sizeof buf));
+                               k + 1, field_names[k], excerpt(fields[k], buf, sizeof buf));
         if (st != LSIM_OK)
             break;
         if (v[0] < 0.0 && isfinite(v[0]))

@@ -39,3 +39,18 @@ char *lsim_trim(char *s)
         s[--n] = '\0';
     return s;
 }
+
+size_t lsim_split_fields(char *s, char sep, char **fields, size_t max)
+{
+    size_t n = 0;
+    for (char *p = s;; ++n) {
+        char *cut = strchr(p, sep);
+        if (cut)
+            *cut = '\0';
+        if (n < max)
+            fields[n] = lsim_trim(p);
+        if (!cut)
+            return n + 1;
+        p = cut + 1;
+    }
+}

@@ -12,5 +12,8 @@ char *lsim_strdup(const char *s);
 int lsim_ends_with(const char *s, const char *suffix);
 /* Strip leading and trailing white space (isspace) in place; returns the first kept character. */
 char *lsim_trim(char *s);
+/* Cut `s` in place at every `sep`; the first `max` pieces, trimmed, go to fields. Returns the
+ * number of pieces (which may exceed max). */
+size_t lsim_split_fields(char *s, char sep, char **fields, size_t max);
 
 #endif

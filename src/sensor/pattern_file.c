@@ -53,25 +53,6 @@ static int table_grow(table *t)
     return 1;
 }
 
-
-/* Split `line` at commas in place; returns the field count (up to max; max + 1 means more). */
-static int split(char *line, char **fields, int max)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        if (n < max)
-            fields[n] = lsim_trim(p);
-        ++n;
-        if (!comma || n > max)
-            return n;
-        p = comma + 1;
-    }
-}
-
 typedef struct reader {
     lsim_context *ctx;
     const char *path;
@@ -83,7 +64,7 @@ typedef struct reader {
 static lsim_status parse_header(reader *r, char *line)
 {
     char *f[COL_COUNT + 1];
-    int n = split(line, f, COL_COUNT + 1);
+    int n = (int)lsim_split_fields(line, ',', f, COL_COUNT + 1);
     for (int c = 0; c < COL_COUNT; ++c)
         r->where[c] = -1;
     if (n > COL_COUNT)
@@ -124,7 +105,7 @@ static lsim_status parse_number(reader *r, int column, const char *text, double 
 static lsim_status parse_row(reader *r, char *line, table *t)
 {
     char *f[COL_COUNT + 1];
-    int n = split(line, f, COL_COUNT + 1);
+    int n = (int)lsim_split_fields(line, ',', f, COL_COUNT + 1);
     if (n != r->fields)
         return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s%d fields, the header names %d columns", r->path,
                          r->line_no, n > COL_COUNT ? "more than " : "", n > COL_COUNT ? COL_COUNT : n, r->fields);
