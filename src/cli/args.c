@@ -1,12 +1,16 @@
 #include "cli/args.h"
 
+#include "calib/calib_view.h"
+#include "calib/calibration.h"
 #include "cli/commands.h"
+#include "core/context.h"
 #include "io/atomic_file.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 int lsim_arg_long(const char *s, long lo, long hi, long *out)
@@ -71,4 +75,31 @@ int lsim_cli_check_writable(lsim_context *ctx, const char *command, const char *
         return LSIM_EXIT_FAILURE;
     }
     return LSIM_EXIT_OK;
+}
+
+lsim_status lsim_cli_output_path(lsim_context *ctx, char *out, size_t size, const char *dir, const char *name,
+                                 const char *suffix)
+{
+    int n = snprintf(out, size, "%s/%s%s", dir, name, suffix);
+    if (n < 0 || (size_t)n >= size)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s/%s%s is too long (at most %zu bytes)",
+                         dir, name, suffix, size - 1);
+    return LSIM_OK;
+}
+
+int lsim_cli_make_folder(const char *command, const char *dir, const char *what)
+{
+    struct stat info;
+    if (stat(dir, &info) != 0 && mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "lidarsim %s: cannot create the %s '%s': %s\n", command, what, dir, strerror(errno));
+        return LSIM_EXIT_FAILURE;
+    }
+    return LSIM_EXIT_OK;
+}
+
+lsim_status lsim_cli_write_view(lsim_context *ctx, const char *dir, const lsim_calib_material *m)
+{
+    char path[4096];
+    lsim_status st = lsim_cli_output_path(ctx, path, sizeof path, dir, m->name, "_view.png");
+    return st != LSIM_OK ? st : lsim_calib_view_png_colour(ctx, m, path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS);
 }

@@ -2,7 +2,6 @@
  *   lidarsim calibrate CONFIG -o CALIBRATION.yaml            (data.config or YAML, several materials)
  *   lidarsim calibrate --scan FILE --name NAME --width W -o CALIBRATION.yaml   (one material) */
 #include "calib/calib_config.h"
-#include "calib/calib_view.h"
 #include "calib/calibrate.h"
 #include "calib/calibration.h"
 #include "cli/args.h"
@@ -13,7 +12,6 @@
 
 #include "lidarsim.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,18 +402,9 @@ int lsim_cmd_calibrate(int argc, char **argv)
     }
     /* The views, once the calibration is complete: the folder is created only then. */
     if (rc == LSIM_EXIT_OK && a.view) {
-        char path[4096];
-        if (stat(a.view, &info) != 0 && mkdir(a.view, 0777) != 0) {
-            fprintf(stderr, "lidarsim calibrate: cannot create the view folder '%s': %s\n", a.view, strerror(errno));
-            rc = LSIM_EXIT_FAILURE;
-        }
+        rc = lsim_cli_make_folder("calibrate", a.view, "view folder");
         for (size_t i = 0; rc == LSIM_EXIT_OK && i < cal.count; ++i) {
-            int n = snprintf(path, sizeof path, "%s/%s_view.png", a.view, cal.materials[i].name);
-            if (n < 0 || (size_t)n >= sizeof path) {
-                fprintf(stderr, "lidarsim calibrate: the view folder path '%s' is too long\n", a.view);
-                rc = LSIM_EXIT_FAILURE;
-            } else if (lsim_calib_view_png_colour(ctx, &cal.materials[i], path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS) !=
-                       LSIM_OK) {
+            if (lsim_cli_write_view(ctx, a.view, &cal.materials[i]) != LSIM_OK) {
                 fprintf(stderr, "lidarsim calibrate: cannot draw the view of %s: %s\n", cal.materials[i].name,
                         lsim_context_last_error(ctx));
                 rc = LSIM_EXIT_FAILURE;

@@ -3,12 +3,10 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 
-#include "calib/calib_view.h"
 #include "calib/validate.h"
 #include "core/context.h"
 #include "io/atomic_file.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +33,6 @@ static void validate_usage(FILE *out)
 static int bad(const char *opt, const char *value, const char *valid)
 {
     return lsim_arg_invalid("validate", opt, value, valid);
-}
-
-static int join(char *out, size_t size, const char *dir, const char *name, const char *suffix)
-{
-    int n = snprintf(out, size, "%s/%s%s", dir, name, suffix);
-    return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
 int lsim_cmd_validate(int argc, char **argv)
@@ -120,18 +112,16 @@ int lsim_cmd_validate(int argc, char **argv)
     }
     char path[4096];
     /* The output folder only once there is something to write in it. */
-    if (rc == LSIM_EXIT_OK && stat(outdir, &info) != 0 && mkdir(outdir, 0777) != 0) {
-        fprintf(stderr, "lidarsim validate: cannot create the output folder '%s': %s\n", outdir, strerror(errno));
-        rc = LSIM_EXIT_FAILURE;
-    }
+    if (rc == LSIM_EXIT_OK)
+        rc = lsim_cli_make_folder("validate", outdir, "output folder");
     /* The statistics (CSV, atomic), the calibration used, and per material the plot and the view. */
     if (rc == LSIM_EXIT_OK) {
         lsim_atomic_group g;
         lsim_atomic_begin(&g, ctx);
         FILE *fp = NULL;
-        lsim_status st = join(path, sizeof path, outdir, "validation", ".csv")
-                             ? lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output folder path is too long")
-                             : lsim_atomic_open(&g, path, &fp);
+        lsim_status st = lsim_cli_output_path(ctx, path, sizeof path, outdir, "validation", ".csv");
+        if (st == LSIM_OK)
+            st = lsim_atomic_open(&g, path, &fp);
         for (size_t i = 0; st == LSIM_OK && i < done; ++i)
             lsim_valid_write_csv(fp, &v[i], i == 0);
         st = lsim_atomic_finish(&g, st);
@@ -143,14 +133,17 @@ int lsim_cmd_validate(int argc, char **argv)
         cal.materials = ms;
         if (st == LSIM_OK && !ms)
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
-        if (st == LSIM_OK && join(path, sizeof path, outdir, "calibration", ".yaml") == 0)
+        if (st == LSIM_OK)
+            st = lsim_cli_output_path(ctx, path, sizeof path, outdir, "calibration", ".yaml");
+        if (st == LSIM_OK)
             st = lsim_calibration_write(ctx, path, &cal);
         free(ms);
         for (size_t i = 0; st == LSIM_OK && i < done; ++i) {
-            if (join(path, sizeof path, outdir, v[i].calibration.name, "_validation.png") == 0)
+            st = lsim_cli_output_path(ctx, path, sizeof path, outdir, v[i].calibration.name, "_validation.png");
+            if (st == LSIM_OK)
                 st = lsim_valid_plot(ctx, &v[i], path);
-            if (st == LSIM_OK && join(path, sizeof path, outdir, v[i].calibration.name, "_view.png") == 0)
-                st = lsim_calib_view_png_colour(ctx, &v[i].calibration, path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS);
+            if (st == LSIM_OK)
+                st = lsim_cli_write_view(ctx, outdir, &v[i].calibration);
         }
         if (st != LSIM_OK) {
             fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
