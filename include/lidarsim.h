@@ -58,6 +58,12 @@ void lsim_context_destroy(lsim_context *ctx);
 /* Last error message ("" if none). Valid until the next failing call on this context. */
 const char *lsim_context_last_error(const lsim_context *ctx);
 lsim_status lsim_context_last_status(const lsim_context *ctx);
+/* Limits for importing a mesh file. Meshes are imported by assimp in a child process, so a
+ * crash or a hang inside the importer becomes an error naming the file. `seconds` is the
+ * wall-clock limit (0: automatic, 10 s + 1 s per MB of file), `memory_bytes` the memory the
+ * importer may use on top of what the process already maps (0: automatic, 2 GiB + 32 x the
+ * file size; not enforced in AddressSanitizer builds). */
+lsim_status lsim_context_set_import_limits(lsim_context *ctx, double seconds, double memory_bytes);
 
 /* ---------------------------------------------------------------- sensor */
 

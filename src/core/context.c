@@ -36,6 +36,21 @@ const char *lsim_context_last_error(const lsim_context *ctx) { return ctx ? ctx-
 
 lsim_status lsim_context_last_status(const lsim_context *ctx) { return ctx ? ctx->last_status : LSIM_OK; }
 
+lsim_status lsim_context_set_import_limits(lsim_context *ctx, double seconds, double memory_bytes)
+{
+    if (!ctx)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!(seconds >= 0 && seconds <= 86400))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "import time limit %g s is out of range; valid: 0 (automatic) or up to 86400 s", seconds);
+    if (!(memory_bytes >= 0 && memory_bytes <= 1e15))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "import memory limit %g bytes is out of range; valid: 0 (automatic) or up to 1e15", memory_bytes);
+    ctx->import_seconds = seconds;
+    ctx->import_memory_bytes = memory_bytes;
+    return LSIM_OK;
+}
+
 lsim_status lsim_fail(lsim_context *ctx, lsim_status status, const char *fmt, ...)
 {
     if (!ctx)

@@ -9,6 +9,8 @@
 struct lsim_context {
     lsim_status last_status;
     char last_error[LSIM_ERROR_MAX];
+    double import_seconds;      /* mesh import time limit (0: automatic) */
+    double import_memory_bytes; /* mesh import memory budget (0: automatic) */
 };
 
 /* Record a failure (printf-style message) and return `status`. ctx may be NULL. */

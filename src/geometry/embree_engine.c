@@ -116,6 +116,16 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
     return LSIM_OK;
 }
 
+/* Embree's behaviour on NaN or infinite rays is undefined (it has aborted on them): such a
+ * ray is never handed to it, and counts as a miss. Upstream stages validate what makes rays
+ * (sensor, kernel, poses), so this is the last line of defence, not the error report. */
+static inline int ray_finite(float ox, float oy, float oz, float dx, float dy, float dz, float tnear, float tfar)
+{
+    /* one test for all: a sum of finite values times 0 is 0, NaN otherwise; tfar may be +inf */
+    float s = (ox + oy + oz + dx + dy + dz + tnear) * 0.0f;
+    return s == 0.0f && !isnan(tfar) && tnear <= tfar && (dx != 0.0f || dy != 0.0f || dz != 0.0f);
+}
+
 /* A ray ready for rtcIntersect1: all mask bits (Debian's Embree is built with ray masks). */
 static inline void ray_init(struct RTCRayHit *rh, float ox, float oy, float oz, float dx, float dy, float dz,
                             float tnear, float tfar)
@@ -139,6 +149,8 @@ static inline void ray_init(struct RTCRayHit *rh, float ox, float oy, float oz, 
 int lsim_engine_trace1(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
                        float *t, uint32_t *object, float ng[3])
 {
+    if (!ray_finite(org[0], org[1], org[2], dir[0], dir[1], dir[2], tnear, tfar))
+        return 0;
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
     struct RTCRayHit rh;
@@ -156,6 +168,8 @@ int lsim_engine_trace1(const lsim_engine *engine, const float org[3], const floa
 
 int lsim_engine_occluded(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar)
 {
+    if (!ray_finite(org[0], org[1], org[2], dir[0], dir[1], dir[2], tnear, tfar))
+        return 0;
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
     struct RTCRay ray;
@@ -184,7 +198,8 @@ void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t 
         for (size_t i = 0; i < count; ++i) {
             struct RTCRayHit rh;
             ray_init(&rh, rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i], tnear, tfar);
-            rtcIntersect1(engine->scene, &ictx, &rh);
+            if (ray_finite(rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i], tnear, tfar))
+                rtcIntersect1(engine->scene, &ictx, &rh);
             if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
                 hits->t[i] = INFINITY;
                 hits->object[i] = LSIM_NO_HIT;

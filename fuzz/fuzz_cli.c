@@ -1,0 +1,53 @@
+/* Command-line arguments of scan, presets, calibrate and validate: the input is split into
+ * arguments at newlines; the first picks the command. Arguments holding '/' are skipped so
+ * that every file a command writes stays in the scratch folder (the working directory). */
+#include "fuzz_common.h"
+
+#include "cli/commands.h"
+
+#define MAX_ARGS 24
+
+static void setup(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    if (chdir(fuzz_scratch()) != 0)
+        abort();
+    fuzz_put_text("tiny.yaml", "sensor: {type: planar, fov_deg: 90, steps: 16}\n"
+                               "objects:\n  - box: {size: [4, 4, 4]}\n    position: [0, 0, 0]\n");
+    fuzz_put_text("config.yaml", "materials:\n  - {name: wall, file: scan.txt, distance_m: 0.5, width_m: 0.3,"
+                                 " brdf: ON, roughness: 0.3, fresnel: 0.5}\n");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 512)
+        return 0;
+    setup();
+    char buf[513];
+    memcpy(buf, data, size);
+    buf[size] = '\0';
+    char *argv[MAX_ARGS + 1];
+    int argc = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, "\n", &save); tok && argc < MAX_ARGS;
+         tok = strtok_r(NULL, "\n", &save)) {
+        if (strchr(tok, '/'))
+            return 0;
+        argv[argc++] = tok;
+    }
+    argv[argc] = NULL;
+    if (argc == 0)
+        return 0;
+    /* argv[0] is the command name, as lidarsim's main passes it */
+    if (strcmp(argv[0], "scan") == 0)
+        lsim_cmd_scan(argc, argv);
+    else if (strcmp(argv[0], "presets") == 0)
+        lsim_cmd_presets(argc, argv);
+    else if (strcmp(argv[0], "calibrate") == 0)
+        lsim_cmd_calibrate(argc, argv);
+    else if (strcmp(argv[0], "validate") == 0)
+        lsim_cmd_validate(argc, argv);
+    return 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Run every libFuzzer harness for FUZZ_SECONDS each (default 180) over a working corpus
+# seeded from fuzz/seeds, the examples and ../shared/data, then print per harness the
+# executions, corpus size and crashes found. Exit 1 if any harness found a crash, a leak,
+# a time-out or a sanitizer report (their inputs are kept in BUILD/fuzz/artifacts/).
+#   usage: fuzz/run.sh BUILD_DIR [HARNESS ...]
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$(cd "${1:?usage: fuzz/run.sh BUILD_DIR [HARNESS ...]}" && pwd)"; shift
+seconds="${FUZZ_SECONDS:-180}"
+jobs="${FUZZ_JOBS:-1}"
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene mesh pattern kernel calib_config calibration scan cli)
+shared="$here/../../shared/data/apollosim-rplidar"
+work="$build/fuzz"
+mkdir -p "$work/artifacts"
+status=0
+printf '%-14s %12s %10s %8s %s\n' harness executions exec/s corpus crashes > "$work/summary.txt"
+for h in "${harnesses[@]}"; do
+  corpus="$work/corpus/$h"
+  mkdir -p "$corpus"
+  cp -n "$here/seeds/$h/"* "$corpus/" 2>/dev/null || true
+  case "$h" in
+    scene) cp -n "$here/../examples/"*/*.yaml "$corpus/" 2>/dev/null || true ;;
+    scan) if [ -d "$shared" ]; then
+            for f in "$shared"/data/*_data.txt; do head -n 200 "$f" > "$corpus/shared_$(basename "$f")"; done
+            head -c 4000 "$shared/room_laserscan_dump.txt" > "$corpus/shared_laserscan.txt"
+          fi ;;
+    calib_config) [ -f "$shared/data.config" ] && cp -n "$shared/data.config" "$corpus/shared_data.config" ;;
+  esac
+  dict=()
+  [ -f "$here/$h.dict" ] && dict=(-dict="$here/$h.dict")
+  extra=()
+  [ "$h" = mesh ] && extra=(-max_len=65536)
+  [ "$h" = scan ] && extra=(-max_len=16384)
+  log="$work/$h.log"
+  before=$(ls "$work/artifacts" | wc -l)
+  mkdir -p "$work/contained"
+  FUZZ_CONTAINED_DIR="$work/contained" LSAN_OPTIONS=suppressions="$here/lsan.supp" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$build/fuzz/fuzz_$h" "$corpus" "${dict[@]}" "${extra[@]}" -max_total_time="$seconds" -timeout=25 \
+      -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+      -artifact_prefix="$work/artifacts/$h-" > "$log" 2>&1
+  rc=$?
+  execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}')
+  rate=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}')
+  after=$(ls "$work/artifacts" | wc -l)
+  found=$((after - before))
+  [ $rc -ne 0 ] && [ $found -eq 0 ] && found="rc=$rc"
+  printf '%-14s %12s %10s %8s %s\n' "$h" "$execs" "$rate" "$(ls "$corpus" | wc -l)" "$found" >> "$work/summary.txt"
+  if [ $rc -ne 0 ] || [ "$found" != 0 ]; then status=1; tail -40 "$log"; fi
+done
+echo "mesh inputs on which the importer crashed or hung, contained: $(ls "$work/contained" 2>/dev/null | wc -l) (in $work/contained)" >> "$work/summary.txt"
+cat "$work/summary.txt"
+exit $status
