@@ -26,6 +26,7 @@ for h in "${harnesses[@]}"; do
             for f in "$shared"/data/*_data.txt; do head -n 200 "$f" > "$corpus/shared_$(basename "$f")"; done
             head -c 4000 "$shared/room_laserscan_dump.txt" > "$corpus/shared_laserscan.txt"
           fi ;;
+    pattern) head -n 100 "$here/../examples/retro_sign/fan.csv" > "$corpus/example_fan.csv" ;;
     calib_config) [ -f "$shared/data.config" ] && cp -n "$shared/data.config" "$corpus/shared_data.config" ;;
   esac
   dict=()
