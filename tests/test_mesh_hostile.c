@@ -207,6 +207,32 @@ static void hostile_stl_off_obj(void)
     expect_error("empty.stl", "empty");
 }
 
+/* Inputs found by fuzzing that crash assimp itself (SIGSEGV in its OFF reader, a failed
+ * assertion in its PLY reader) pass lidarsim's checks: the child process contains them. */
+static void importer_crashes(void)
+{
+    const char *src = getenv("LSIM_SOURCE_DIR");
+    if (!src) {
+        fprintf(stderr, "LSIM_SOURCE_DIR is not set\n");
+        CHECK(0);
+        return;
+    }
+    const char *names[] = {"assimp_segv.off", "assimp_abort.ply"};
+    for (int i = 0; i < 2; ++i) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/data/mesh/%s", src, names[i]);
+        lsim_object_desc desc;
+        lsim_object_desc_init(&desc);
+        lsim_object o;
+        CHECK(lsim_mesh_load(ctx, path, &desc, &o) == LSIM_ERR_PARSE);
+        const char *msg = lsim_context_last_error(ctx);
+        int ok = strstr(msg, names[i]) && strstr(msg, "importer (assimp) crashed");
+        if (!ok)
+            fprintf(stderr, "%s: %s\n", names[i], msg);
+        CHECK(ok);
+    }
+}
+
 /* The containment itself: an importer over its time or memory limit is stopped, with a
  * message saying which limit and how to raise it. */
 static void limits(void)
@@ -277,6 +303,7 @@ int main(void)
     hostile_stl_off_obj();
     limits();
     prefixes();
+    importer_crashes();
     scratch_remove();
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_mesh_hostile");

@@ -340,6 +340,9 @@ lsim_status lsim_mesh_import(lsim_context *ctx, const char *path, lsim_mesh_arra
     int complete = 0;
     if (read_exact(&io, &h, sizeof h) == 0 && h.magic == IMPORT_MAGIC) {
         h.message[IMPORT_MSG - 1] = '\0';
+        for (char *c = h.message; *c; ++c) /* the importer may quote the file's bytes */
+            if ((unsigned char)*c < 32 || (unsigned char)*c > 126)
+                *c = '?';
         if (h.status != LSIM_OK) {
             st = lsim_fail(ctx, (lsim_status)h.status, "mesh '%s' %s", path, h.message);
             complete = 1;
