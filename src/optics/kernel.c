@@ -34,6 +34,15 @@
 #include <string.h>
 
 #define KERNEL_MAX_HALF 4096 /* 8193 samples per axis at most */
+/* A kernel file's pitch and reach: finite angles a lidar's beam can have (the parametric kernel's
+ * step is core FWHM / 4 <= 8.5 deg, its halo at most 20 deg), so rays stay finite and the image
+ * rendered around the beams stays within the sphere. */
+#define KERNEL_MIN_STEP_DEG 1e-5
+#define KERNEL_MAX_STEP_DEG 10.0
+#define KERNEL_MAX_EXTENT_DEG 45.0
+/* A 2-D array holds at most 2048 x 2048 weights (32 MiB while reading); larger kernels are given
+ * in the separable form (h: and v: profiles of up to 8193 weights). */
+#define KERNEL_MAX_ARRAY_VALUES ((size_t)2048 * 2048)
 
 void lsim_kernel_free(lsim_kernel *kernel)
 {
@@ -252,6 +261,12 @@ static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
                                    r->line_no);
                     break;
                 }
+                if (!(tmp.a[0] >= KERNEL_MIN_STEP_DEG && tmp.a[0] <= KERNEL_MAX_STEP_DEG)) {
+                    st = lsim_fail(r->ctx, LSIM_ERR_PARSE,
+                                   "%s:%zu: step_deg %g is out of range; valid: 1e-05 to 10 degrees per kernel sample",
+                                   r->path, r->line_no, tmp.a[0]);
+                    break;
+                }
                 step = tmp.a[0];
                 step_line = r->line_no;
             } else if (strcmp(key, "h") == 0 || strcmp(key, "v") == 0) {
@@ -291,6 +306,13 @@ static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
         if ((st = parse_numbers(r, s, "array row", &grid, 1)) != LSIM_OK)
             break;
         size_t n = grid.n - before;
+        if (grid.n > KERNEL_MAX_ARRAY_VALUES) {
+            st = lsim_fail(r->ctx, LSIM_ERR_PARSE,
+                           "%s:%zu: the 2-D array has more than %zu weights (2048 x 2048), the most a kernel array may "
+                           "have; give a larger kernel in the separable form ('h:' and 'v:' profiles, up to %d "
+                           "values each)", r->path, r->line_no, KERNEL_MAX_ARRAY_VALUES, 2 * KERNEL_MAX_HALF + 1);
+            break;
+        }
         if (rows == 0) {
             cols = n;
             first_row_line = r->line_no;
@@ -365,6 +387,12 @@ static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
         if (st == LSIM_OK && (!out->h || !out->v))
             st = lsim_fail(r->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", r->path);
         out->step_deg = step;
+        int half = out->half_u > out->half_v ? out->half_u : out->half_v;
+        if (st == LSIM_OK && !(half * step <= KERNEL_MAX_EXTENT_DEG))
+            st = lsim_fail(r->ctx, LSIM_ERR_PARSE,
+                           "%s:%zu: the kernel reaches %g degrees from its centre (%d samples x step_deg %g), more "
+                           "than %g; use a smaller step_deg or fewer samples", r->path, step_line, half * step, half,
+                           step, KERNEL_MAX_EXTENT_DEG);
     }
     free(line);
     free(h.a);

@@ -21,18 +21,34 @@ static const struct { uint32_t id; const char *name; } semantic_kitti[] = {
     {258, "moving-truck"}, {259, "moving-other-vehicle"},
 };
 
-static long find_name(const lsim_label_list *list, const char *name)
+static lsim_name_array list_names(const lsim_label_list *list)
 {
-    for (size_t i = 0; i < list->count; ++i)
-        if (strcmp(list->entries[i].name, name) == 0)
-            return (long)i;
-    return -1;
+    return (lsim_name_array){list->entries ? list->entries[0].name : NULL, sizeof *list->entries, list->count};
 }
 
-static long find_id(const lsim_label_list *list, uint32_t id)
+/* Hashed: a scene may name tens of thousands of classes. */
+static long find_name(const lsim_label_list *list, const char *name)
 {
-    for (size_t i = 0; i < list->count; ++i)
-        if (list->entries[i].id == id)
+    return lsim_name_index_find(&list->index, list_names(list), name);
+}
+
+static int id_taken(const lsim_label_map *map, uint32_t id) { return (map->id_used[id >> 6] >> (id & 63)) & 1u; }
+
+static void mark_id(lsim_label_map *map, uint32_t id, int taken)
+{
+    if (taken)
+        map->id_used[id >> 6] |= 1ull << (id & 63);
+    else
+        map->id_used[id >> 6] &= ~(1ull << (id & 63));
+}
+
+/* The entry of `names` holding `id` (ids there are distinct), or -1; linear, so only for ids taken. */
+static long find_id(const lsim_label_map *map, uint32_t id)
+{
+    if (id > 0xFFFF || !id_taken(map, id))
+        return -1;
+    for (size_t i = 0; i < map->names.count; ++i)
+        if (map->names.entries[i].id == id)
             return (long)i;
     return -1;
 }
@@ -53,16 +69,22 @@ static lsim_status append(lsim_context *ctx, lsim_label_list *list, const char *
     lsim_label_entry *e = &list->entries[list->count++];
     e->id = id;
     lsim_strlcpy(e->name, name, sizeof e->name);
+    if (!lsim_name_index_add_last(&list->index, list_names(list))) {
+        --list->count;
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory adding label '%s'", name);
+    }
     return LSIM_OK;
 }
 
 lsim_status lsim_label_map_init_defaults(lsim_context *ctx, lsim_label_map *map)
 {
     memset(map, 0, sizeof *map);
+    map->fresh_from = 100;
     for (size_t i = 0; i < sizeof semantic_kitti / sizeof semantic_kitti[0]; ++i) {
         lsim_status st = append(ctx, &map->names, semantic_kitti[i].name, semantic_kitti[i].id);
         if (st != LSIM_OK)
             return st;
+        mark_id(map, semantic_kitti[i].id, 1);
     }
     return LSIM_OK;
 }
@@ -71,6 +93,8 @@ void lsim_label_map_free(lsim_label_map *map)
 {
     free(map->names.entries);
     free(map->displaced.entries);
+    lsim_name_index_free(&map->names.index);
+    lsim_name_index_free(&map->displaced.index);
     memset(map, 0, sizeof *map);
 }
 
@@ -80,20 +104,28 @@ lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const cha
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "label '%s': id %u does not fit the 16 bits of a SemanticKITTI .label (use 0..65535)", name, id);
     lsim_label_list *names = &map->names;
-    long owner = find_id(names, id);
+    long owner = find_id(map, id);
     if (owner >= 0 && strcmp(names->entries[owner].name, name) != 0) {
         /* The user's name takes this id over; the previous owner can no longer be used. */
         lsim_status st = append(ctx, &map->displaced, names->entries[owner].name, id);
         if (st != LSIM_OK)
             return st;
         names->entries[owner] = names->entries[--names->count];
+        if (!lsim_name_index_rebuild(&names->index, list_names(names)))
+            return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory setting label '%s'", name);
     }
+    map->fresh_from = 100; /* ids may have been freed */
     long at = find_name(names, name);
     if (at >= 0) {
+        mark_id(map, names->entries[at].id, 0);
         names->entries[at].id = id;
+        mark_id(map, id, 1);
         return LSIM_OK;
     }
-    return append(ctx, names, name, id);
+    lsim_status st = append(ctx, names, name, id);
+    if (st == LSIM_OK)
+        mark_id(map, id, 1);
+    return st;
 }
 
 lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t *id)
@@ -106,20 +138,24 @@ lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const
     long gone = find_name(&map->displaced, name);
     if (gone >= 0) {
         uint32_t old = map->displaced.entries[gone].id;
-        long owner = find_id(&map->names, old);
+        long owner = find_id(map, old);
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "label '%s' has no id: its SemanticKITTI id %u was given to '%s' in `labels:`; "
                          "give '%s' an id of its own there", name, old,
                          owner >= 0 ? map->names.entries[owner].name : "another class", name);
     }
-    uint32_t fresh = 100;
-    while (find_id(&map->names, fresh) >= 0)
+    uint32_t fresh = map->fresh_from < 100 ? 100 : map->fresh_from;
+    while (fresh <= 0xFFFF && id_taken(map, fresh))
         ++fresh;
+    map->fresh_from = fresh;
     if (fresh > 0xFFFF)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "too many label names: no free id for '%s'", name);
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "too many label names: no free id for '%s' (a SemanticKITTI .label holds 16-bit ids, so at "
+                         "most 65436 names get automatic ids 100..65535); reuse class names across objects", name);
     lsim_status st = append(ctx, &map->names, name, fresh);
     if (st != LSIM_OK)
         return st;
+    mark_id(map, fresh, 1);
     *id = fresh;
     return LSIM_OK;
 }

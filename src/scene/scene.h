@@ -6,6 +6,7 @@
 #include "core/vec.h"
 #include "optics/brdf.h"
 #include "points/points.h"
+#include "scene/name_index.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ typedef struct lsim_object {
 typedef struct lsim_label_list {
     lsim_label_entry *entries;
     size_t count, capacity;
+    lsim_name_index index; /* name -> entry */
 } lsim_label_list;
 
 /* The scene's label map: `names` holds every class with its id; `displaced` the default
@@ -47,6 +49,8 @@ typedef struct lsim_label_list {
 typedef struct lsim_label_map {
     lsim_label_list names;
     lsim_label_list displaced;
+    uint64_t id_used[1024];  /* bit per id 0..65535: taken by an entry of `names` */
+    uint32_t fresh_from;     /* every id in [100, fresh_from) is taken (automatic ids start here) */
 } lsim_label_map;
 
 struct lsim_engine; /* geometry/engine.h */
@@ -55,6 +59,7 @@ struct lsim_scene {
     lsim_context *ctx;
     lsim_material *materials;
     size_t material_count, material_capacity;
+    lsim_name_index material_index; /* name -> material (lsim_scene_find_material) */
     lsim_object *objects;
     size_t object_count, object_capacity;
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */

@@ -85,7 +85,10 @@ static lsim_status at_sensor_key(lsim_yaml *y, yaml_node_t *map, lsim_status st)
     char msg[LSIM_ERROR_MAX];
     lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
     const char *colon = strstr(msg, ": ");
-    if (strncmp(msg, "sensor.", 7) != 0 || !colon || strchr(msg, ' ') < colon)
+    /* a product of keys ("sensor.width x sensor.height: ...") is reported at its first key */
+    const char *times = strstr(msg, " x sensor.");
+    const char *space = strchr(msg, ' ');
+    if (strncmp(msg, "sensor.", 7) != 0 || !colon || (space < colon && space != times))
         return lsim_yaml_fail(y, map, st, "sensor", "%s", msg);
     char key[128];
     size_t n = (size_t)(colon - msg) < sizeof key - 1 ? (size_t)(colon - msg) : sizeof key - 1;
@@ -95,6 +98,8 @@ static lsim_status at_sensor_key(lsim_yaml *y, yaml_node_t *map, lsim_status st)
     yaml_node_t *node = map;
     char path[128];
     lsim_strlcpy(path, key + 7, sizeof path);
+    if (strchr(path, ' '))
+        *strchr(path, ' ') = '\0';
     char *save = NULL;
     for (char *part = strtok_r(path, ".", &save); part && node; part = strtok_r(NULL, ".", &save)) {
         char *bracket = strchr(part, '[');

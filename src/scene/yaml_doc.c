@@ -10,6 +10,176 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* ---- loading: a first pass over the events (limits, where constructs began), then the document ---- */
+
+/* One open collection of the first pass. */
+typedef struct open_node {
+    yaml_mark_t mark;      /* where it began */
+    int mapping, flow;     /* mapping or sequence; flow ({ [) or block style */
+    int want_value;        /* mapping: the next node is a value (the key is in `key`) */
+    size_t items;          /* sequence: items so far (the index of the next one) */
+    char key[48];          /* mapping: the key being read ("" before the first) */
+} open_node;
+
+typedef struct event_pass {
+    open_node stack[LSIM_YAML_MAX_DEPTH + 1];
+    size_t depth;
+    size_t nodes;
+} event_pass;
+
+/* "objects[2].box": the keys and indices that lead to the node being read at depth `upto` (the
+ * collection opened there, when it is on the stack). With `partial`, the innermost collection adds
+ * only a key whose value is being read (not the index of the next list item, nor a next key). */
+static const char *node_path(const event_pass *e, size_t upto, int partial, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < upto && i < e->depth && len < size; ++i) {
+        const open_node *n = &e->stack[i];
+        if (partial && i + 1 == upto && (!n->mapping || !n->want_value))
+            break;
+        int w = n->mapping ? snprintf(buf + len, size - len, "%s%s", len ? "." : "", n->key[0] ? n->key : "?")
+                           : snprintf(buf + len, size - len, "[%zu]", n->items);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    if (len >= size && size > 4)
+        memcpy(buf + size - 4, "...", 4);
+    return buf[0] ? buf : "(top level)";
+}
+
+/* A node (scalar, alias or a whole collection) completed inside the innermost open collection. */
+static void node_done(event_pass *e, const char *scalar)
+{
+    if (!e->depth)
+        return;
+    open_node *top = &e->stack[e->depth - 1];
+    if (!top->mapping) {
+        ++top->items;
+    } else if (!top->want_value) {
+        snprintf(top->key, sizeof top->key, "%s", scalar ? scalar : "?");
+        if (scalar && strlen(scalar) >= sizeof top->key)
+            memcpy(top->key + sizeof top->key - 4, "...", 4);
+        top->want_value = 1;
+    } else {
+        top->want_value = 0;
+    }
+}
+
+/* The message for a syntax error of the first pass: where the parser noticed, and where the
+ * construct it was reading began (the innermost open `{`/`[`, or the libyaml context mark). */
+static lsim_status syntax_error(lsim_context *ctx, const char *path, const yaml_parser_t *p, const event_pass *e,
+                                long file_size)
+{
+    const char *problem = p->problem ? p->problem : "malformed YAML";
+    size_t pl = p->problem_mark.line + 1, pc = p->problem_mark.column + 1;
+    const open_node *flow = NULL;
+    size_t flow_depth = 0;
+    for (size_t i = e->depth; i-- > 0;)
+        if (e->stack[i].flow) {
+            flow = &e->stack[i];
+            flow_depth = i;
+            break;
+        }
+    /* At the end of the file: nothing but blanks, comments and line breaks follow the problem. */
+    int at_end = file_size >= 0 && p->problem_mark.index + 1 >= (size_t)file_size;
+    char where[256];
+    if (flow && p->context && strstr(p->context, "while parsing a flow")) {
+        char open = flow->mapping ? '{' : '[', close = flow->mapping ? '}' : ']';
+        if (at_end)
+            return lsim_fail(ctx, LSIM_ERR_PARSE,
+                             "%s:%zu:%zu: %s: the `%c` opened here is never closed (the parser noticed at the end of "
+                             "the file, %zu:%zu: %s%s%s); add the missing `%c`", path, flow->mark.line + 1,
+                             flow->mark.column + 1, node_path(e, flow_depth, 0, where, sizeof where), open, pl, pc,
+                             problem, p->context ? " " : "", p->context ? p->context : "", close);
+        return lsim_fail(ctx, LSIM_ERR_PARSE,
+                         "%s:%zu:%zu: %s: the `%c` opened here is not closed before %zu:%zu (the parser noticed "
+                         "there: %s%s%s); a missing `,` or `%c`?", path, flow->mark.line + 1, flow->mark.column + 1,
+                         node_path(e, flow_depth, 0, where, sizeof where), open, pl, pc, problem,
+                         p->context ? " " : "", p->context ? p->context : "", close);
+    }
+    char began[128] = "";
+    if (p->context && (p->context_mark.line != p->problem_mark.line || p->context_mark.column != p->problem_mark.column))
+        snprintf(began, sizeof began, " that starts at %zu:%zu", p->context_mark.line + 1, p->context_mark.column + 1);
+    else if (e->depth)
+        snprintf(began, sizeof began, " (inside the %s that starts at %zu:%zu)",
+                 e->stack[e->depth - 1].mapping ? "mapping" : "list", e->stack[e->depth - 1].mark.line + 1,
+                 e->stack[e->depth - 1].mark.column + 1);
+    return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu:%zu: %s: YAML syntax error: %s%s%s%s%s", path, pl, pc,
+                     node_path(e, e->depth, 1, where, sizeof where), problem, p->context ? " " : "",
+                     p->context ? p->context : "", began,
+                     at_end ? " (at the end of the file)" : "");
+}
+
+/* The first pass: syntax, nesting depth and node count, without building anything. */
+static lsim_status scan_events(lsim_context *ctx, const char *path, FILE *f, long file_size)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: cannot initialise the YAML parser", path);
+    yaml_parser_set_input_file(&parser, f);
+    event_pass *e = calloc(1, sizeof *e);
+    if (!e) {
+        yaml_parser_delete(&parser);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory reading the YAML", path);
+    }
+    lsim_status st = LSIM_OK;
+    char where[256];
+    for (int done = 0; !done && st == LSIM_OK;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev)) {
+            st = syntax_error(ctx, path, &parser, e, file_size);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT: done = 1; break;
+        case YAML_SCALAR_EVENT:
+        case YAML_ALIAS_EVENT:
+            node_done(e, ev.type == YAML_SCALAR_EVENT ? (const char *)ev.data.scalar.value : "*alias");
+            ++e->nodes;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (e->depth == LSIM_YAML_MAX_DEPTH) {
+                st = lsim_fail(ctx, LSIM_ERR_PARSE,
+                               "%s:%zu:%zu: %s: nesting deeper than %d levels (lists and mappings inside each "
+                               "other); a scene or calibration file needs fewer than 10: look for `[` or `{` that "
+                               "are never closed", path, ev.start_mark.line + 1, ev.start_mark.column + 1,
+                               node_path(e, e->depth, 0, where, 40), LSIM_YAML_MAX_DEPTH);
+                break;
+            }
+            {
+                open_node *n = &e->stack[e->depth++];
+                memset(n, 0, sizeof *n);
+                n->mark = ev.start_mark;
+                n->mapping = ev.type == YAML_MAPPING_START_EVENT;
+                n->flow = n->mapping ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                                     : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+            }
+            ++e->nodes;
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            if (e->depth)
+                --e->depth;
+            node_done(e, NULL);
+            break;
+        default: break;
+        }
+        if (st == LSIM_OK && e->nodes > LSIM_YAML_MAX_NODES)
+            st = lsim_fail(ctx, LSIM_ERR_PARSE,
+                           "%s:%zu:%zu: %s: more than %d YAML values (numbers, strings, lists, mappings); a file "
+                           "this large is refused to bound memory and time: put large geometry into mesh files "
+                           "(`mesh: part.ply`) instead of the scene", path, ev.start_mark.line + 1,
+                           ev.start_mark.column + 1, node_path(e, e->depth, 1, where, sizeof where), LSIM_YAML_MAX_NODES);
+        yaml_event_delete(&ev);
+    }
+    free(e);
+    yaml_parser_delete(&parser);
+    return st;
+}
+
 lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
 {
     memset(y, 0, sizeof *y);
@@ -21,18 +191,52 @@ lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
     FILE *f = fopen(path, "rb");
     if (!f)
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scene file: %s", path, strerror(errno));
+    long file_size = -1;
+    if (fstat(fileno(f), &info) == 0 && S_ISREG(info.st_mode)) {
+        if (info.st_size > LSIM_YAML_MAX_BYTES) {
+            fclose(f);
+            return lsim_fail(ctx, LSIM_ERR_PARSE,
+                             "%s: %lld bytes; a YAML file may have at most %d MiB (to bound memory and time): put "
+                             "large geometry into mesh files (`mesh: part.ply`) instead of the scene", path,
+                             (long long)info.st_size, LSIM_YAML_MAX_BYTES >> 20);
+        }
+        file_size = (long)info.st_size;
+        /* trailing blanks and line breaks do not count: an error there is "at the end" */
+        char tail[256];
+        while (file_size > 0) {
+            long chunk = file_size < (long)sizeof tail ? file_size : (long)sizeof tail;
+            if (fseek(f, file_size - chunk, SEEK_SET) != 0 || fread(tail, 1, (size_t)chunk, f) != (size_t)chunk)
+                break;
+            long k = chunk;
+            while (k > 0 && (tail[k - 1] == ' ' || tail[k - 1] == '\t' || tail[k - 1] == '\n' || tail[k - 1] == '\r'))
+                --k;
+            file_size -= chunk - k;
+            if (k > 0)
+                break;
+        }
+        rewind(f);
+    }
+    lsim_status st = scan_events(ctx, path, f, file_size);
+    if (st != LSIM_OK) {
+        fclose(f);
+        return st;
+    }
+    rewind(f);
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         fclose(f);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: cannot initialise the YAML parser", path);
     }
     yaml_parser_set_input_file(&parser, f);
-    lsim_status st = LSIM_OK;
     if (!yaml_parser_load(&parser, &y->doc)) {
-        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu:%zu: YAML syntax error: %s%s%s", path,
-                       parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                       parser.problem ? parser.problem : "malformed YAML",
-                       parser.context ? " " : "", parser.context ? parser.context : "");
+        char began[128] = "";
+        if (parser.context)
+            snprintf(began, sizeof began, " (%s at %zu:%zu)", parser.context, parser.context_mark.line + 1,
+                     parser.context_mark.column + 1);
+        int alias = parser.problem && strstr(parser.problem, "alias");
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu:%zu: YAML error: %s%s%s", path, parser.problem_mark.line + 1,
+                       parser.problem_mark.column + 1, parser.problem ? parser.problem : "malformed YAML", began,
+                       alias ? "; an alias `*name` needs an anchor `&name` on a value before it" : "");
     } else {
         y->loaded = 1;
         yaml_document_t extra;
@@ -174,21 +378,51 @@ lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key
     return LSIM_OK;
 }
 
+typedef struct named_key {
+    const char *name;
+    size_t order; /* position in the mapping */
+} named_key;
+
+static int named_key_cmp(const void *a, const void *b)
+{
+    const named_key *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* O(n log n): sort the names, then compare neighbours. Reports the first repeat in file order. */
 lsim_status lsim_yaml_check_unique(lsim_yaml *y, yaml_node_t *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE)
         return LSIM_OK;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
-        yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
-        const char *name = node_text(k);
-        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; name && q < p; ++q) {
-            const char *other = node_text(yaml_document_get_node(&y->doc, q->key));
-            if (other && strcmp(other, name) == 0)
-                return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "'%s' appears twice (first on line %zu)", name,
-                                      yaml_document_get_node(&y->doc, q->key)->start_mark.line + 1);
-        }
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    if (n < 2)
+        return LSIM_OK;
+    named_key *keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return lsim_fail(y->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory checking %s", y->path, key);
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const char *name = node_text(yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[i].key));
+        if (name)
+            keys[m++] = (named_key){name, i};
     }
-    return LSIM_OK;
+    qsort(keys, m, sizeof *keys, named_key_cmp);
+    size_t repeat = n, first = n; /* the earliest second occurrence, and that name's first */
+    for (size_t i = 1; i < m; ++i)
+        if (strcmp(keys[i].name, keys[i - 1].name) == 0 && keys[i].order < repeat) {
+            repeat = keys[i].order;
+            size_t j = i - 1;
+            while (j > 0 && strcmp(keys[j - 1].name, keys[i].name) == 0)
+                --j;
+            first = keys[j].order;
+        }
+    free(keys);
+    if (repeat == n)
+        return LSIM_OK;
+    yaml_node_t *k = yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[repeat].key);
+    return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "'%s' appears twice (first on line %zu)", node_text(k),
+                          yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[first].key)->start_mark.line + 1);
 }
 
 yaml_node_t *lsim_yaml_get(lsim_yaml *y, yaml_node_t *map, const char *name)
@@ -231,8 +465,14 @@ lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (*end || errno == ERANGE)
+    if (*end || errno == ERANGE) {
+        /* 1e12 or 99999999999999999999: a whole number, just far too large (or small) */
+        errno = 0;
+        double d = strtod(s, &end);
+        if (!*end && end != s && (errno == ERANGE || isfinite(d)) && d == floor(d) && (d < (double)lo || d > (double)hi))
+            return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%s is out of range; valid: %ld to %ld", s, lo, hi);
         return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got '%s'", s);
+    }
     if (v < lo || v > hi)
         return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%ld is out of range; valid: %ld to %ld", v, lo, hi);
     *out = v;

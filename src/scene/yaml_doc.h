@@ -7,6 +7,14 @@
 #include <stddef.h>
 #include <yaml.h>
 
+/* Bounded work: every YAML file (scene, calibration, calibration config) is refused beyond these,
+ * before a document is built: nesting of lists/mappings, values (scalars, aliases, lists and
+ * mappings: ~100 bytes of memory each once loaded) and bytes. Aliases (*name) are not expanded:
+ * they point to a shared node, and every reader walks a fixed-depth schema. */
+#define LSIM_YAML_MAX_DEPTH 64
+#define LSIM_YAML_MAX_NODES 2000000
+#define LSIM_YAML_MAX_BYTES (64 << 20)
+
 typedef struct lsim_yaml {
     lsim_context *ctx;
     const char *path;

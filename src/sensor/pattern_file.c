@@ -110,8 +110,9 @@ static lsim_status parse_row(reader *r, char *line, table *t)
         return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s%d fields, the header names %d columns", r->path,
                          r->line_no, n > COL_COUNT ? "more than " : "", n > COL_COUNT ? COL_COUNT : n, r->fields);
     if (t->count >= MAX_ROWS)
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: more than %d beams", r->path, r->line_no,
-                         LSIM_SENSOR_MAX_BEAMS);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE,
+                         "%s:%zu: more than %d (1e8) beams, the most one frame may have; split the table into "
+                         "several pattern files (one per frame)", r->path, r->line_no, LSIM_SENSOR_MAX_BEAMS);
     if (t->count == t->capacity && !table_grow(t))
         return lsim_fail(r->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s:%zu: out of memory reading beams", r->path, r->line_no);
     double v[COL_COUNT] = {0.0, 0.0, 0.0, 0.0};

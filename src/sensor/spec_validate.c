@@ -220,6 +220,12 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
     if (!in_range(b->range_bin, 1e-3, 100.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.range_bin: %g is invalid; must be 0.001..100 m",
                          b->range_bin);
+    /* The blooming model keeps a signal per range bin and beam (optics/blooming.c: fewer than 2^22). */
+    if (b->mode == LSIM_BEAM_KERNEL && !(floor(spec->range_max / b->range_bin) < 4194304.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.beam.range_bin: %g m over a range of %g m makes %.0f range bins, at most 4194304 "
+                         "(2^22); use a coarser range_bin or a shorter sensor.range", b->range_bin, spec->range_max,
+                         floor(spec->range_max / b->range_bin));
     if (!in_range(r->pulse_width_ns, 0.01, 1000.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.receiver.pulse_width_ns: %g is invalid; must be 0.01..1000 ns", r->pulse_width_ns);
@@ -267,9 +273,12 @@ lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec 
         return st;
     unsigned long long total = lsim_sensor_spec_beam_count(spec);
     if (total > (unsigned long long)LSIM_SENSOR_MAX_BEAMS)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.%s: %llu beams per frame, at most %d allowed",
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.%s: %llu beams per frame, at most %d (1e8) allowed; lower the %s (several "
+                         "smaller sensors or frames cover the same field)",
                          spec->kind == LSIM_SENSOR_CAMERA ? "width x sensor.height" : "channels x sensor.columns",
-                         total, LSIM_SENSOR_MAX_BEAMS);
+                         total, LSIM_SENSOR_MAX_BEAMS,
+                         spec->kind == LSIM_SENSOR_CAMERA ? "resolution" : "channels or columns");
     st = validate_common(ctx, spec);
     if (st == LSIM_OK)
         st = validate_optics(ctx, spec);
