@@ -103,8 +103,18 @@ static lsim_status open_text(lsim_context *ctx, const char *path, FILE **out)
 /* ------------------------------------------------------------------------------------------- */
 /* Revolutions                                                                                  */
 
+static int compare_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Segments between angle wraps (a jump of more than pi between consecutive beams); the
- * revolution length is the most common segment length (ties: the longer). */
+ * revolution length is the most common segment length (ties: the longer) among the segments of
+ * at least LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION beams, so that a few stray beams at an end do not
+ * define it; among all segments when none is that long. O(n + s log s) for s segments: the
+ * lengths are sorted and counted run by run (it compared every pair before: an alternating-angle
+ * scan of 80k lines took 8.5 s). */
 static lsim_status count_revolutions(lsim_context *ctx, lsim_scan_data *s)
 {
     s->revolutions = 0;
@@ -116,7 +126,7 @@ static lsim_status count_revolutions(lsim_context *ctx, lsim_scan_data *s)
         segments += fabs(s->angle_rad[i] - s->angle_rad[i - 1]) > LSIM_PI;
     size_t *len = calloc(segments, sizeof *len);
     if (!len)
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory counting revolutions");
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory counting revolutions (%zu segments)", segments);
     size_t k = 0;
     len[0] = 1;
     for (size_t i = 1; i < s->count; ++i) {
@@ -124,19 +134,48 @@ static lsim_status count_revolutions(lsim_context *ctx, lsim_scan_data *s)
             ++k;
         ++len[k];
     }
+    qsort(len, segments, sizeof *len, compare_size);
+    /* The sorted lengths from `first` on are those long enough (all of them when none is). */
+    size_t first = 0;
+    while (first < segments && len[first] < LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION)
+        ++first;
+    if (first == segments)
+        first = 0;
     size_t best = 0, best_votes = 0;
-    for (size_t a = 0; a < segments; ++a) {
-        size_t votes = 0;
-        for (size_t b = 0; b < segments; ++b)
-            votes += len[b] == len[a];
-        if (votes > best_votes || (votes == best_votes && len[a] > best)) {
+    for (size_t a = first; a < segments;) {
+        size_t b = a;
+        while (b < segments && len[b] == len[a])
+            ++b;
+        if (b - a >= best_votes) { /* ascending lengths: a tie goes to the longer */
             best = len[a];
-            best_votes = votes;
+            best_votes = b - a;
         }
+        a = b;
     }
     free(len);
     s->revolutions = segments;
     s->beams_per_revolution = best;
+    return LSIM_OK;
+}
+
+size_t lsim_scan_complete_revolutions(const lsim_scan_data *scan)
+{
+    return scan->beams_per_revolution ? scan->count / scan->beams_per_revolution : 0;
+}
+
+lsim_status lsim_scan_check_revolutions(lsim_context *ctx, const char *path, const lsim_scan_data *scan)
+{
+    const size_t per = scan->beams_per_revolution;
+    if (per < LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION)
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: no usable revolution structure: %zu beams in %zu revolutions "
+                         "(angle wraps), the most common revolution being %zu beam%s long; at least %d beams per "
+                         "revolution are needed. Give one beam per line in firing order, the angle increasing (or "
+                         "decreasing) through each revolution and wrapping once per revolution",
+                         path, scan->count, scan->revolutions, per, per == 1 ? "" : "s",
+                         LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION);
+    if (scan->count < per)
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %zu beams, less than one complete revolution of %zu beams; record "
+                         "at least one full revolution", path, scan->count, per);
     return LSIM_OK;
 }
 

@@ -24,7 +24,9 @@ typedef struct lsim_scan_data {
     double *intensity;           /* the sensor's scale; NaN when the file gives none */
     double *angle_rad;           /* beam direction in the sensor's xy plane */
     size_t revolutions;          /* beam-line files: segments between angle wraps; dumps: blocks */
-    size_t beams_per_revolution; /* the most common revolution length (ties: the longer) */
+    size_t beams_per_revolution; /* the most common revolution length (ties: the longer; segments of
+                                  * >= LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION beams preferred); dumps: the
+                                  * longest block */
     lsim_scan_format format;
 } lsim_scan_data;
 
@@ -33,6 +35,18 @@ lsim_status lsim_scan_read(lsim_context *ctx, const char *path, lsim_scan_data *
 lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_scan_data *out);
 lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_scan_data *out);
 void lsim_scan_free(lsim_scan_data *scan);
+
+/* Revolution lengths below this are not a 2-D scanner's revolution (stray beams, angles jumping
+ * back and forth): revolution detection prefers longer segments, and the consumers that rely on
+ * the revolution structure (validate) refuse such a scan. */
+#define LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION 16
+
+/* Complete revolutions: count / beams_per_revolution (revolution r is the beams_per_revolution
+ * consecutive beams from r * beams_per_revolution; a trailing partial one is not counted). */
+size_t lsim_scan_complete_revolutions(const lsim_scan_data *scan);
+/* LSIM_ERR_PARSE, naming `path` and the counts, when the scan has fewer than
+ * LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION beams per revolution or not one complete revolution. */
+lsim_status lsim_scan_check_revolutions(lsim_context *ctx, const char *path, const lsim_scan_data *scan);
 
 /* A beam returned an echo: finite range > 0 and intensity not 0 (a NaN intensity, i.e. none
  * given, does not count as a drop). */

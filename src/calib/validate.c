@@ -129,7 +129,12 @@ static lsim_status simulate(lsim_context *ctx, const lsim_calib_material *m, con
                             lsim_scan_data *out)
 {
     memset(out, 0, sizeof *out);
-    const size_t per_rev = real->beams_per_revolution, revs = real->revolutions ? real->revolutions : 1;
+    /* Complete revolutions only: revolution r is the per_rev beams from r * per_rev (the caller
+     * checked the structure and cut a trailing partial revolution; never index past count). */
+    const size_t per_rev = real->beams_per_revolution, revs = lsim_scan_complete_revolutions(real);
+    if (per_rev == 0 || revs == 0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "the scan has no complete revolution to simulate (%zu beams, "
+                         "%zu per revolution)", real->count, per_rev);
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
     double *az = malloc(per_rev * sizeof *az), *el = calloc(per_rev, sizeof *el);
@@ -221,10 +226,16 @@ static lsim_status simulate(lsim_context *ctx, const lsim_calib_material *m, con
         st = lsim_scene_scan(scene, sensor, &so, &p);
         if (st != LSIM_OK)
             break;
+        if (lsim_points_count(p) != per_rev) { /* keep_misses: one point per beam */
+            st = lsim_fail(ctx, LSIM_ERR_ENGINE, "the simulated revolution %zu has %zu points for %zu beams", r,
+                           lsim_points_count(p), per_rev);
+            lsim_points_destroy(p);
+            break;
+        }
         const float *range = lsim_points_column(p, LSIM_FIELD_RANGE);
         const float *in = lsim_points_column(p, LSIM_FIELD_INTENSITY);
         const float *refl = lsim_points_column(p, LSIM_FIELD_REFLECTIVITY);
-        for (size_t i = 0; i < per_rev && i < lsim_points_count(p); ++i) {
+        for (size_t i = 0; i < per_rev; ++i) {
             size_t k = r * per_rev + i;
             out->angle_rad[k] = real->angle_rad[k];
             int hit = range[i] > 0.0f;
@@ -320,6 +331,17 @@ lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, c
     memset(&full, 0, sizeof full);
     memset(&train, 0, sizeof train);
     lsim_status st = lsim_scan_read(ctx, in->scan_path, &full);
+    /* Only complete revolutions: a recording that stops mid-revolution loses its trailing partial
+     * one (said in out->beams_dropped); a scan with no usable revolution structure is refused. */
+    if (st == LSIM_OK)
+        st = lsim_scan_check_revolutions(ctx, in->scan_path, &full);
+    if (st == LSIM_OK) {
+        out->beams_per_revolution = full.beams_per_revolution;
+        out->revolutions_used = lsim_scan_complete_revolutions(&full);
+        out->beams_dropped = full.count - out->revolutions_used * full.beams_per_revolution;
+        full.count -= out->beams_dropped;
+        full.revolutions = out->revolutions_used;
+    }
     /* With hold-out: calibrate on the even revolutions, validate against the odd ones (the thesis
      * calibrates and compares on the same data; §6.2 names the overfitting). Without: the
      * calibration setup itself, as the thesis does. */

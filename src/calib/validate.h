@@ -40,6 +40,9 @@ typedef struct lsim_valid_material {
     size_t ks_tested, ks_rejected;   /* bins with a range KS test / rejected at 5 % (per-beam samples,
                                       * which repeat every revolution: n_eff overstates independence) */
     int holdout;                     /* 1: calibrated on even revolutions, compared with the odd ones */
+    size_t revolutions_used;         /* complete revolutions of the scan used */
+    size_t beams_per_revolution;
+    size_t beams_dropped;            /* beams of a trailing partial revolution, left out */
 } lsim_valid_material;
 
 /* Bins with fewer real returns than this are left out of the range-std comparison: the sampling
@@ -54,7 +57,9 @@ typedef struct lsim_valid_options {
 } lsim_valid_options;
 
 /* Calibrate `in` from the even revolutions of its scan and validate against the odd ones (the
- * whole scan for both when it has a single revolution). */
+ * whole scan for both when it has a single revolution). Only complete revolutions are used (a
+ * trailing partial one is left out and counted in out->beams_dropped); a scan with fewer than
+ * LSIM_SCAN_MIN_BEAMS_PER_REVOLUTION beams per revolution is refused (LSIM_ERR_PARSE). */
 lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, const char *sensor,
                                 const lsim_valid_options *opt, lsim_valid_material *out);
 void lsim_valid_material_free(lsim_valid_material *v);

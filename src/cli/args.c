@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int lsim_arg_long(const char *s, long lo, long hi, long *out)
 {
@@ -87,19 +89,207 @@ lsim_status lsim_cli_output_path(lsim_context *ctx, char *out, size_t size, cons
     return LSIM_OK;
 }
 
-int lsim_cli_make_folder(const char *command, const char *dir, const char *what)
+lsim_status lsim_cli_write_view(lsim_context *ctx, const char *path, const lsim_calib_material *m)
 {
-    struct stat info;
-    if (stat(dir, &info) != 0 && mkdir(dir, 0777) != 0) {
-        fprintf(stderr, "lidarsim %s: cannot create the %s '%s': %s\n", command, what, dir, strerror(errno));
-        return LSIM_EXIT_FAILURE;
-    }
-    return LSIM_EXIT_OK;
+    return lsim_calib_view_png_colour(ctx, m, path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS);
 }
 
-lsim_status lsim_cli_write_view(lsim_context *ctx, const char *dir, const lsim_calib_material *m)
+/* ------------------------------------------------------------------------------------------- */
+/* Outputs committed together                                                                   */
+
+void lsim_cli_outputs_init(lsim_cli_outputs *o, lsim_context *ctx, const char *command)
 {
-    char path[4096];
-    lsim_status st = lsim_cli_output_path(ctx, path, sizeof path, dir, m->name, "_view.png");
-    return st != LSIM_OK ? st : lsim_calib_view_png_colour(ctx, m, path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS);
+    memset(o, 0, sizeof *o);
+    o->ctx = ctx;
+    o->command = command;
+}
+
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Remove the plain files in `dir` (a staging folder this process made), then the folder. */
+static void remove_stage(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4096];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (n > 0 && (size_t)n < sizeof path)
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static lsim_status outputs_push(lsim_cli_outputs *o, const char *tmp, const char *final)
+{
+    if (o->count == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 8;
+        lsim_cli_output *f = realloc(o->file, cap * sizeof *f);
+        if (!f)
+            return lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+        o->file = f;
+        o->cap = cap;
+    }
+    lsim_cli_output *f = &o->file[o->count];
+    f->tmp = dup_string(tmp);
+    f->final = dup_string(final);
+    if (!f->tmp || !f->final) {
+        free(f->tmp);
+        free(f->final);
+        return lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+    }
+    ++o->count;
+    return LSIM_OK;
+}
+
+int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *what)
+{
+    struct stat info;
+    char stage[4096];
+    if (!dir || !*dir) {
+        fprintf(stderr, "lidarsim %s: no %s given\n", o->command, what);
+        return LSIM_EXIT_FAILURE;
+    }
+    if (stat(dir, &info) == 0) {
+        if (!S_ISDIR(info.st_mode)) {
+            fprintf(stderr, "lidarsim %s: cannot write the %s '%s': it is a file, not a folder; give a folder\n",
+                    o->command, what, dir);
+            return LSIM_EXIT_FAILURE;
+        }
+    } else if (mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "lidarsim %s: cannot create the %s '%s': %s; give a folder that can be created\n",
+                o->command, what, dir, strerror(errno));
+        return LSIM_EXIT_FAILURE;
+    } else {
+        o->made_dir = 1;
+    }
+    int n = snprintf(stage, sizeof stage, "%s/.lidarsim-%s.XXXXXX", dir, o->command);
+    if (n < 0 || (size_t)n >= sizeof stage) {
+        fprintf(stderr, "lidarsim %s: cannot write the %s '%s': the path is too long\n", o->command, what, dir);
+    } else if (!mkdtemp(stage)) {
+        fprintf(stderr, "lidarsim %s: cannot write the %s '%s': %s; give a folder you can write to\n", o->command,
+                what, dir, strerror(errno));
+    } else {
+        o->dir = dup_string(dir);
+        o->stage = dup_string(stage);
+        if (o->dir && o->stage)
+            return LSIM_EXIT_OK;
+        fprintf(stderr, "lidarsim %s: out of memory\n", o->command);
+        rmdir(stage);
+    }
+    free(o->dir);
+    free(o->stage);
+    o->dir = o->stage = NULL;
+    if (o->made_dir)
+        rmdir(dir);
+    o->made_dir = 0;
+    return LSIM_EXIT_FAILURE;
+}
+
+lsim_status lsim_cli_outputs_add(lsim_cli_outputs *o, const char *name, const char *suffix, char *out, size_t size)
+{
+    char final[4096];
+    if (!o->dir)
+        return lsim_fail(o->ctx, LSIM_ERR_STATE, "lsim_cli_outputs_add: no output folder opened");
+    lsim_status st = lsim_cli_output_path(o->ctx, final, sizeof final, o->dir, name, suffix);
+    if (st == LSIM_OK)
+        st = lsim_cli_output_path(o->ctx, out, size, o->stage, name, suffix);
+    if (st != LSIM_OK)
+        return st;
+    struct stat info;
+    if (stat(final, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write %s: it is a folder; remove or rename it, or give "
+                         "another output folder", final);
+    for (size_t i = 0; i < o->count; ++i)
+        if (strcmp(o->file[i].final, final) == 0)
+            return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "two outputs would both be written to %s; give "
+                             "the materials distinct names", final);
+    return outputs_push(o, out, final);
+}
+
+lsim_status lsim_cli_outputs_add_file(lsim_cli_outputs *o, const char *path, char *out, size_t size)
+{
+    struct stat info;
+    if (!path || !*path)
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "no output file given");
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "'%s' is a folder; give a file name", path);
+    int n = snprintf(out, size, "%s.part.XXXXXX", path);
+    if (n < 0 || (size_t)n >= size)
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long (at most %zu bytes)",
+                         path, size - 20);
+    int fd = mkstemp(out);
+    if (fd < 0)
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot create a file beside %s: %s; give a path in a folder you can "
+                         "write to", path, strerror(errno));
+    close(fd);
+    lsim_status st = outputs_push(o, out, path);
+    if (st != LSIM_OK)
+        unlink(out);
+    return st;
+}
+
+static void outputs_clear(lsim_cli_outputs *o)
+{
+    for (size_t i = 0; i < o->count; ++i) {
+        free(o->file[i].tmp);
+        free(o->file[i].final);
+    }
+    free(o->file);
+    free(o->dir);
+    free(o->stage);
+    lsim_context *ctx = o->ctx;
+    const char *command = o->command;
+    lsim_cli_outputs_init(o, ctx, command);
+}
+
+void lsim_cli_outputs_abort(lsim_cli_outputs *o)
+{
+    for (size_t i = 0; i < o->count; ++i)
+        unlink(o->file[i].tmp);
+    if (o->stage)
+        remove_stage(o->stage);
+    if (o->made_dir && o->dir)
+        rmdir(o->dir); /* only when empty: anything else put there meanwhile stays */
+    outputs_clear(o);
+}
+
+lsim_status lsim_cli_outputs_commit(lsim_cli_outputs *o)
+{
+    struct stat info;
+    for (size_t i = 0; i < o->count; ++i) {
+        /* A writer that failed without saying so leaves no file: never commit a partial set. */
+        if (stat(o->file[i].tmp, &info) != 0 || !S_ISREG(info.st_mode)) {
+            lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "%s was not written", o->file[i].final);
+            lsim_cli_outputs_abort(o);
+            return st;
+        }
+    }
+    for (size_t i = 0; i < o->count; ++i) {
+        if (rename(o->file[i].tmp, o->file[i].final) == 0)
+            continue;
+        int err = errno;
+        for (size_t k = 0; k < i; ++k)
+            unlink(o->file[k].final);
+        lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot move %s into place: %s",
+                                   o->file[i].final, strerror(err));
+        lsim_cli_outputs_abort(o);
+        return st;
+    }
+    if (o->stage)
+        remove_stage(o->stage);
+    outputs_clear(o);
+    return LSIM_OK;
 }

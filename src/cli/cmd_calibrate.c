@@ -352,6 +352,7 @@ int lsim_cmd_calibrate(int argc, char **argv)
         return LSIM_EXIT_USAGE;
     }
     lsim_calib_config cfg;
+    memset(&cfg, 0, sizeof cfg);
     if (a.config) {
         if (lsim_calib_config_read(ctx, a.config, &cfg) != LSIM_OK) {
             fprintf(stderr, "lidarsim calibrate: %s\n", lsim_context_last_error(ctx));
@@ -364,6 +365,36 @@ int lsim_cmd_calibrate(int argc, char **argv)
         lsim_context_destroy(ctx);
         return LSIM_EXIT_FAILURE;
     }
+    /* The calibration and the views are committed together (lsim_cli_outputs): the view folder is
+     * made writable and every output named now, before any work; the calibration is written
+     * beside its final name. On any failure none of them is left, nor the view folder when this
+     * run created it. */
+    lsim_cli_outputs outs;
+    lsim_cli_outputs_init(&outs, ctx, "calibrate");
+    char cal_path[4096] = "", (*view_path)[4096] = NULL;
+    if (a.view) {
+        rc = lsim_cli_outputs_folder(&outs, a.view, "view folder");
+        view_path = rc == LSIM_EXIT_OK ? calloc(cfg.count ? cfg.count : 1, sizeof *view_path) : NULL;
+        if (rc == LSIM_EXIT_OK && !view_path) {
+            fprintf(stderr, "lidarsim calibrate: out of memory\n");
+            rc = LSIM_EXIT_FAILURE;
+        }
+        for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i) {
+            if (lsim_cli_outputs_add(&outs, cfg.inputs[i].name, "_view.png", view_path[i], sizeof view_path[i]) !=
+                LSIM_OK) {
+                fprintf(stderr, "lidarsim calibrate: %s\n", lsim_context_last_error(ctx));
+                rc = LSIM_EXIT_FAILURE;
+            }
+        }
+    }
+    if (rc == LSIM_EXIT_OK && a.output) {
+        if (a.view && lsim_cli_outputs_add_file(&outs, a.output, cal_path, sizeof cal_path) != LSIM_OK) {
+            fprintf(stderr, "lidarsim calibrate: cannot write the calibration: %s\n", lsim_context_last_error(ctx));
+            rc = LSIM_EXIT_FAILURE;
+        } else if (!a.view) {
+            lsim_strlcpy(cal_path, a.output, sizeof cal_path); /* one file: written atomically as it is */
+        }
+    }
     lsim_calib_options opt;
     lsim_calib_options_init(&opt);
     opt.bin_width_deg = a.has_bin_width ? a.bin_width
@@ -373,9 +404,9 @@ int lsim_cmd_calibrate(int argc, char **argv)
     memset(&cal, 0, sizeof cal);
     cal.version = LSIM_CALIB_VERSION;
     lsim_strlcpy(cal.sensor, a.sensor ? a.sensor : cfg.sensor, sizeof cal.sensor);
-    cal.materials = calloc(cfg.count, sizeof *cal.materials);
-    lsim_board_fit *fits = calloc(cfg.count, sizeof *fits);
-    if (!cal.materials || !fits) {
+    cal.materials = calloc(cfg.count ? cfg.count : 1, sizeof *cal.materials);
+    lsim_board_fit *fits = calloc(cfg.count ? cfg.count : 1, sizeof *fits);
+    if (rc == LSIM_EXIT_OK && (!cal.materials || !fits)) {
         fprintf(stderr, "lidarsim calibrate: out of memory\n");
         rc = LSIM_EXIT_FAILURE;
     }
@@ -396,21 +427,23 @@ int lsim_cmd_calibrate(int argc, char **argv)
         }
         cal.count = i + 1;
     }
-    if (rc == LSIM_EXIT_OK && a.output && lsim_calibration_write(ctx, a.output, &cal) != LSIM_OK) {
+    if (rc == LSIM_EXIT_OK && a.output && lsim_calibration_write(ctx, cal_path, &cal) != LSIM_OK) {
         fprintf(stderr, "lidarsim calibrate: cannot write the calibration: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
     }
-    /* The views, once the calibration is complete: the folder is created only then. */
-    if (rc == LSIM_EXIT_OK && a.view) {
-        rc = lsim_cli_make_folder("calibrate", a.view, "view folder");
-        for (size_t i = 0; rc == LSIM_EXIT_OK && i < cal.count; ++i) {
-            if (lsim_cli_write_view(ctx, a.view, &cal.materials[i]) != LSIM_OK) {
-                fprintf(stderr, "lidarsim calibrate: cannot draw the view of %s: %s\n", cal.materials[i].name,
-                        lsim_context_last_error(ctx));
-                rc = LSIM_EXIT_FAILURE;
-            }
+    for (size_t i = 0; rc == LSIM_EXIT_OK && a.view && i < cal.count; ++i) {
+        if (lsim_cli_write_view(ctx, view_path[i], &cal.materials[i]) != LSIM_OK) {
+            fprintf(stderr, "lidarsim calibrate: cannot draw the view of %s: %s\n", cal.materials[i].name,
+                    lsim_context_last_error(ctx));
+            rc = LSIM_EXIT_FAILURE;
         }
     }
+    if (rc == LSIM_EXIT_OK && a.view && lsim_cli_outputs_commit(&outs) != LSIM_OK) {
+        fprintf(stderr, "lidarsim calibrate: %s; nothing was written\n", lsim_context_last_error(ctx));
+        rc = LSIM_EXIT_FAILURE;
+    }
+    lsim_cli_outputs_abort(&outs); /* after a failure: removes every temporary file; else nothing left */
+    free(view_path);
     if (rc == LSIM_EXIT_OK) {
         if (a.json) {
             print_json(stdout, &cal, fits, a.output);

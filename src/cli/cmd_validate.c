@@ -94,34 +94,55 @@ int lsim_cmd_validate(int argc, char **argv)
     }
     if (rc == LSIM_EXIT_OK && cfg.bin_width_deg > 0.0 && !has_bin_width)
         opt.calib.bin_width_deg = cfg.bin_width_deg;
-    struct stat info;
-    if (rc == LSIM_EXIT_OK && stat(outdir, &info) == 0 && !S_ISDIR(info.st_mode)) {
-        fprintf(stderr, "lidarsim validate: '%s' is not a folder; give -o a folder\n", outdir);
+    /* Every output is named and its folder made writable before any simulation: a folder that
+     * cannot be written fails in milliseconds, not after the work. Files are written into a
+     * staging folder inside OUTDIR and moved into place together at the end; on any failure none
+     * is left, nor OUTDIR when this run created it. */
+    lsim_cli_outputs outs;
+    lsim_cli_outputs_init(&outs, ctx, "validate");
+    if (rc == LSIM_EXIT_OK)
+        rc = lsim_cli_outputs_folder(&outs, outdir, "output folder");
+    const char *sensor = cfg.sensor[0] ? cfg.sensor : LSIM_CALIB_DEFAULT_SENSOR;
+    const size_t n_paths = 2 + 2 * cfg.count;
+    char (*path)[4096] = rc == LSIM_EXIT_OK ? calloc(n_paths, sizeof *path) : NULL;
+    lsim_valid_material *v = rc == LSIM_EXIT_OK ? calloc(cfg.count ? cfg.count : 1, sizeof *v) : NULL;
+    if (rc == LSIM_EXIT_OK && (!v || !path)) {
+        fprintf(stderr, "lidarsim validate: out of memory\n");
         rc = LSIM_EXIT_FAILURE;
     }
-    lsim_valid_material *v = rc == LSIM_EXIT_OK ? calloc(cfg.count ? cfg.count : 1, sizeof *v) : NULL;
-    if (rc == LSIM_EXIT_OK && !v)
+    /* path[0]: validation.csv, [1]: calibration.yaml, [2 + 2i]: NAME_validation.png, [3 + 2i]: NAME_view.png */
+    lsim_status st = rc == LSIM_EXIT_OK ? LSIM_OK : LSIM_ERR_INVALID_ARGUMENT;
+    if (st == LSIM_OK)
+        st = lsim_cli_outputs_add(&outs, "validation", ".csv", path[0], sizeof path[0]);
+    if (st == LSIM_OK)
+        st = lsim_cli_outputs_add(&outs, "calibration", ".yaml", path[1], sizeof path[1]);
+    for (size_t i = 0; st == LSIM_OK && i < cfg.count; ++i) {
+        st = lsim_cli_outputs_add(&outs, cfg.inputs[i].name, "_validation.png", path[2 + 2 * i], sizeof path[0]);
+        if (st == LSIM_OK)
+            st = lsim_cli_outputs_add(&outs, cfg.inputs[i].name, "_view.png", path[3 + 2 * i], sizeof path[0]);
+    }
+    if (rc == LSIM_EXIT_OK && st != LSIM_OK) {
+        fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
-    const char *sensor = cfg.sensor[0] ? cfg.sensor : LSIM_CALIB_DEFAULT_SENSOR;
+    }
     size_t done = 0;
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i, ++done) {
         if (lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]) != LSIM_OK) {
             fprintf(stderr, "lidarsim validate: %s: %s\n", cfg.inputs[i].name, lsim_context_last_error(ctx));
             rc = LSIM_EXIT_FAILURE;
+        } else if (v[i].beams_dropped) {
+            fprintf(stderr, "lidarsim validate: %s: note: %s ends in a partial revolution: its last %zu beams are "
+                    "left out; using %zu complete revolution%s of %zu beams\n", cfg.inputs[i].name,
+                    cfg.inputs[i].scan_path, v[i].beams_dropped, v[i].revolutions_used,
+                    v[i].revolutions_used == 1 ? "" : "s", v[i].beams_per_revolution);
         }
     }
-    char path[4096];
-    /* The output folder only once there is something to write in it. */
-    if (rc == LSIM_EXIT_OK)
-        rc = lsim_cli_make_folder("validate", outdir, "output folder");
-    /* The statistics (CSV, atomic), the calibration used, and per material the plot and the view. */
+    /* The statistics (CSV), the calibration used, and per material the plot and the view. */
     if (rc == LSIM_EXIT_OK) {
         lsim_atomic_group g;
         lsim_atomic_begin(&g, ctx);
         FILE *fp = NULL;
-        lsim_status st = lsim_cli_output_path(ctx, path, sizeof path, outdir, "validation", ".csv");
-        if (st == LSIM_OK)
-            st = lsim_atomic_open(&g, path, &fp);
+        st = lsim_atomic_open(&g, path[0], &fp);
         for (size_t i = 0; st == LSIM_OK && i < done; ++i)
             lsim_valid_write_csv(fp, &v[i], i == 0);
         st = lsim_atomic_finish(&g, st);
@@ -134,22 +155,23 @@ int lsim_cmd_validate(int argc, char **argv)
         if (st == LSIM_OK && !ms)
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
         if (st == LSIM_OK)
-            st = lsim_cli_output_path(ctx, path, sizeof path, outdir, "calibration", ".yaml");
-        if (st == LSIM_OK)
-            st = lsim_calibration_write(ctx, path, &cal);
+            st = lsim_calibration_write(ctx, path[1], &cal);
         free(ms);
         for (size_t i = 0; st == LSIM_OK && i < done; ++i) {
-            st = lsim_cli_output_path(ctx, path, sizeof path, outdir, v[i].calibration.name, "_validation.png");
+            st = lsim_valid_plot(ctx, &v[i], path[2 + 2 * i]);
             if (st == LSIM_OK)
-                st = lsim_valid_plot(ctx, &v[i], path);
-            if (st == LSIM_OK)
-                st = lsim_cli_write_view(ctx, outdir, &v[i].calibration);
+                st = lsim_cli_write_view(ctx, path[3 + 2 * i], &v[i].calibration);
         }
+        if (st == LSIM_OK)
+            st = lsim_cli_outputs_commit(&outs);
         if (st != LSIM_OK) {
-            fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
+            fprintf(stderr, "lidarsim validate: %s; nothing was written to %s\n", lsim_context_last_error(ctx),
+                    outdir);
             rc = LSIM_EXIT_FAILURE;
         }
     }
+    lsim_cli_outputs_abort(&outs); /* nothing left to do after a commit */
+    free(path);
     int failed = 0;
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < done; ++i) {
         char line[1024];
