@@ -2,12 +2,15 @@
 #   make        build (Release) -> build/lidarsim
 #   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
 #   make test   install Debian packages, build, run ctest normally and under ASan+UBSan
+#   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
-             libpng-dev python3 python3-numpy
+             libpng-dev python3 python3-numpy valgrind
+FUZZ_PKGS  = clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 
-.PHONY: all build deps demo test test-release test-asan bench clean
+.PHONY: all build deps fuzz-deps demo test test-release test-asan fuzz bench clean
 
 all: build
 
@@ -16,14 +19,21 @@ build:
 	cmake --build build -j $(JOBS)
 
 # Install only what is missing, so repeated runs need no network.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+define install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PKGS))
+
+fuzz-deps: deps
+	$(call install_missing,$(FUZZ_PKGS))
 
 demo: deps build
 	mkdir -p out/demo
@@ -40,8 +50,14 @@ test-asan:
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer harnesses (fuzz/): every input lidarsim reads; corpora and crashes in build-fuzz/fuzz/.
+fuzz: fuzz-deps
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DLSIM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh build-fuzz
+
 bench: build
 	build/lidarsim bench
 
 clean:
-	rm -rf build build-asan out
+	rm -rf build build-asan build-fuzz out

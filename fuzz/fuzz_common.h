@@ -4,10 +4,15 @@
 #ifndef LSIM_FUZZ_COMMON_H
 #define LSIM_FUZZ_COMMON_H
 
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* nftw */
+#endif
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <unistd.h>
 
 static char fuzz_dir[256];
@@ -26,14 +31,28 @@ static inline void fuzz_put(const char *name, const void *data, size_t size)
 
 static inline void fuzz_put_text(const char *name, const char *text) { fuzz_put(name, text, strlen(text)); }
 
-/* The scratch folder, made once per process with the companion files. */
+static inline int fuzz_unlink(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static inline void fuzz_cleanup(void)
+{
+    if (fuzz_dir[0])
+        nftw(fuzz_dir, fuzz_unlink, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The scratch folder, made once per process with the companion files; removed at exit. */
 static inline const char *fuzz_scratch(void)
 {
     if (fuzz_dir[0])
         return fuzz_dir;
-    snprintf(fuzz_dir, sizeof fuzz_dir, "/dev/shm/lidarsim-fuzz-XXXXXX");
+    const char *base = getenv("FUZZ_SCRATCH"); /* run.sh points this at a folder it removes */
+    snprintf(fuzz_dir, sizeof fuzz_dir, "%s/lidarsim-fuzz-XXXXXX", base && base[0] ? base : "/tmp");
     if (!mkdtemp(fuzz_dir))
         abort();
+    atexit(fuzz_cleanup);
     fuzz_put_text("pattern.csv", "azimuth_deg,elevation_deg,time_s,ring\n0,0,0,0\n10,1,0.001,1\n-10,-1,0.002,0\n");
     fuzz_put_text("kernel.txt", "step_deg: 0.1\nh: 0.01 0.5 1 0.5 0.01\nv: 0.01 0.5 1 0.5 0.01\n");
     fuzz_put_text("box.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n");
@@ -71,18 +90,6 @@ static inline const char *fuzz_scratch(void)
                   "      - {angle_deg: 1, n: 378, mean_intensity: 47, std_intensity: 0, std_range_m: 0.00039013536532078535, drop_rate: 0, mean_range_m: -0.00034754107419441075}\n"
                   "      - {angle_deg: 3, n: 432, mean_intensity: 47, std_intensity: 0, std_range_m: 0.0002215117548769896, drop_rate: 0, mean_range_m: -8.376885063166029e-06}\n"
                   "      - {angle_deg: 5, n: 432, mean_intensity: 47, std_intensity: 0, std_range_m: 0.0005162634977034145, drop_rate: 0, mean_range_m: -0.00031985812829684923}\n");
-    return fuzz_dir;
-    snprintf(fuzz_dir, sizeof fuzz_dir, "/dev/shm/lidarsim-fuzz-XXXXXX");
-    if (!mkdtemp(fuzz_dir))
-        abort();
-    fuzz_put_text("pattern.csv", "azimuth_deg,elevation_deg,time_s,ring\n0,0,0,0\n10,1,0.001,1\n-10,-1,0.002,0\n");
-    fuzz_put_text("kernel.txt", "step_deg: 0.1\nh: 0.01 0.5 1 0.5 0.01\nv: 0.01 0.5 1 0.5 0.01\n");
-    fuzz_put_text("box.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n");
-    fuzz_put_text("scan.txt", "0.5,47,3.14\ninf,0,3.13\n0.51,47,3.12\n0.5,47,3.14\n");
-    fuzz_put_text("calibration.yaml",
-                  "lidarsim_calibration: 1\nmaterials:\n  wall:\n    brdf: lambertian\n    reflectance: 0.5\n"
-                  "    bin_width_deg: 2\n    bins:\n      - {angle_deg: 1, returns: 10, drops: 1, range_std_m: 0.01,"
-                  " intensity_mean: 47, intensity_std: 0}\n");
     return fuzz_dir;
 }
 

@@ -37,11 +37,20 @@ for h in "${harnesses[@]}"; do
   log="$work/$h.log"
   before=$(ls "$work/artifacts" | wc -l)
   mkdir -p "$work/contained"
-  FUZZ_CONTAINED_DIR="$work/contained" LSAN_OPTIONS=suppressions="$here/lsan.supp" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  scratch=$(mktemp -d /dev/shm/lidarsim-fuzz.XXXXXX 2>/dev/null || mktemp -d)
+  FUZZ_SCRATCH="$scratch" FUZZ_CONTAINED_DIR="$work/contained" LSAN_OPTIONS=suppressions="$here/lsan.supp" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/fuzz/fuzz_$h" "$corpus" "${dict[@]}" "${extra[@]}" -max_total_time="$seconds" -timeout=25 \
       -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
       -artifact_prefix="$work/artifacts/$h-" > "$log" 2>&1
   rc=$?
+  rm -rf "$scratch"
+  # clang's OpenMP runtime registers each process in /dev/shm and, when a process ends
+  # without running its exit handlers (libFuzzer's time limit), leaves the entry behind
+  for f in /dev/shm/__KMP_REGISTERED_LIB_*; do
+    [ -e "$f" ] || continue
+    pid=${f#/dev/shm/__KMP_REGISTERED_LIB_}; pid=${pid%%_*}
+    kill -0 "$pid" 2>/dev/null || rm -f "$f"
+  done
   execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}')
   rate=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s+=$2} END {print s+0}')
   after=$(ls "$work/artifacts" | wc -l)
