@@ -54,10 +54,13 @@ test-asan:
 fuzz: fuzz-deps
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DLSIM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
+	cmake -S . -B build-fuzz-ub -DCMAKE_C_COMPILER=clang -DLSIM_FUZZ=ON -DLSIM_FUZZ_ASAN=OFF \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build-fuzz-ub -j $(JOBS) --target fuzz_mesh
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh build-fuzz
 
 bench: build
 	build/lidarsim bench
 
 clean:
-	rm -rf build build-asan build-fuzz out
+	rm -rf build build-asan build-fuzz build-fuzz-ub out
