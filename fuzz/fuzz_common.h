@@ -1,6 +1,7 @@
 /* Shared by the libFuzzer harnesses: each input becomes a file in a per-process scratch
  * folder (lidarsim's readers take paths), beside fixed companion files that inputs may name
- * (pattern.csv, kernel.txt, calibration.yaml, box.obj, scan.txt). */
+ * (pattern.csv, kernel.txt, calibration.yaml, scan.txt). No mesh: mesh import forks a
+ * contained importer per file, which would slow the scene harness ~50x; fuzz_mesh covers it. */
 #ifndef LSIM_FUZZ_COMMON_H
 #define LSIM_FUZZ_COMMON_H
 
@@ -55,7 +56,6 @@ static inline const char *fuzz_scratch(void)
     atexit(fuzz_cleanup);
     fuzz_put_text("pattern.csv", "azimuth_deg,elevation_deg,time_s,ring\n0,0,0,0\n10,1,0.001,1\n-10,-1,0.002,0\n");
     fuzz_put_text("kernel.txt", "step_deg: 0.1\nh: 0.01 0.5 1 0.5 0.01\nv: 0.01 0.5 1 0.5 0.01\n");
-    fuzz_put_text("box.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n");
     fuzz_put_text("scan.txt", "0.5,47,3.14\ninf,0,3.13\n0.51,47,3.12\n0.5,47,3.14\n");
     fuzz_put_text("calibration.yaml",
                   "# lidarsim calibration (format: docs/calibration.md). Per material: the board found in the\n"

@@ -27,7 +27,6 @@ for h in "${harnesses[@]}"; do
   exe="$build/fuzz/fuzz_$h"
   [ "$h" = mesh ] && [ -x "$build-ub/fuzz/fuzz_mesh" ] && exe="$build-ub/fuzz/fuzz_mesh"
   case "$h" in
-    scene) cp -n "$here/../examples/"*/*.yaml "$corpus/" 2>/dev/null || true ;;
     scan) if [ -d "$shared" ]; then
             for f in "$shared"/data/*_data.txt; do head -n 200 "$f" > "$corpus/shared_$(basename "$f")"; done
             head -c 4000 "$shared/room_laserscan_dump.txt" > "$corpus/shared_laserscan.txt"

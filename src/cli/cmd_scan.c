@@ -29,7 +29,9 @@ static void scan_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim scan SCENE.yaml -o OUT [options]\n\n"
-            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv)\n"
+            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv); '-' writes it to standard\n"
+            "                          output and needs --format (not kitti); a device or FIFO is written\n"
+            "                          straight through; a symlink's target is replaced (the link stays)\n"
             "  --format F              pcd | pcd-ascii | ply | kitti | csv (default: from the extension)\n"
             "  --seed N                noise seed (default 0)\n"
             "  --frame-index N         frame counter, part of the noise key (default 0)\n"
@@ -43,7 +45,7 @@ static void scan_usage(FILE *out)
             "  --range-image FILE.png  also write the points over azimuth x elevation, coloured by range\n"
             "  --range-image-ppd N     its pixels per degree (default 10)\n"
             "  --stats                 print one JSON line of timings on stderr\n"
-            "  --quiet                 no summary line on stdout\n");
+            "  --quiet                 no summary line on stdout (on stderr when writing to '-')\n");
 }
 
 static int bad(const char *opt, const char *value, const char *valid)
@@ -156,11 +158,35 @@ static int fail(lsim_context *ctx, const char *what)
     return LSIM_EXIT_FAILURE;
 }
 
-/* Before the (possibly long) scan: can `path` be written? Creates and removes a temporary file
- * beside it, so a missing or read-only directory is reported at once and nothing is left. */
-/* Output checks that need no scene: the format, the KITTI name, and the destinations. */
+static int is_stdout(const char *path) { return path && strcmp(path, "-") == 0; }
+
+/* Whether `path` can be written: not a directory, and a temporary file can be made beside a
+ * regular output (and removed at once). Standard output, devices and FIFOs are not opened: a
+ * FIFO's reader would see an empty stream. */
+static int check_writable(lsim_context *ctx, const char *path, const char *what)
+{
+    if (lsim_atomic_check(ctx, path) != LSIM_OK) {
+        fprintf(stderr, "lidarsim scan: cannot write %s: %s\n", what, lsim_context_last_error(ctx));
+        return LSIM_EXIT_FAILURE;
+    }
+    return LSIM_EXIT_OK;
+}
+
+/* Output checks that need no scene, before the (possibly long) scan: the format, the KITTI name,
+ * and whether each destination can be written, so that a missing or read-only directory is
+ * reported at once and nothing is left. */
 static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *resolved)
 {
+    if (is_stdout(a->output) + is_stdout(a->bev) + is_stdout(a->range_image) > 1) {
+        fprintf(stderr, "lidarsim scan: only one output can go to standard output ('-'); give the others file "
+                "names\n");
+        return LSIM_EXIT_USAGE;
+    }
+    if (is_stdout(a->output) && a->format == LSIM_FORMAT_KITTI) {
+        fprintf(stderr, "lidarsim scan: KITTI output cannot go to standard output (-o -): it is three files (.bin, "
+                ".label and .labels.yaml); give a .bin path, or --format pcd, pcd-ascii, ply or csv\n");
+        return LSIM_EXIT_USAGE;
+    }
     if (lsim_format_resolve(ctx, a->output, a->format, resolved) != LSIM_OK) {
         fprintf(stderr, "lidarsim scan: %s\n", lsim_context_last_error(ctx));
         return LSIM_EXIT_USAGE;
@@ -182,31 +208,32 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
                 "own name\n", a->bev);
         return LSIM_EXIT_USAGE;
     }
-    int rc = lsim_cli_check_writable(ctx, "scan", a->output, "the point cloud");
+    int rc = check_writable(ctx, a->output, "the point cloud");
     if (rc == LSIM_EXIT_OK && a->bev)
-        rc = lsim_cli_check_writable(ctx, "scan", a->bev, "the bird's-eye image");
+        rc = check_writable(ctx, a->bev, "the bird's-eye image");
     if (rc == LSIM_EXIT_OK && a->range_image) {
         if (strcmp(a->range_image, a->output) == 0 || (a->bev && strcmp(a->range_image, a->bev) == 0)) {
             fprintf(stderr, "lidarsim scan: --range-image '%s' is another output's path; give it its own name\n",
                     a->range_image);
             return LSIM_EXIT_USAGE;
         }
-        rc = lsim_cli_check_writable(ctx, "scan", a->range_image, "the range image");
+        rc = check_writable(ctx, a->range_image, "the range image");
     }
     return rc;
 }
 
-/* Remove a point cloud just written (and a KITTI .bin's .label and .labels.yaml). */
+/* Remove a point cloud just written (and a KITTI .bin's .label and .labels.yaml). Standard
+ * output, devices and FIFOs are left alone; for a symlink, the file it points to is removed. */
 static void remove_cloud(const char *path, lsim_format format)
 {
-    unlink(path);
+    lsim_atomic_remove(path);
     if (format != LSIM_FORMAT_KITTI)
         return;
     const char *suffixes[] = {".label", ".labels.yaml"};
     for (int i = 0; i < 2; ++i) {
         char *other = lsim_kitti_sibling(path, suffixes[i]);
         if (other)
-            unlink(other);
+            lsim_atomic_remove(other);
         free(other);
     }
 }
@@ -248,18 +275,21 @@ int lsim_cmd_scan(int argc, char **argv)
             rc = fail(ctx, "cannot write the range image");
             remove_cloud(a.output, format);
             if (a.bev)
-                unlink(a.bev);
+                lsim_atomic_remove(a.bev);
         }
         stats.write_ms = lsim_now_ms() - t0;
         stats.total_ms += stats.write_ms;
     }
     if (rc == LSIM_EXIT_OK && !a.quiet) {
-        printf("lidarsim: %s, %llu beams, %zu points (%.1f%% of beams returned), frame %.1f ms, total %.1f ms "
+        /* Keep standard output for the data when an output goes there. */
+        FILE *summary = is_stdout(a.output) || is_stdout(a.bev) || is_stdout(a.range_image) ? stderr : stdout;
+        fprintf(summary, "lidarsim: %s, %llu beams, %zu points (%.1f%% of beams returned), frame %.1f ms, total %.1f ms "
                "(load %.1f, build %.1f, write %.1f), wrote %s%s%s\n",
                lsim_sensor_name(sensor), (unsigned long long)stats.rays, lsim_points_count(points),
                stats.rays ? 100.0 * (double)stats.beams_returned / (double)stats.rays : 0.0,
                stats.trace_ms + stats.shade_ms + stats.noise_ms, stats.total_ms, stats.load_ms, stats.build_ms,
-               stats.write_ms, a.output, a.bev ? " and " : "", a.bev ? a.bev : "");
+               stats.write_ms, is_stdout(a.output) ? "standard output" : a.output, a.bev ? " and " : "",
+               a.bev ? (is_stdout(a.bev) ? "standard output" : a.bev) : "");
     }
     if (rc == LSIM_EXIT_OK && a.stats)
         fprintf(stderr,

@@ -3,8 +3,39 @@
 
 #include "lidarsim.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+
+/* SIGINT, SIGTERM and SIGHUP still end the process as by default, but always from the main thread.
+ * The kernel may hand a process-directed signal to any thread that does not block it; while the
+ * main thread holds these signals back around the short link + rename of an output
+ * (io/atomic_file.c), an OpenMP worker would otherwise take the signal and end the process in
+ * the middle of it. The handler, in whichever thread it runs, restores the default action and
+ * sends the signal on to the main thread, where it waits until that window is over. */
+static pthread_t main_thread;
+
+static void forward_to_main_thread(int sig)
+{
+    signal(sig, SIG_DFL);
+    pthread_kill(main_thread, sig);
+}
+
+static void route_termination_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    main_thread = pthread_self();
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* keep a signal ignored by the parent (nohup, background jobs) ignored */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = forward_to_main_thread;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 static void usage(FILE *out)
 {
@@ -36,6 +67,7 @@ int main(int argc, char **argv)
         printf("lidarsim %d.%d.%d\n", LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
         return LSIM_EXIT_OK;
     }
+    route_termination_signals();
     if (strcmp(cmd, "scan") == 0)
         return lsim_cmd_scan(argc - 1, argv + 1);
     if (strcmp(cmd, "presets") == 0)

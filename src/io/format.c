@@ -64,6 +64,10 @@ lsim_status lsim_format_parse(const char *name, lsim_format *out)
 
 lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_format *out)
 {
+    if (strcmp(path, "-") == 0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "writing to standard output (-o -) needs the format: give --format pcd, pcd-ascii, "
+                         "ply or csv (KITTI is three files and cannot go to standard output)");
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     const char *dot = strrchr(base, '.');

@@ -132,6 +132,10 @@ char *lsim_kitti_sibling(const char *bin_path, const char *suffix)
 lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
 {
     lsim_context *ctx = points->ctx;
+    if (strcmp(path, "-") == 0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write KITTI output to standard output (-o -): it is three files (.bin, .label "
+                         "and .labels.yaml); give a .bin path, or write pcd, pcd-ascii, ply or csv to standard output");
     if (!has_bin_extension(path))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write KITTI output '%s': the path must end in .bin (the .label and "

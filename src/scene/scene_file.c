@@ -156,13 +156,14 @@ static lsim_status read_calibrated(lsim_yaml *y, yaml_node_t *v, const char *nam
      * (one more read) for its message listing the names the file has. */
     const lsim_calibration *cal = calib_cache_get(y->ctx, cache, path);
     const lsim_calib_material *found = cal ? lsim_calibration_find(cal, hash ? hash + 1 : name) : NULL;
-    lsim_status added = !cal ? LSIM_ERR_PARSE
+    lsim_status added = !cal ? (lsim_context_last_status(y->ctx) == LSIM_ERR_OUT_OF_MEMORY ? LSIM_ERR_OUT_OF_MEMORY
+                                                                                           : LSIM_ERR_PARSE)
                       : found ? lsim_scene_add_calibration(scene, name, found)
                               : lsim_scene_add_calibrated_material(scene, name, path, hash ? hash + 1 : name);
     if (added != LSIM_OK) {
         char msg[LSIM_ERROR_MAX];
         lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "%s", msg);
+        return lsim_yaml_fail(y, node, added == LSIM_ERR_OUT_OF_MEMORY ? added : LSIM_ERR_PARSE, sub, "%s", msg);
     }
     return LSIM_OK;
 }
