@@ -208,6 +208,11 @@ typedef struct lsim_scan_options {
     int threads;          /* 0: all cores */
     lsim_frame frame;     /* coordinate frame of x, y, z, normals */
     int keep_misses;      /* 1: write misses too (range 0, coordinates NaN) */
+    /* Point fields to fill: a mask of LSIM_FIELD_BIT(LSIM_FIELD_...) bits; 0 (the default) = every
+     * field. A scan then keeps only what these need (columns and per-echo data), so a frame needs
+     * less memory: e.g. lsim_format_fields(LSIM_FORMAT_KITTI) for a KITTI .bin. Columns not asked
+     * for are absent: lsim_points_column returns NULL, and a writer that needs one fails naming it. */
+    uint32_t fields;
 } lsim_scan_options;
 
 void lsim_scan_options_init(lsim_scan_options *options);
@@ -235,12 +240,19 @@ typedef enum lsim_field {
 
 typedef enum lsim_field_type { LSIM_TYPE_F32 = 0, LSIM_TYPE_U16 = 1, LSIM_TYPE_U32 = 2 } lsim_field_type;
 
+/* Bit of a field in lsim_scan_options.fields, and the mask of every field. */
+#define LSIM_FIELD_BIT(field) (1u << (unsigned)(field))
+#define LSIM_FIELDS_ALL ((1u << LSIM_FIELD_COUNT) - 1u)
+
 const char *lsim_field_name(lsim_field field);
 lsim_field_type lsim_field_get_type(lsim_field field);
 
 size_t lsim_points_count(const lsim_points *points);
-/* Column of a field: float*, uint16_t* or uint32_t* per lsim_field_get_type; count elements. */
+/* Column of a field: float*, uint16_t* or uint32_t* per lsim_field_get_type; count elements.
+ * NULL for a field the scan was not asked to fill (lsim_scan_options.fields) or an unknown one. */
 const void *lsim_points_column(const lsim_points *points, lsim_field field);
+/* The fields these points hold (LSIM_FIELD_BIT mask; LSIM_FIELDS_ALL after a default scan). */
+uint32_t lsim_points_fields(const lsim_points *points);
 void lsim_points_destroy(lsim_points *points);
 
 /* Time spent per stage of the last scan, milliseconds. */
@@ -263,14 +275,22 @@ typedef enum lsim_format {
 
 /* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv". */
 lsim_status lsim_format_parse(const char *name, lsim_format *out);
+/* The fields a format writes (LSIM_FIELD_BIT mask), to pass as lsim_scan_options.fields: KITTI
+ * x, y, z, reflectivity, label, instance; the others every field. AUTO: every field. */
+uint32_t lsim_format_fields(lsim_format format);
 /* Write atomically (temporary file + rename); on failure no output file is left behind. */
 lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
-/* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. */
+/* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. Needs the
+ * fields LSIM_BIRDSEYE_FIELDS. */
+#define LSIM_BIRDSEYE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | \
+                              LSIM_FIELD_BIT(LSIM_FIELD_INTENSITY))
 lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *path, int pixels,
                                        double half_extent_m);
 
 /* The points as the sensor sees them: a PNG over azimuth and elevation, coloured by range,
- * `pixels_per_degree` (0.5..200) on both axes. */
+ * `pixels_per_degree` (0.5..200) on both axes. Needs the fields LSIM_RANGE_IMAGE_FIELDS. */
+#define LSIM_RANGE_IMAGE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_AZIMUTH) | LSIM_FIELD_BIT(LSIM_FIELD_ELEVATION) | \
+                                 LSIM_FIELD_BIT(LSIM_FIELD_RANGE))
 lsim_status lsim_points_write_range_image(const lsim_points *points, const char *path, double pixels_per_degree);
 
 #ifdef __cplusplus

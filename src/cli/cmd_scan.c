@@ -258,6 +258,9 @@ int lsim_cmd_scan(int argc, char **argv)
         lsim_context_destroy(ctx);
         return rc;
     }
+    /* Fill only the point fields the outputs write: a KITTI frame then needs far less memory. */
+    a.options.fields = lsim_format_fields(format) | (a.bev ? LSIM_BIRDSEYE_FIELDS : 0u) |
+                       (a.range_image ? LSIM_RANGE_IMAGE_FIELDS : 0u);
     if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK)
         rc = fail(ctx, "cannot load the scene");
     else if (lsim_scene_scan(scene, sensor, &a.options, &points) != LSIM_OK)

@@ -14,6 +14,7 @@
 #include "points/points.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,10 +128,13 @@ lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *pa
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "bird's-eye image '%s': half extent %g m is invalid; give a finite distance > 0 "
                          "(metres from the sensor to the image edge)", path, half_extent_m);
-    if (points->count > points->capacity ||
-        (points->count && (!points->column[LSIM_FIELD_X] || !points->column[LSIM_FIELD_Y] ||
-                           !points->column[LSIM_FIELD_INTENSITY])))
+    if (points->count > points->capacity)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "bird's-eye image '%s': corrupt point buffer", path);
+    char what[600];
+    snprintf(what, sizeof what, "bird's-eye image '%.500s'", path);
+    lsim_status need = points->count ? lsim_points_require(points, LSIM_BIRDSEYE_FIELDS, what) : LSIM_OK;
+    if (need != LSIM_OK)
+        return need;
 
     birdseye_image *img = calloc(1, sizeof *img);
     if (img)

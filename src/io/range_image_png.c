@@ -10,6 +10,7 @@
 #include "points/points.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,11 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "range image '%s': %g pixels per degree is out of range; use 0.5 to 200", path,
                          pixels_per_degree);
+    char what[600];
+    snprintf(what, sizeof what, "range image '%.500s'", path);
+    lsim_status need = points->count ? lsim_points_require(points, LSIM_RANGE_IMAGE_FIELDS, what) : LSIM_OK;
+    if (need != LSIM_OK)
+        return need;
     const float *az = points->column[LSIM_FIELD_AZIMUTH], *el = points->column[LSIM_FIELD_ELEVATION];
     const float *r = points->column[LSIM_FIELD_RANGE];
     double az_lo = 1e9, az_hi = -1e9, el_lo = 1e9, el_hi = -1e9;

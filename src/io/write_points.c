@@ -3,6 +3,17 @@
 #include "io/format.h"
 #include "io/writers.h"
 
+#include <stdio.h>
+
+uint32_t lsim_format_fields(lsim_format format)
+{
+    if (format == LSIM_FORMAT_KITTI) /* .bin x, y, z, reflectivity; .label label, instance */
+        return LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |
+               LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL) |
+               LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE);
+    return LSIM_FIELDS_ALL; /* PCD, PLY, CSV: every field */
+}
+
 lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format)
 {
     if (!points)
@@ -14,10 +25,6 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write '%s': corrupt point buffer (count %zu > capacity %zu)", path,
                          points->count, points->capacity);
-    for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
-        if (points->count && !points->column[f])
-            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': point buffer has no '%s' column",
-                             path, lsim_field_name((lsim_field)f));
     if (points->label_count && !points->labels)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': corrupt label map", path);
 
@@ -25,6 +32,13 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
     lsim_status st = lsim_format_resolve(ctx, path, format, &resolved);
     if (st != LSIM_OK)
         return st;
+    if (points->count) { /* the columns this format writes (a scan may have filled fewer) */
+        char what[600];
+        snprintf(what, sizeof what, "cannot write '%.500s' as %s", path, lsim_format_name(resolved));
+        st = lsim_points_require(points, lsim_format_fields(resolved), what);
+        if (st != LSIM_OK)
+            return st;
+    }
     switch (resolved) {
     case LSIM_FORMAT_PCD: return lsim_write_pcd(points, path, 1);
     case LSIM_FORMAT_PCD_ASCII: return lsim_write_pcd(points, path, 0);

@@ -55,12 +55,25 @@ typedef struct emit_frame {
     const lsim_sensor *sensor;
     const lsim_frame_workspace *ws;
     int world;
+    uint32_t fields; /* columns to fill (LSIM_FIELD_BIT mask) */
     float rot[3][3], origin[3], rt[3][3];
     double power_scale;
     size_t miss_slot; /* the echo buffer's all-zero slot */
 } emit_frame;
 
-/* Fill every column but ring / return index / count for the items of one batch, at point o. */
+/* Column `field` at point o if the frame fills it, else NULL. */
+static float *f32_at(const emit_frame *f, lsim_points *p, lsim_field field, size_t o)
+{
+    return f->fields & LSIM_FIELD_BIT(field) ? lsim_points_f32(p, field) + o : NULL;
+}
+
+static uint32_t *u32_at(const emit_frame *f, lsim_points *p, lsim_field field, size_t o)
+{
+    return f->fields & LSIM_FIELD_BIT(field) ? lsim_points_u32(p, field) + o : NULL;
+}
+
+/* Fill every column but ring / return index / count for the items of one batch, at point o
+ * (the columns of f->fields only). */
 static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses)
 {
     const lsim_beams *b = &f->sensor->beams;
@@ -69,32 +82,53 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
     static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
     static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
     static const lsim_field normal[3] = {LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ};
+    float *dst;
     for (int a = 0; a < 3; ++a) {
-        place(lsim_points_f32(p, pos[a]) + o, f->origin[a], f->rot[a], b, e->range, it, m);
-        place(lsim_points_f32(p, clean[a]) + o, f->origin[a], f->rot[a], b, e->range_clean, it, m);
+        if ((dst = f32_at(f, p, pos[a], o)))
+            place(dst, f->origin[a], f->rot[a], b, e->range, it, m);
+        if ((dst = f32_at(f, p, clean[a], o)))
+            place(dst, f->origin[a], f->rot[a], b, e->range_clean, it, m);
+        if (!(dst = f32_at(f, p, normal[a], o)))
+            continue;
         if (f->world)
-            gather_slot(lsim_points_f32(p, normal[a]) + o, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, it, m, 1.0f);
+            gather_slot(dst, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, it, m, 1.0f);
         else
-            rotate_row(lsim_points_f32(p, normal[a]) + o, f->rt[a], e, it, m);
+            rotate_row(dst, f->rt[a], e, it, m);
     }
-    gather_slot(lsim_points_f32(p, LSIM_FIELD_RANGE) + o, e->range, it, m, 1.0f);
-    gather_slot(lsim_points_f32(p, LSIM_FIELD_INTENSITY) + o, e->intensity, it, m, 1.0f);
-    gather_slot(lsim_points_f32(p, LSIM_FIELD_POWER) + o, e->intensity, it, m, (float)f->power_scale);
-    gather_slot(lsim_points_f32(p, LSIM_FIELD_EPW) + o, e->epw, it, m, 1.0f);
-    gather_beam(lsim_points_f32(p, LSIM_FIELD_AZIMUTH) + o, b->azimuth, it, m, to_deg);
-    gather_beam(lsim_points_f32(p, LSIM_FIELD_ELEVATION) + o, b->elevation, it, m, to_deg);
-    gather_beam(lsim_points_f32(p, LSIM_FIELD_TIME) + o, b->time, it, m, 1.0f);
-    float *incidence = lsim_points_f32(p, LSIM_FIELD_INCIDENCE) + o;
-    float *refl = lsim_points_f32(p, LSIM_FIELD_REFLECTIVITY) + o;
-    uint32_t *label = lsim_points_u32(p, LSIM_FIELD_LABEL) + o, *instance = lsim_points_u32(p, LSIM_FIELD_INSTANCE) + o;
-    for (size_t k = 0; k < m; ++k) {
-        uint32_t s = it[k].slot;
-        float r = e->range[s];
-        refl[k] = e->intensity[s] * r * r;
-        incidence[k] = acosf(fminf(1.0f, e->cos_incidence[s])) * to_deg;
-        uint32_t obj = e->object[s];
-        label[k] = obj == LSIM_NO_HIT ? LSIM_LABEL_OUTLIER : f->ws->surfaces.label[obj];
-        instance[k] = obj == LSIM_NO_HIT ? 0 : f->ws->surfaces.instance[obj];
+    if ((dst = f32_at(f, p, LSIM_FIELD_RANGE, o)))
+        gather_slot(dst, e->range, it, m, 1.0f);
+    if ((dst = f32_at(f, p, LSIM_FIELD_INTENSITY, o)))
+        gather_slot(dst, e->intensity, it, m, 1.0f);
+    if ((dst = f32_at(f, p, LSIM_FIELD_POWER, o)))
+        gather_slot(dst, e->intensity, it, m, (float)f->power_scale);
+    if ((dst = f32_at(f, p, LSIM_FIELD_EPW, o)))
+        gather_slot(dst, e->epw, it, m, 1.0f);
+    if ((dst = f32_at(f, p, LSIM_FIELD_AZIMUTH, o)))
+        gather_beam(dst, b->azimuth, it, m, to_deg);
+    if ((dst = f32_at(f, p, LSIM_FIELD_ELEVATION, o)))
+        gather_beam(dst, b->elevation, it, m, to_deg);
+    if ((dst = f32_at(f, p, LSIM_FIELD_TIME, o)))
+        gather_beam(dst, b->time, it, m, 1.0f);
+    float *incidence = f32_at(f, p, LSIM_FIELD_INCIDENCE, o), *refl = f32_at(f, p, LSIM_FIELD_REFLECTIVITY, o);
+    uint32_t *label = u32_at(f, p, LSIM_FIELD_LABEL, o), *instance = u32_at(f, p, LSIM_FIELD_INSTANCE, o);
+    if (refl)
+        for (size_t k = 0; k < m; ++k) {
+            uint32_t s = it[k].slot;
+            float r = e->range[s];
+            refl[k] = e->intensity[s] * r * r;
+        }
+    if (incidence)
+        for (size_t k = 0; k < m; ++k)
+            incidence[k] = acosf(fminf(1.0f, e->cos_incidence[it[k].slot])) * to_deg;
+    if (label || instance) {
+        const uint32_t *labels = f->ws->surfaces.label, *instances = f->ws->surfaces.instance;
+        for (size_t k = 0; k < m; ++k) {
+            uint32_t obj = e->object[it[k].slot];
+            if (label)
+                label[k] = obj == LSIM_NO_HIT ? LSIM_LABEL_OUTLIER : labels[obj];
+            if (instance)
+                instance[k] = obj == LSIM_NO_HIT ? 0 : instances[obj];
+        }
     }
     if (!misses)
         return;
@@ -103,10 +137,13 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
         if (it[k].slot != miss)
             continue;
         for (int a = 0; a < 3; ++a) {
-            lsim_points_f32(p, pos[a])[o + k] = NAN;
-            lsim_points_f32(p, clean[a])[o + k] = NAN;
+            if ((dst = f32_at(f, p, pos[a], o)))
+                dst[k] = NAN;
+            if ((dst = f32_at(f, p, clean[a], o)))
+                dst[k] = NAN;
         }
-        label[k] = 0;
+        if (label)
+            label[k] = 0;
     }
 }
 
@@ -119,25 +156,29 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
     const lsim_echo_buffer *e = &f->ws->echoes;
     const size_t slots = (size_t)e->slots;
     emit_item it[EMIT_BATCH + LSIM_MAX_RETURNS + 1];
-    uint16_t *ret_index = lsim_points_u16(p, LSIM_FIELD_RETURN_INDEX);
-    uint16_t *ret_count = lsim_points_u16(p, LSIM_FIELD_NUM_RETURNS);
-    uint16_t *ring = lsim_points_u16(p, LSIM_FIELD_RING);
+    /* The batch's ring / return index / count, in the columns the frame fills, else in a sink
+     * on the stack (no branch per point). */
+    uint16_t sink[3][EMIT_BATCH + LSIM_MAX_RETURNS + 1];
+    static const lsim_field u16_fields[3] = {LSIM_FIELD_RETURN_INDEX, LSIM_FIELD_NUM_RETURNS, LSIM_FIELD_RING};
+    uint16_t *col[3];
     size_t m = 0, start = o;
+    for (int c = 0; c < 3; ++c)
+        col[c] = f->fields & LSIM_FIELD_BIT(u16_fields[c]) ? lsim_points_u16(p, u16_fields[c]) + start : sink[c];
     int misses = 0;
     for (size_t i = lo; i < hi; ++i) {
         int count = e->count[i];
         if (count == 0 && options->keep_misses) {
             it[m] = (emit_item){(uint32_t)i, (uint32_t)f->miss_slot};
             misses = 1;
-            ret_index[start + m] = ret_count[start + m] = 0;
-            ring[start + m] = b->ring[i];
+            col[0][m] = col[1][m] = 0;
+            col[2][m] = b->ring[i];
             ++m;
         }
         for (int k = 0; k < count; ++k) {
             it[m] = (emit_item){(uint32_t)i, (uint32_t)(i * slots + (size_t)k)};
-            ret_index[start + m] = (uint16_t)k;
-            ret_count[start + m] = (uint16_t)count;
-            ring[start + m] = b->ring[i];
+            col[0][m] = (uint16_t)k;
+            col[1][m] = (uint16_t)count;
+            col[2][m] = b->ring[i];
             ++m;
         }
         if (m >= EMIT_BATCH) {
@@ -145,6 +186,9 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
             start += m;
             m = 0;
             misses = 0;
+            for (int c = 0; c < 3; ++c)
+                if (col[c] != sink[c])
+                    col[c] = lsim_points_u16(p, u16_fields[c]) + start;
         }
     }
     if (m > 0)
@@ -152,7 +196,7 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
 }
 
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
-                      const lsim_scan_options *options, lsim_points *points, int threads)
+                      const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads)
 {
     const size_t n = sensor->beams.count;
     const size_t chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
@@ -171,6 +215,7 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
     f.sensor = sensor;
     f.ws = ws;
     f.world = options->frame == LSIM_FRAME_WORLD;
+    f.fields = fields;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
             f.rot[i][j] = f.world ? (float)sensor->pose.r.m[i][j] : (float)(i == j);
@@ -183,10 +228,14 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
     f.power_scale = r->peak_power_w * r->aperture_m2 * r->efficiency / LSIM_PI;
     f.miss_slot = n * (size_t)ws->echoes.slots;
     lsim_echo_buffer *e = (lsim_echo_buffer *)&ws->echoes; /* the miss slot: no echo, no surface */
-    e->range[f.miss_slot] = e->range_clean[f.miss_slot] = e->intensity[f.miss_slot] = e->epw[f.miss_slot] = 0.0f;
-    e->cos_incidence[f.miss_slot] = 1.0f;
-    e->nx[f.miss_slot] = e->ny[f.miss_slot] = e->nz[f.miss_slot] = 0.0f;
-    e->object[f.miss_slot] = LSIM_NO_HIT;
+    float *zero[] = {e->range, e->range_clean, e->intensity, e->epw, e->nx, e->ny, e->nz}; /* those held */
+    for (size_t k = 0; k < sizeof zero / sizeof zero[0]; ++k)
+        if (zero[k])
+            zero[k][f.miss_slot] = 0.0f;
+    if (e->cos_incidence)
+        e->cos_incidence[f.miss_slot] = 1.0f;
+    if (e->object)
+        e->object[f.miss_slot] = LSIM_NO_HIT;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (size_t c = 0; c < chunks; ++c) {
         size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;

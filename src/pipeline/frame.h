@@ -33,18 +33,26 @@ static inline size_t lsim_frame_chunk(size_t n, int threads, int subrays)
     return c;
 }
 
-/* Echoes of a frame: slot b * slots + k is echo k (nearest first) of beam b. */
+/* Echoes of a frame: slot b * slots + k is echo k (nearest first) of beam b. Only the arrays the
+ * frame's point fields need are held (lsim_echo_fields); the others are NULL and not written. */
 typedef struct lsim_echo_buffer {
     int slots;            /* max returns per beam */
-    float *range;         /* measured range */
-    float *range_clean;   /* noise-free range of the echo */
-    float *intensity;     /* measured peak, intensity units */
-    float *epw;           /* echo pulse width, metres */
-    float *cos_incidence;
-    float *nx, *ny, *nz;  /* surface normal facing the sensor, world */
-    uint32_t *object;
-    uint8_t *count;       /* per beam: echoes kept */
+    float *range;         /* measured range (always) */
+    float *range_clean;   /* noise-free range of the echo: x/y/z_clean */
+    float *intensity;     /* measured peak, intensity units: intensity, power, reflectivity */
+    float *epw;           /* echo pulse width, metres: epw */
+    float *cos_incidence; /* incidence */
+    float *nx, *ny, *nz;  /* surface normal facing the sensor, world: nx, ny, nz */
+    uint32_t *object;     /* label, instance */
+    uint8_t *count;       /* per beam: echoes kept (always) */
 } lsim_echo_buffer;
+
+/* The point fields a scan fills: options->fields (0: every field) within the buffer's columns. */
+static inline uint32_t lsim_frame_fields(const lsim_scan_options *options, uint32_t buffer_fields)
+{
+    uint32_t asked = options->fields ? options->fields : LSIM_FIELDS_ALL;
+    return asked & buffer_fields;
+}
 
 /* Contributions of one beam at most, and of a batch of beams in a thread's buffer. */
 #define LSIM_BEAM_CONTRIBUTIONS (LSIM_MAX_CONTRIBUTIONS + LSIM_FOG_MAX_SEGMENTS)
@@ -80,8 +88,10 @@ typedef struct lsim_frame_workspace {
     size_t bloom_capacity;
 } lsim_frame_workspace;
 
+/* Size the workspace for a frame of `beams` x `slots` echoes whose points fill `fields` (a
+ * LSIM_FIELD_BIT mask): echo arrays no field needs are freed and left NULL. */
 lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams, int slots,
-                                         size_t objects, int threads);
+                                         size_t objects, int threads, uint32_t fields);
 void lsim_frame_workspace_free(lsim_frame_workspace *ws);
 lsim_status lsim_frame_bloom_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams);
 
@@ -99,9 +109,10 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
                              double threshold, int threads, lsim_frame_workspace *ws);
 
 /* Emit the echoes (or one miss per beam without echoes, with keep_misses) as points in the
- * requested frame. `points` must have capacity >= beams x slots. */
+ * requested frame, filling the columns of `fields` (the workspace holds the echo arrays they need).
+ * `points` must have capacity >= beams x slots. */
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
-                      const lsim_scan_options *options, lsim_points *points, int threads);
+                      const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads);
 
 /* Run one frame into `points` (capacity >= beam count x max returns), filling stats except
  * load/write. */

@@ -153,15 +153,22 @@ static size_t measure_beam(const frame_setup *f, lsim_echo_buffer *out, size_t b
         if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */
             r = roundf(r / f->range_resolution) * f->range_resolution;
         size_t s = slot + kept++;
-        out->range[s] = r;
-        out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
-        out->intensity[s] = intensity;
-        out->epw[s] = echoes[k].epw;
-        out->cos_incidence[s] = d->cos_incidence;
-        out->nx[s] = d->nx;
-        out->ny[s] = d->ny;
-        out->nz[s] = d->nz;
-        out->object[s] = d->object;
+        out->range[s] = r; /* the other arrays only where the frame's point fields need them */
+        if (out->range_clean)
+            out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
+        if (out->intensity)
+            out->intensity[s] = intensity;
+        if (out->epw)
+            out->epw[s] = echoes[k].epw;
+        if (out->cos_incidence)
+            out->cos_incidence[s] = d->cos_incidence;
+        if (out->nx) {
+            out->nx[s] = d->nx;
+            out->ny[s] = d->ny;
+            out->nz[s] = d->nz;
+        }
+        if (out->object)
+            out->object[s] = d->object;
     }
     out->count[beam] = (uint8_t)kept;
     return kept;
@@ -305,7 +312,8 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     if (st != LSIM_OK)
         return st;
     double t1 = lsim_now_ms();
-    st = lsim_frame_workspace_reserve(ctx, ws, n, spec->receiver.max_returns, scene->object_count, threads);
+    const uint32_t fields = lsim_frame_fields(options, points->fields);
+    st = lsim_frame_workspace_reserve(ctx, ws, n, spec->receiver.max_returns, scene->object_count, threads, fields);
     if (st != LSIM_OK)
         return st;
     fill_surfaces(scene, ws);
@@ -339,7 +347,7 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
         echoes += ws->chunk_points[c + 1];
     for (size_t i = 0; i < n; ++i)
         returned += ws->echoes.count[i] > 0;
-    lsim_points_emit(sensor, ws, options, points, threads);
+    lsim_points_emit(sensor, ws, options, fields, points, threads);
     double t4 = lsim_now_ms();
 
     if (options->frame == LSIM_FRAME_WORLD) { /* PCD VIEWPOINT: where the sensor is in these points */
@@ -372,6 +380,10 @@ static lsim_status validate_options(lsim_context *ctx, const lsim_scan_options *
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "frame must be LSIM_FRAME_SENSOR or LSIM_FRAME_WORLD");
     if (o->noise != 0 && o->noise != 1)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "noise must be 0 or 1");
+    if (o->fields & ~LSIM_FIELDS_ALL)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "fields 0x%x has bits of no field; use LSIM_FIELD_BIT(LSIM_FIELD_...) bits (0: every field)",
+                         (unsigned)o->fields);
     return LSIM_OK;
 }
 
@@ -391,7 +403,7 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     if (st != LSIM_OK)
         return st;
     lsim_points *points = NULL;
-    st = lsim_points_alloc(ctx, lsim_frame_point_capacity(sensor), &points);
+    st = lsim_points_alloc_fields(ctx, lsim_frame_point_capacity(sensor), options->fields, &points);
     if (st != LSIM_OK)
         return st;
     st = lsim_points_set_labels(points, scene->labels.names.entries, scene->labels.names.count);

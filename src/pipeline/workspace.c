@@ -56,18 +56,39 @@ static int scratch_alloc(lsim_frame_scratch *s)
     return ok ? 0 : -1;
 }
 
+#define BIT(f) LSIM_FIELD_BIT(LSIM_FIELD_##f)
+
+/* An echo array: grown to `cap` slots when needed (and new or too small), freed when not. */
+#define ECHO_ARRAY(field, needed)                                                                  \
+    do {                                                                                           \
+        if (!(needed)) {                                                                           \
+            free(field);                                                                           \
+            (field) = NULL;                                                                        \
+        } else if (grow_all || !(field)) {                                                         \
+            GROW(field, cap);                                                                      \
+        }                                                                                          \
+    } while (0)
+
 lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t n, int slots,
-                                         size_t objects, int threads)
+                                         size_t objects, int threads, uint32_t fields)
 {
     int ok = 1;
     size_t s = n * (size_t)slots + 1; /* + the miss slot (pipeline/emit.c) */
-    if (s > ws->slot_capacity) {
-        lsim_echo_buffer *e = &ws->echoes;
-        GROW(e->range, s); GROW(e->range_clean, s); GROW(e->intensity, s); GROW(e->epw, s);
-        GROW(e->cos_incidence, s); GROW(e->nx, s); GROW(e->ny, s); GROW(e->nz, s); GROW(e->object, s);
-        if (ok)
-            ws->slot_capacity = s;
-    }
+    const int grow_all = s > ws->slot_capacity;
+    const size_t cap = grow_all ? s : ws->slot_capacity;
+    lsim_echo_buffer *e = &ws->echoes;
+    ECHO_ARRAY(e->range, 1);
+    ECHO_ARRAY(e->range_clean, fields & (BIT(X_CLEAN) | BIT(Y_CLEAN) | BIT(Z_CLEAN)));
+    ECHO_ARRAY(e->intensity, fields & (BIT(INTENSITY) | BIT(POWER) | BIT(REFLECTIVITY)));
+    ECHO_ARRAY(e->epw, fields & BIT(EPW));
+    ECHO_ARRAY(e->cos_incidence, fields & BIT(INCIDENCE));
+    const int normal = (fields & (BIT(NX) | BIT(NY) | BIT(NZ))) != 0;
+    ECHO_ARRAY(e->nx, normal);
+    ECHO_ARRAY(e->ny, normal);
+    ECHO_ARRAY(e->nz, normal);
+    ECHO_ARRAY(e->object, fields & (BIT(LABEL) | BIT(INSTANCE)));
+    if (ok)
+        ws->slot_capacity = cap;
     if (ok && n > ws->capacity) {
         GROW(ws->echoes.count, n);
         GROW(ws->chunk_points, n + 2);

@@ -56,6 +56,12 @@ size_t lsim_field_size(lsim_field field)
 
 lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **out)
 {
+    return lsim_points_alloc_fields(ctx, capacity, LSIM_FIELDS_ALL, out);
+}
+
+lsim_status lsim_points_alloc_fields(lsim_context *ctx, size_t capacity, uint32_t fields, lsim_points **out)
+{
+    fields = fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL;
     lsim_points *p = calloc(1, sizeof *p);
     if (!p)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating a point buffer");
@@ -63,7 +69,10 @@ lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **
     p->capacity = capacity;
     p->viewpoint[3] = 1.0; /* identity */
     size_t n = capacity ? capacity : 1;
+    p->fields = fields;
     for (int f = 0; f < LSIM_FIELD_COUNT; ++f) {
+        if (!(fields & LSIM_FIELD_BIT(f)))
+            continue;
         p->column[f] = malloc(n * lsim_field_size((lsim_field)f));
         if (!p->column[f]) {
             lsim_points_destroy(p);
@@ -114,6 +123,18 @@ const void *lsim_points_column(const lsim_points *points, lsim_field field)
     if (!points || (unsigned)field >= LSIM_FIELD_COUNT)
         return NULL;
     return points->column[field];
+}
+
+uint32_t lsim_points_fields(const lsim_points *points) { return points ? points->fields : 0; }
+
+lsim_status lsim_points_require(const lsim_points *points, uint32_t fields, const char *what)
+{
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
+        if ((fields & LSIM_FIELD_BIT(f)) && !points->column[f])
+            return lsim_fail(points->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "%s: the points have no '%s' column (scan with it in lsim_scan_options.fields)", what,
+                             lsim_field_name((lsim_field)f));
+    return LSIM_OK;
 }
 
 lsim_status lsim_points_get_stats(const lsim_points *points, lsim_scan_stats *out)

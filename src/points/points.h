@@ -15,7 +15,8 @@ struct lsim_points {
     size_t count;
     size_t capacity;
     /* One pointer per lsim_field, in enum order; element type per lsim_field_get_type. */
-    void *column[LSIM_FIELD_COUNT];
+    void *column[LSIM_FIELD_COUNT]; /* NULL for a field not in `fields` */
+    uint32_t fields;                /* LSIM_FIELD_BIT mask of the columns held */
     lsim_scan_stats stats;
     /* The sensor in the points' frame, as PCD's VIEWPOINT: tx ty tz qw qx qy qz (identity in the
      * sensor frame, the sensor pose in the world frame). Bird's-eye images centre on it. */
@@ -24,8 +25,13 @@ struct lsim_points {
     size_t label_count;
 };
 
-/* Allocate a buffer for `capacity` points (count = 0). */
+/* Allocate a buffer for `capacity` points (count = 0) with every column. */
 lsim_status lsim_points_alloc(lsim_context *ctx, size_t capacity, lsim_points **out);
+/* The same with only the columns of `fields` (a LSIM_FIELD_BIT mask; 0 = every field). */
+lsim_status lsim_points_alloc_fields(lsim_context *ctx, size_t capacity, uint32_t fields, lsim_points **out);
+/* LSIM_OK if `points` holds every column of `fields`; otherwise an error naming the first missing
+ * one, for `what` (e.g. "cannot write 'x.pcd'"). */
+lsim_status lsim_points_require(const lsim_points *points, uint32_t fields, const char *what);
 /* Set the label map (copied, then sorted by id). */
 lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count);
 
