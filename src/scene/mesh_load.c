@@ -1,47 +1,67 @@
 /* Triangle meshes from files (OBJ, PLY, STL, glTF, ...): checked, imported in a contained
- * child process (mesh_import.h), then checked again before they join the scene. */
+ * child process (mesh_import.h), checked again, then placed in the world. */
 #include "scene/scene.h"
 
 #include "core/context.h"
 #include "scene/mesh_check.h"
-#include "scene/mesh_import.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-lsim_status lsim_mesh_load(lsim_context *ctx, const char *path, const lsim_object_desc *desc, lsim_object *out)
+lsim_status lsim_mesh_read(lsim_context *ctx, const char *path, lsim_mesh_arrays *out)
 {
     memset(out, 0, sizeof *out);
     lsim_status st = lsim_mesh_check(ctx, path);
     if (st != LSIM_OK)
         return st;
-    lsim_mesh_arrays mesh;
-    st = lsim_mesh_import(ctx, path, &mesh);
+    st = lsim_mesh_import(ctx, path, out);
     if (st != LSIM_OK)
         return st;
-    for (size_t i = 0; i < 3 * mesh.vertex_count; ++i) {
-        if (!isfinite(mesh.vertices[i]) || fabsf(mesh.vertices[i]) > 1e7f) {
+    for (size_t i = 0; i < 3 * out->vertex_count; ++i) {
+        if (!isfinite(out->vertices[i]) || fabsf(out->vertices[i]) > 1e7f) {
             st = lsim_fail(ctx, LSIM_ERR_PARSE,
                            "mesh '%s': vertex %zu has coordinate %g; coordinates must be finite and within "
-                           "+-1e7 (check the file's units or re-export it)", path, i / 3, (double)mesh.vertices[i]);
-            free(mesh.vertices);
-            free(mesh.indices);
+                           "+-1e7 (check the file's units or re-export it)", path, i / 3, (double)out->vertices[i]);
+            lsim_mesh_arrays_free(out);
             return st;
         }
     }
+    return LSIM_OK;
+}
+
+void lsim_mesh_arrays_free(lsim_mesh_arrays *mesh)
+{
+    free(mesh->vertices);
+    free(mesh->indices);
+    memset(mesh, 0, sizeof *mesh);
+}
+
+lsim_status lsim_mesh_place(lsim_context *ctx, const char *path, const lsim_mesh_arrays *mesh,
+                            const lsim_object_desc *desc, lsim_object *out)
+{
+    memset(out, 0, sizeof *out);
+    out->vertices = malloc(3 * mesh->vertex_count * sizeof(float));
+    out->indices = malloc(3 * mesh->triangle_count * sizeof(uint32_t));
+    if (!out->vertices || !out->indices) {
+        free(out->vertices);
+        free(out->indices);
+        memset(out, 0, sizeof *out);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory placing mesh '%s' (%zu triangles)", path,
+                         mesh->triangle_count);
+    }
+    memcpy(out->vertices, mesh->vertices, 3 * mesh->vertex_count * sizeof(float));
+    memcpy(out->indices, mesh->indices, 3 * mesh->triangle_count * sizeof(uint32_t));
     out->shape = LSIM_SHAPE_TRIANGLES;
     strcpy(out->kind, "mesh");
-    out->vertices = mesh.vertices;
-    out->indices = mesh.indices;
-    out->vertex_count = mesh.vertex_count;
-    out->triangle_count = mesh.triangle_count;
-    lsim_transform_vertices(out->vertices, mesh.vertex_count, desc);
-    for (size_t i = 0; i < 3 * mesh.vertex_count; ++i) {
+    out->vertex_count = mesh->vertex_count;
+    out->triangle_count = mesh->triangle_count;
+    lsim_transform_vertices(out->vertices, mesh->vertex_count, desc);
+    for (size_t i = 0; i < 3 * mesh->vertex_count; ++i) {
         if (!isfinite(out->vertices[i])) {
-            st = lsim_fail(ctx, LSIM_ERR_PARSE,
-                           "mesh '%s': vertex %zu is not finite after the object's scale and rotation "
-                           "(scale too large?)", path, i / 3);
+            lsim_status st = lsim_fail(ctx, LSIM_ERR_PARSE,
+                                       "mesh '%s': vertex %zu is not finite after the object's scale and rotation "
+                                       "(scale too large?)", path, i / 3);
             free(out->vertices);
             free(out->indices);
             memset(out, 0, sizeof *out);
@@ -49,6 +69,17 @@ lsim_status lsim_mesh_load(lsim_context *ctx, const char *path, const lsim_objec
         }
     }
     return LSIM_OK;
+}
+
+lsim_status lsim_mesh_load(lsim_context *ctx, const char *path, const lsim_object_desc *desc, lsim_object *out)
+{
+    memset(out, 0, sizeof *out);
+    lsim_mesh_arrays mesh;
+    lsim_status st = lsim_mesh_read(ctx, path, &mesh);
+    if (st == LSIM_OK)
+        st = lsim_mesh_place(ctx, path, &mesh, desc, out);
+    lsim_mesh_arrays_free(&mesh);
+    return st;
 }
 
 lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_object_desc *desc)

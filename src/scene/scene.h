@@ -6,6 +6,7 @@
 #include "core/vec.h"
 #include "optics/brdf.h"
 #include "points/points.h"
+#include "scene/mesh_import.h"
 #include "scene/name_index.h"
 
 #include <stddef.h>
@@ -92,7 +93,14 @@ lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const cha
 /* Transform n points (xyz interleaved, in place) by scale, rotation and translation of desc. */
 void lsim_transform_vertices(float *vertices, size_t n, const lsim_object_desc *desc);
 
-/* Load a mesh file with assimp into world-space triangles (desc's transform applied). */
+/* Read a mesh file: checked (mesh_check.h), imported by assimp in a contained child
+ * (mesh_import.h), every coordinate finite and within +-1e7. Untransformed. */
+lsim_status lsim_mesh_read(lsim_context *ctx, const char *path, lsim_mesh_arrays *out);
+void lsim_mesh_arrays_free(lsim_mesh_arrays *mesh);
+/* A copy of `mesh` as an object placed by desc's transform (path is for messages). */
+lsim_status lsim_mesh_place(lsim_context *ctx, const char *path, const lsim_mesh_arrays *mesh,
+                            const lsim_object_desc *desc, lsim_object *out);
+/* Read and place in one step. */
 lsim_status lsim_mesh_load(lsim_context *ctx, const char *path, const lsim_object_desc *desc,
                            lsim_object *out);
 

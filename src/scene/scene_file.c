@@ -5,6 +5,7 @@
 #include "core/context.h"
 #include "core/text.h"
 #include "calib/calibration.h"
+#include "scene/mesh_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,7 +295,8 @@ static lsim_status at_node(lsim_yaml *y, yaml_node_t *node, const char *key, lsi
     return lsim_yaml_fail(y, node, st, key, "%s", msg);
 }
 
-static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, const char *dir, lsim_scene *scene)
+static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, const char *dir, lsim_scene *scene,
+                               lsim_mesh_cache *meshes)
 {
     char key[64], sub[96];
     snprintf(key, sizeof key, "objects[%zu]", index);
@@ -354,7 +356,7 @@ static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, con
         char path[4096];
         if (lsim_scene_file_resolve(dir, name, path, sizeof path))
             return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "path '%s' is too long", name);
-        return at_node(y, shape, sub, lsim_scene_add_mesh(scene, path, &desc));
+        return at_node(y, shape, sub, lsim_mesh_cache_add(meshes, scene, path, &desc));
     }
     const char *const *keys = strcmp(shape_name, "box") == 0 ? box_keys
                               : strcmp(shape_name, "sphere") == 0 ? sphere_keys : plane_keys;
@@ -405,11 +407,14 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
     if (objects->type != YAML_SEQUENCE_NODE)
         return lsim_yaml_fail(y, objects, LSIM_ERR_PARSE, "objects", "expected a list (each item starts with '- ')");
     size_t count = (size_t)(objects->data.sequence.items.top - objects->data.sequence.items.start);
-    for (size_t i = 0; i < count; ++i) {
+    lsim_mesh_cache meshes = {NULL, 0, 0}; /* mesh files, imported once per load */
+    for (size_t i = 0; i < count && st == LSIM_OK; ++i) {
         yaml_node_t *obj = yaml_document_get_node(&y->doc, objects->data.sequence.items.start[i]);
-        if ((st = read_object(y, obj, i, dir, scene)) != LSIM_OK)
-            return st;
+        st = read_object(y, obj, i, dir, scene, &meshes);
     }
+    lsim_mesh_cache_free(&meshes);
+    if (st != LSIM_OK)
+        return st;
     if (out_sensor) {
         if (!sensor)
             return lsim_yaml_fail(y, root, LSIM_ERR_PARSE, "sensor", "the scene needs `sensor:` (e.g. preset: vlp16)");
