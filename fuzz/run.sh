@@ -43,10 +43,10 @@ for h in "${harnesses[@]}"; do
   before=$(ls "$work/artifacts" | wc -l)
   mkdir -p "$work/contained"
   scratch=$(mktemp -d /dev/shm/lidarsim-fuzz.XXXXXX 2>/dev/null || mktemp -d)
-  FUZZ_SCRATCH="$scratch" FUZZ_CONTAINED_DIR="$work/contained" LSAN_OPTIONS=suppressions="$here/lsan.supp" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ( cd "$work" && FUZZ_SCRATCH="$scratch" FUZZ_CONTAINED_DIR="$work/contained" LSAN_OPTIONS=suppressions="$here/lsan.supp" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$exe" "$corpus" "${dict[@]}" "${extra[@]}" -max_total_time="$seconds" -timeout=25 \
       -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
-      -artifact_prefix="$work/artifacts/$h-" > "$log" 2>&1
+      -artifact_prefix="$work/artifacts/$h-" > "$log" 2>&1 )
   rc=$?
   rm -rf "$scratch"
   # clang's OpenMP runtime registers each process in /dev/shm and, when a process ends

@@ -18,6 +18,7 @@
 typedef struct scan_args {
     const char *scene, *output, *bev, *range_image;
     double range_image_ppd;
+    double import_seconds, import_mb; /* mesh import limits (0: automatic) */
     lsim_format format;
     lsim_scan_options options;
     int stats, quiet;
@@ -44,6 +45,8 @@ static void scan_usage(FILE *out)
             "  --bev-extent M          half-width of the bird's-eye view in metres (default 50)\n"
             "  --range-image FILE.png  also write the points over azimuth x elevation, coloured by range\n"
             "  --range-image-ppd N     its pixels per degree (default 10)\n"
+            "  --import-timeout S      time limit for importing one mesh file (default 10 s + 1 s per MB)\n"
+            "  --import-memory MB      memory the mesh importer may use (default 2048 + 32 x the file size)\n"
             "  --stats                 print one JSON line of timings on stderr\n"
             "  --quiet                 no summary line on stdout (on stderr when writing to '-')\n");
 }
@@ -122,6 +125,14 @@ static int parse_args(int argc, char **argv, scan_args *a)
             NEED_VALUE();
             if (lsim_arg_double(val, 1e-3, 1e6, &a->bev_extent))
                 return bad("--bev-extent", val, "a number of metres > 0");
+        } else if (strcmp(opt, "--import-timeout") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_double(val, 0.01, 86400.0, &a->import_seconds))
+                return bad("--import-timeout", val, "a number of seconds 0.01..86400");
+        } else if (strcmp(opt, "--import-memory") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_double(val, 1.0, 1e9, &a->import_mb))
+                return bad("--import-memory", val, "a number of megabytes 1..1e9");
         } else if (strcmp(opt, "--range-image") == 0) {
             NEED_VALUE();
             a->range_image = val;
@@ -249,6 +260,7 @@ int lsim_cmd_scan(int argc, char **argv)
         fprintf(stderr, "lidarsim scan: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
+    lsim_context_set_import_limits(ctx, a.import_seconds, a.import_mb * 1e6); /* ranges checked above */
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
     lsim_points *points = NULL;

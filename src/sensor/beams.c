@@ -4,6 +4,7 @@
 #include "core/context.h"
 #include "core/vec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,19 @@ lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec,
         beams->dx[i] = (float)b.dir[0];
         beams->dy[i] = (float)b.dir[1];
         beams->dz[i] = (float)b.dir[2];
+    }
+    /* Rays are made from these directions, the pose and the sub-ray offsets (all validated):
+     * no NaN or zero direction may reach a geometry engine (Embree aborts on some). */
+    for (size_t i = 0; i < count; ++i) {
+        float q = beams->dx[i] * beams->dx[i] + beams->dy[i] * beams->dy[i] + beams->dz[i] * beams->dz[i];
+        if (!(fabsf(q - 1.0f) < 1e-3f)) {
+            lsim_status st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                                       "beam %zu: its direction (%g, %g, %g) is not a finite unit vector; check the "
+                                       "sensor's pattern (angles must be finite degrees)", i, (double)beams->dx[i],
+                                       (double)beams->dy[i], (double)beams->dz[i]);
+            lsim_beams_free(beams);
+            return st;
+        }
     }
     return LSIM_OK;
 }
