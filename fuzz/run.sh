@@ -40,14 +40,18 @@ for h in "${harnesses[@]}"; do
   [ "$h" = mesh ] || [ "$h" = mesh_check ] && extra=(-max_len=65536)
   [ "$h" = scan ] && extra=(-max_len=16384)
   log="$work/$h.log"
+  parallel=()  # -jobs N: N processes, each logging to fuzz-K.log in the work folder
+  [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+  rm -f "$work"/fuzz-*.log
   before=$(ls "$work/artifacts" | wc -l)
   mkdir -p "$work/contained"
   scratch=$(mktemp -d /dev/shm/lidarsim-fuzz.XXXXXX 2>/dev/null || mktemp -d)
   ( cd "$work" && FUZZ_SCRATCH="$scratch" FUZZ_CONTAINED_DIR="$work/contained" LSAN_OPTIONS=suppressions="$here/lsan.supp" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$exe" "$corpus" "${dict[@]}" "${extra[@]}" -max_total_time="$seconds" -timeout=25 \
-      -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+      -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 "${parallel[@]}" \
       -artifact_prefix="$work/artifacts/$h-" > "$log" 2>&1 )
   rc=$?
+  for f in "$work"/fuzz-*.log; do [ -e "$f" ] && cat "$f" >> "$log" && rm -f "$f"; done
   rm -rf "$scratch"
   # clang's OpenMP runtime registers each process in /dev/shm and, when a process ends
   # without running its exit handlers (libFuzzer's time limit), leaves the entry behind
