@@ -211,6 +211,35 @@ def test_fifo():
     check(sorted(os.listdir(d)) == ["pipe.csv", "scene.yaml"], "fifo: files %s" % os.listdir(d))
 
 
+def test_calibrate_fifo():
+    """calibrate checks its output before the work without opening it: a FIFO gets the whole file."""
+    config = os.path.join(os.environ.get("LSIM_SHARED_DIR", ""), "data", "apollosim-rplidar", "data.config")
+    if not os.path.exists(config):
+        skip("calibrate fifo: no ../shared/data here")
+        return
+    d = case_dir("calibrate_fifo")
+    code, out, err = run(["calibrate", config, "-o", "ref.yaml"], d, timeout=120)
+    check(code == 0, "calibrate fifo: reference run exit %d: %s" % (code, err.strip()))
+    with open(os.path.join(d, "ref.yaml"), "rb") as f:
+        ref = f.read()
+    fifo = os.path.join(d, "pipe.yaml")
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    code, out, err = run(["calibrate", config, "-o", "pipe.yaml"], d, timeout=120)
+    t.join(10)
+    check(code == 0, "calibrate fifo: exit %d: %s" % (code, err.strip()))
+    check(got and got[0] == ref, "calibrate fifo: the reader got %d bytes, the file has %d (the writability probe "
+          "must not open the FIFO)" % (len(got[0]) if got else -1, len(ref)))
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "calibrate fifo: no longer a FIFO")
+
+
 # ---- symlinks and directories ----------------------------------------------------------------
 
 def test_symlinks():
@@ -428,7 +457,7 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     for name in os.listdir(WORK):
         subprocess.run(["rm", "-rf", os.path.join(WORK, name)])
-    tests = [test_stdout, test_devices, test_fifo, test_symlinks, test_directories, test_full_tmpfs,
+    tests = [test_stdout, test_devices, test_fifo, test_calibrate_fifo, test_symlinks, test_directories, test_full_tmpfs,
              test_unwritable, test_write_fails_half_way, test_signals]
     for t in tests:
         t0 = time.time()

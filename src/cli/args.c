@@ -67,11 +67,8 @@ int lsim_cli_check_writable(lsim_context *ctx, const char *command, const char *
         fprintf(stderr, "lidarsim %s: cannot write %s: '%s' is a directory; give a file name\n", command, what, path);
         return LSIM_EXIT_FAILURE;
     }
-    lsim_atomic_group group;
-    lsim_atomic_begin(&group, ctx);
-    FILE *fp;
-    lsim_status st = lsim_atomic_open(&group, path, &fp);
-    lsim_atomic_abort(&group);
+    /* probe without opening a FIFO or device (its reader would see an empty stream) */
+    lsim_status st = lsim_atomic_check(ctx, path);
     if (st != LSIM_OK) {
         fprintf(stderr, "lidarsim %s: cannot write %s: %s\n", command, what, lsim_context_last_error(ctx));
         return LSIM_EXIT_FAILURE;
