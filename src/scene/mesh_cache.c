@@ -2,16 +2,14 @@
 #include "scene/mesh_cache.h"
 
 #include "core/context.h"
+#include "core/file_id.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 struct lsim_mesh_cache_entry {
     char *path;
-    int has_id;
-    dev_t dev;
-    ino_t ino;
+    lsim_file_id id;
     lsim_mesh_arrays mesh; /* untransformed */
 };
 
@@ -28,13 +26,10 @@ void lsim_mesh_cache_free(lsim_mesh_cache *cache)
 /* The entry of `path`, imported on first use; NULL with the error in ctx. */
 static const lsim_mesh_arrays *cache_get(lsim_mesh_cache *cache, lsim_context *ctx, const char *path)
 {
-    struct stat info;
-    const int has_id = stat(path, &info) == 0;
-    for (size_t i = 0; i < cache->count; ++i) {
-        const lsim_mesh_cache_entry *e = &cache->entries[i];
-        if (has_id && e->has_id ? e->dev == info.st_dev && e->ino == info.st_ino : strcmp(e->path, path) == 0)
-            return &e->mesh;
-    }
+    const lsim_file_id id = lsim_file_id_of(path);
+    for (size_t i = 0; i < cache->count; ++i)
+        if (lsim_file_id_same(&cache->entries[i].id, cache->entries[i].path, &id, path))
+            return &cache->entries[i].mesh;
     if (cache->count == cache->capacity) {
         size_t n = cache->capacity ? 2 * cache->capacity : 4;
         lsim_mesh_cache_entry *grown = realloc(cache->entries, n * sizeof *grown);
@@ -54,9 +49,7 @@ static const lsim_mesh_arrays *cache_get(lsim_mesh_cache *cache, lsim_context *c
         return NULL;
     }
     memcpy(e->path, path, len);
-    e->has_id = has_id;
-    e->dev = has_id ? info.st_dev : 0;
-    e->ino = has_id ? info.st_ino : 0;
+    e->id = id;
     if (lsim_mesh_read(ctx, path, &e->mesh) != LSIM_OK) {
         free(e->path);
         return NULL;

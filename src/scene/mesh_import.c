@@ -72,6 +72,40 @@ static void child_fail(int fd, lsim_status status, const char *fmt, ...)
     _exit(0);
 }
 
+/* A mesh that holds triangles (SortByPType puts points and lines in meshes of their own). */
+static int usable(const struct aiMesh *mesh)
+{
+    return mesh && (mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) && mesh->mVertices && mesh->mFaces;
+}
+
+/* Buffered 32-bit words into the pipe; the child exits on a write error (the parent is gone). */
+typedef struct {
+    int fd;
+    size_t used;
+    uint32_t word[4096];
+} pipe_out;
+
+static void flush(pipe_out *o)
+{
+    if (o->used && write_all(o->fd, o->word, o->used * sizeof o->word[0]))
+        _exit(1);
+    o->used = 0;
+}
+
+static void put_word(pipe_out *o, uint32_t w)
+{
+    o->word[o->used++] = w;
+    if (o->used == sizeof o->word / sizeof o->word[0])
+        flush(o);
+}
+
+static void put_float(pipe_out *o, float f)
+{
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    put_word(o, w);
+}
+
 /* Runs in the child: import, check, stream back; never returns. */
 static void child_import(const char *path, int fd, double seconds, double memory) __attribute__((noreturn));
 static void child_import(const char *path, int fd, double seconds, double memory)
@@ -103,7 +137,7 @@ static void child_import(const char *path, int fd, double seconds, double memory
     uint64_t nv = 0, nt = 0;
     for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
         const struct aiMesh *mesh = ai->mMeshes[m];
-        if (!mesh || !(mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) || !mesh->mVertices)
+        if (!usable(mesh))
             continue;
         for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
             const struct aiFace *face = &mesh->mFaces[f];
@@ -130,47 +164,26 @@ static void child_import(const char *path, int fd, double seconds, double memory
     h.triangle_count = nt;
     if (write_all(fd, &h, sizeof h))
         _exit(1);
-    float buf[3 * 1024];
-    size_t used = 0;
+    pipe_out out = {.fd = fd};
+    for (unsigned m = 0; m < ai->mNumMeshes; ++m) /* every vertex, then every triangle */
+        if (usable(ai->mMeshes[m]))
+            for (unsigned i = 0; i < ai->mMeshes[m]->mNumVertices; ++i) {
+                put_float(&out, ai->mMeshes[m]->mVertices[i].x);
+                put_float(&out, ai->mMeshes[m]->mVertices[i].y);
+                put_float(&out, ai->mMeshes[m]->mVertices[i].z);
+            }
+    uint32_t v0 = 0;
     for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
         const struct aiMesh *mesh = ai->mMeshes[m];
-        if (!mesh || !(mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) || !mesh->mVertices)
+        if (!usable(mesh))
             continue;
-        for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
-            buf[used++] = mesh->mVertices[i].x;
-            buf[used++] = mesh->mVertices[i].y;
-            buf[used++] = mesh->mVertices[i].z;
-            if (used == sizeof buf / sizeof buf[0]) {
-                if (write_all(fd, buf, sizeof buf))
-                    _exit(1);
-                used = 0;
-            }
-        }
-    }
-    if (used && write_all(fd, buf, used * sizeof buf[0]))
-        _exit(1);
-    uint32_t ibuf[3 * 1024], v0 = 0;
-    used = 0;
-    for (unsigned m = 0; m < ai->mNumMeshes; ++m) {
-        const struct aiMesh *mesh = ai->mMeshes[m];
-        if (!mesh || !(mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) || !mesh->mVertices)
-            continue;
-        for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
-            const struct aiFace *face = &mesh->mFaces[f];
-            if (face->mNumIndices != 3)
-                continue;
-            for (int k = 0; k < 3; ++k)
-                ibuf[used++] = v0 + face->mIndices[k];
-            if (used == sizeof ibuf / sizeof ibuf[0]) {
-                if (write_all(fd, ibuf, sizeof ibuf))
-                    _exit(1);
-                used = 0;
-            }
-        }
+        for (unsigned f = 0; f < mesh->mNumFaces; ++f)
+            if (mesh->mFaces[f].mNumIndices == 3)
+                for (int k = 0; k < 3; ++k)
+                    put_word(&out, v0 + mesh->mFaces[f].mIndices[k]);
         v0 += mesh->mNumVertices;
     }
-    if (used && write_all(fd, ibuf, used * sizeof ibuf[0]))
-        _exit(1);
+    flush(&out);
     _exit(0); /* no atexit handlers, no stdio flush of the parent's buffers, no leak check */
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/clock.h"
 #include "core/context.h"
+#include "core/file_id.h"
 #include "core/text.h"
 #include "calib/calibration.h"
 #include "scene/mesh_cache.h"
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", "max_bounces", "atmosphere",
                                         "ambient", NULL};
@@ -69,10 +69,8 @@ static double *material_field(lsim_material_desc *d, const char *key)
  * file's identity (device and inode), so that two spellings of one path share an entry, and by
  * the resolved path. */
 typedef struct calib_cache_entry {
-    char *key;        /* the resolved path */
-    int has_id;
-    dev_t dev;
-    ino_t ino;
+    char *key; /* the resolved path */
+    lsim_file_id id;
     lsim_calibration cal;
 } calib_cache_entry;
 
@@ -94,13 +92,10 @@ static void calib_cache_free(calib_cache *c)
 /* The calibration in `path`, read on first use; NULL (error in ctx) when it cannot be read. */
 static const lsim_calibration *calib_cache_get(lsim_context *ctx, calib_cache *c, const char *path)
 {
-    struct stat info;
-    const int has_id = stat(path, &info) == 0;
-    for (size_t i = 0; i < c->count; ++i) {
-        const calib_cache_entry *e = &c->entries[i];
-        if (has_id && e->has_id ? e->dev == info.st_dev && e->ino == info.st_ino : strcmp(e->key, path) == 0)
+    const lsim_file_id id = lsim_file_id_of(path);
+    for (size_t i = 0; i < c->count; ++i)
+        if (lsim_file_id_same(&c->entries[i].id, c->entries[i].key, &id, path))
             return &c->entries[i].cal;
-    }
     if (c->count == c->capacity) {
         size_t n = c->capacity ? 2 * c->capacity : 4;
         calib_cache_entry *e = realloc(c->entries, n * sizeof *e);
@@ -113,9 +108,7 @@ static const lsim_calibration *calib_cache_get(lsim_context *ctx, calib_cache *c
     }
     calib_cache_entry *e = &c->entries[c->count];
     size_t len = strlen(path) + 1;
-    e->has_id = has_id;
-    e->dev = has_id ? info.st_dev : 0;
-    e->ino = has_id ? info.st_ino : 0;
+    e->id = id;
     e->key = malloc(len);
     if (!e->key) {
         lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading the calibration %s", path);
