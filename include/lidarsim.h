@@ -280,6 +280,15 @@ lsim_status lsim_format_parse(const char *name, lsim_format *out);
 uint32_t lsim_format_fields(lsim_format format);
 /* Write atomically (temporary file + rename); on failure no output file is left behind. */
 lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
+/* Scan one frame and write it to `path` (as lsim_points_write would: the same bytes, atomically,
+ * nothing left on failure) without a frame-sized point buffer: the points are emitted and written
+ * a slice at a time (about 262,144 points), so a frame needs its echoes and beam table plus one
+ * slice. options->fields is ignored: the scan fills the fields the format writes. `out_stats`
+ * (may be NULL) receives the scan's statistics; write_ms counts point emission and writing. The
+ * point count is hits, plus rays - beams_returned with keep_misses. When the frame was computed
+ * but writing failed, out_stats is filled too (rays > 0, write_ms 0). */
+lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                  const char *path, lsim_format format, lsim_scan_stats *out_stats);
 /* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. Needs the
  * fields LSIM_BIRDSEYE_FIELDS. */
 #define LSIM_BIRDSEYE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | \

@@ -273,12 +273,23 @@ int lsim_cmd_scan(int argc, char **argv)
     /* Fill only the point fields the outputs write: a KITTI frame then needs far less memory. */
     a.options.fields = lsim_format_fields(format) | (a.bev ? LSIM_BIRDSEYE_FIELDS : 0u) |
                        (a.range_image ? LSIM_RANGE_IMAGE_FIELDS : 0u);
-    if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK)
-        rc = fail(ctx, "cannot load the scene");
-    else if (lsim_scene_scan(scene, sensor, &a.options, &points) != LSIM_OK)
-        rc = fail(ctx, "scan failed");
+    /* Without images, the cloud is streamed: points are emitted and written a slice at a time, so
+     * no frame-sized point buffer is needed (the same bytes). The PNGs need every point at once,
+     * so with --bev or --range-image the whole frame is scanned into a point buffer first. */
+    const int streamed = !a.bev && !a.range_image;
     lsim_scan_stats stats = {0};
-    if (rc == LSIM_EXIT_OK) {
+    size_t point_count = 0;
+    if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK) {
+        rc = fail(ctx, "cannot load the scene");
+    } else if (streamed) {
+        lsim_status st = lsim_scene_scan_write(scene, sensor, &a.options, a.output, a.format, &stats);
+        if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */
+            rc = fail(ctx, stats.rays ? "cannot write the point cloud" : "scan failed");
+        point_count = stats.hits + (a.options.keep_misses ? stats.rays - stats.beams_returned : 0);
+    } else if (lsim_scene_scan(scene, sensor, &a.options, &points) != LSIM_OK) {
+        rc = fail(ctx, "scan failed");
+    }
+    if (rc == LSIM_EXIT_OK && !streamed) {
         lsim_points_get_stats(points, &stats);
         double t0 = lsim_now_ms();
         if (lsim_points_write(points, a.output, a.format) != LSIM_OK)
@@ -294,13 +305,14 @@ int lsim_cmd_scan(int argc, char **argv)
         }
         stats.write_ms = lsim_now_ms() - t0;
         stats.total_ms += stats.write_ms;
+        point_count = lsim_points_count(points);
     }
     if (rc == LSIM_EXIT_OK && !a.quiet) {
         /* Keep standard output for the data when an output goes there. */
         FILE *summary = is_stdout(a.output) || is_stdout(a.bev) || is_stdout(a.range_image) ? stderr : stdout;
         fprintf(summary, "lidarsim: %s, %llu beams, %zu points (%.1f%% of beams returned), frame %.1f ms, total %.1f ms "
                "(load %.1f, build %.1f, write %.1f), wrote %s%s%s\n",
-               lsim_sensor_name(sensor), (unsigned long long)stats.rays, lsim_points_count(points),
+               lsim_sensor_name(sensor), (unsigned long long)stats.rays, point_count,
                stats.rays ? 100.0 * (double)stats.beams_returned / (double)stats.rays : 0.0,
                stats.trace_ms + stats.shade_ms + stats.noise_ms, stats.total_ms, stats.load_ms, stats.build_ms,
                stats.write_ms, is_stdout(a.output) ? "standard output" : a.output, a.bev ? " and " : "",

@@ -11,7 +11,6 @@
  */
 #include "core/context.h"
 #include "core/text.h"
-#include "io/atomic_file.h"
 #include "io/field_io.h"
 #include "io/writers.h"
 
@@ -21,8 +20,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define ROWS_PER_CHUNK 4096
-
 static float clamp_unit(float v)
 {
     if (!(v > 0.0f)) /* also NaN */
@@ -30,12 +27,12 @@ static float clamp_unit(float v)
     return v < 1.0f ? v : 1.0f;
 }
 
-static void write_bin(const lsim_points *points, FILE *fp, unsigned char *buf)
+void lsim_kitti_write_rows(const lsim_points *points, FILE *bin_fp, FILE *label_fp, unsigned char *buf)
 {
     const float *x = points->column[LSIM_FIELD_X], *y = points->column[LSIM_FIELD_Y];
     const float *z = points->column[LSIM_FIELD_Z], *r = points->column[LSIM_FIELD_REFLECTIVITY];
-    for (size_t first = 0; first < points->count && !ferror(fp); first += ROWS_PER_CHUNK) {
-        size_t n = points->count - first < ROWS_PER_CHUNK ? points->count - first : ROWS_PER_CHUNK;
+    for (size_t first = 0; first < points->count && !ferror(bin_fp); first += LSIM_KITTI_ROWS) {
+        size_t n = points->count - first < LSIM_KITTI_ROWS ? points->count - first : LSIM_KITTI_ROWS;
         for (size_t k = 0; k < n; ++k) {
             size_t i = first + k;
             lsim_io_put_f32le(buf + 16 * k, x[i]);
@@ -43,18 +40,14 @@ static void write_bin(const lsim_points *points, FILE *fp, unsigned char *buf)
             lsim_io_put_f32le(buf + 16 * k + 8, z[i]);
             lsim_io_put_f32le(buf + 16 * k + 12, clamp_unit(r[i]));
         }
-        fwrite(buf, 16, n, fp);
+        fwrite(buf, 16, n, bin_fp);
     }
-}
-
-static void write_label(const lsim_points *points, FILE *fp, unsigned char *buf)
-{
     const uint32_t *label = points->column[LSIM_FIELD_LABEL], *inst = points->column[LSIM_FIELD_INSTANCE];
-    for (size_t first = 0; first < points->count && !ferror(fp); first += ROWS_PER_CHUNK) {
-        size_t n = points->count - first < ROWS_PER_CHUNK ? points->count - first : ROWS_PER_CHUNK;
+    for (size_t first = 0; first < points->count && !ferror(label_fp); first += LSIM_KITTI_ROWS) {
+        size_t n = points->count - first < LSIM_KITTI_ROWS ? points->count - first : LSIM_KITTI_ROWS;
         for (size_t k = 0; k < n; ++k)
             lsim_io_put_u32le(buf + 4 * k, (label[first + k] & 0xFFFFu) | (inst[first + k] << 16));
-        fwrite(buf, 4, n, fp);
+        fwrite(buf, 4, n, label_fp);
     }
 }
 
@@ -94,16 +87,16 @@ static void write_yaml_name(FILE *fp, const char *s, size_t n)
     fputc('"', fp);
 }
 
-static void write_label_map(const lsim_points *points, FILE *fp)
+void lsim_kitti_write_label_map(FILE *fp, const lsim_label_entry *labels, size_t count)
 {
     fputs("# SemanticKITTI-style label map written by lidarsim: id -> class name\n", fp);
-    if (points->label_count == 0) {
+    if (count == 0) {
         fputs("labels: {}\n", fp);
         return;
     }
     fputs("labels:\n", fp);
-    for (size_t i = 0; i < points->label_count; ++i) {
-        const lsim_label_entry *e = &points->labels[i];
+    for (size_t i = 0; i < count; ++i) {
+        const lsim_label_entry *e = &labels[i];
         fprintf(fp, "  %lu: ", (unsigned long)e->id);
         write_yaml_name(fp, e->name, strnlen(e->name, sizeof e->name));
         fputc('\n', fp);
@@ -129,9 +122,8 @@ char *lsim_kitti_sibling(const char *bin_path, const char *suffix)
     return out;
 }
 
-lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
+lsim_status lsim_kitti_check_path(lsim_context *ctx, const char *path)
 {
-    lsim_context *ctx = points->ctx;
     if (strcmp(path, "-") == 0)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write KITTI output to standard output (-o -): it is three files (.bin, .label "
@@ -140,6 +132,11 @@ lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write KITTI output '%s': the path must end in .bin (the .label and "
                          ".labels.yaml files are written beside it)", path);
+    return LSIM_OK;
+}
+
+lsim_status lsim_kitti_check_instances(lsim_context *ctx, const lsim_points *points, const char *path)
+{
     const uint32_t *instance = points->column[LSIM_FIELD_INSTANCE];
     for (size_t i = 0; i < points->count; ++i)
         if (instance[i] > 0xFFFFu)
@@ -147,32 +144,5 @@ lsim_status lsim_write_kitti(const lsim_points *points, const char *path)
                              "cannot write KITTI output '%s': instance id %u does not fit the 16 bits a "
                              "SemanticKITTI .label holds (at most 65535 objects); write PCD, PLY or CSV instead",
                              path, instance[i]);
-    char *label_path = lsim_kitti_sibling(path, ".label");
-    char *yaml_path = lsim_kitti_sibling(path, ".labels.yaml");
-    unsigned char *buf = malloc(16 * ROWS_PER_CHUNK);
-    if (!label_path || !yaml_path || !buf) {
-        free(label_path);
-        free(yaml_path);
-        free(buf);
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
-    }
-
-    lsim_atomic_group group;
-    lsim_atomic_begin(&group, ctx);
-    FILE *bin_fp, *label_fp, *yaml_fp;
-    lsim_status st = lsim_atomic_open(&group, path, &bin_fp);
-    if (st == LSIM_OK)
-        st = lsim_atomic_open(&group, label_path, &label_fp);
-    if (st == LSIM_OK)
-        st = lsim_atomic_open(&group, yaml_path, &yaml_fp);
-    if (st == LSIM_OK) {
-        write_bin(points, bin_fp, buf);
-        write_label(points, label_fp, buf);
-        write_label_map(points, yaml_fp);
-    }
-    st = lsim_atomic_finish(&group, st);
-    free(label_path);
-    free(yaml_path);
-    free(buf);
-    return st;
+    return LSIM_OK;
 }

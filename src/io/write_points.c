@@ -39,14 +39,18 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
         if (st != LSIM_OK)
             return st;
     }
-    switch (resolved) {
-    case LSIM_FORMAT_PCD: return lsim_write_pcd(points, path, 1);
-    case LSIM_FORMAT_PCD_ASCII: return lsim_write_pcd(points, path, 0);
-    case LSIM_FORMAT_PLY: return lsim_write_ply(points, path);
-    case LSIM_FORMAT_KITTI: return lsim_write_kitti(points, path);
-    case LSIM_FORMAT_CSV: return lsim_write_csv(points, path);
-    case LSIM_FORMAT_AUTO: break;
+    if (resolved == LSIM_FORMAT_KITTI) { /* before anything is opened */
+        st = lsim_kitti_check_path(ctx, path);
+        if (st == LSIM_OK)
+            st = lsim_kitti_check_instances(ctx, points, path);
+        if (st != LSIM_OK)
+            return st;
     }
-    return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': no writer for format '%s'", path,
-                     lsim_format_name(resolved));
+    /* The whole buffer as one slice of a stream (the same code as lsim_scene_scan_write). */
+    lsim_point_stream stream;
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, points->count, points->viewpoint, points->labels,
+                                 points->label_count);
+    if (st == LSIM_OK)
+        st = lsim_point_stream_append(&stream, points);
+    return lsim_point_stream_finish(&stream, st);
 }

@@ -1,20 +1,60 @@
-/* The point-cloud writers behind lsim_points_write (one file each). Each writes atomically
- * (io/atomic_file.h): on failure no output file is left behind. `points` is already validated. */
+/* The point-cloud writers behind lsim_points_write and lsim_scene_scan_write.
+ *
+ * A cloud is written as a stream: lsim_point_stream_begin (the files, opened atomically through
+ * io/atomic_file.h, and the header, which needs the total point count), then
+ * lsim_point_stream_append once per slice of points in order, then lsim_point_stream_finish,
+ * which commits every file or, on any failure, leaves none. A whole point buffer is one slice, so
+ * both paths write the same bytes with the same code. The per-format pieces (headers, KITTI rows
+ * and label map) are below; the row packing is io/field_io.h's. */
 #ifndef LSIM_IO_WRITERS_H
 #define LSIM_IO_WRITERS_H
 
+#include "io/atomic_file.h"
 #include "points/points.h"
 
-/* PCD v0.7, every field; binary != 0: "DATA binary" (little-endian packed rows), else "DATA ascii". */
-lsim_status lsim_write_pcd(const lsim_points *points, const char *path, int binary);
-/* PLY 1.0 binary_little_endian, one vertex element with every field as a property. */
-lsim_status lsim_write_ply(const lsim_points *points, const char *path);
-/* KITTI: path must end in .bin; also writes <stem>.label and <stem>.labels.yaml. */
-lsim_status lsim_write_kitti(const lsim_points *points, const char *path);
+#include <stdio.h>
+
+typedef struct lsim_point_stream {
+    lsim_atomic_group group; /* must not move while files are open: keep the stream in place */
+    lsim_context *ctx;
+    const char *path;        /* as given (not copied: it must outlive the stream) */
+    lsim_format format;      /* resolved, never AUTO */
+    FILE *fp, *label_fp;     /* the cloud; KITTI's .label */
+    unsigned char *buf;      /* KITTI row buffer (16 x LSIM_KITTI_ROWS bytes) */
+    size_t expected, written; /* points announced in the header, points appended so far */
+} lsim_point_stream;
+
+/* Open the output files of `format` (resolved: not AUTO) for `count` points and write the header
+ * (PCD with `viewpoint`; KITTI's .labels.yaml from `labels`, sorted by id). Always call
+ * lsim_point_stream_finish afterwards, whatever this returns. */
+lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
+                                    size_t count, const double viewpoint[7], const lsim_label_entry *labels,
+                                    size_t label_count);
+/* Append the next points->count points (the columns the format writes must be present). */
+lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *points);
+/* Commit when `status` is LSIM_OK and exactly the announced count was appended, else discard
+ * every file; frees the stream's buffers. Returns the resulting status. */
+lsim_status lsim_point_stream_finish(lsim_point_stream *s, lsim_status status);
+
+/* PCD v0.7 header, every field; binary != 0: "DATA binary" (packed rows), else "DATA ascii". */
+void lsim_pcd_header(FILE *fp, size_t count, const double viewpoint[7], int binary);
+/* PLY 1.0 binary_little_endian header: one vertex element with every field as a property. */
+void lsim_ply_header(FILE *fp, size_t count);
+/* CSV header line: the field names. */
+void lsim_csv_header(FILE *fp);
+
+/* KITTI rows packed per fwrite. */
+#define LSIM_KITTI_ROWS 4096
+/* LSIM_OK if `path` can hold a KITTI .bin (a file name ending in .bin, not "-"). */
+lsim_status lsim_kitti_check_path(lsim_context *ctx, const char *path);
+/* LSIM_OK if every instance id fits the 16 bits of a .label. */
+lsim_status lsim_kitti_check_instances(lsim_context *ctx, const lsim_points *points, const char *path);
+/* The points' .bin rows (x, y, z, reflectivity clamped to [0, 1]) and .label words. */
+void lsim_kitti_write_rows(const lsim_points *points, FILE *bin_fp, FILE *label_fp, unsigned char *buf);
+/* The .labels.yaml id -> name map. */
+void lsim_kitti_write_label_map(FILE *fp, const lsim_label_entry *labels, size_t count);
 /* "<stem><suffix>" for a KITTI "<stem>.bin" path (".label", ".labels.yaml"); malloc'd, NULL if
  * out of memory. */
 char *lsim_kitti_sibling(const char *bin_path, const char *suffix);
-/* CSV: header of field names, one row per point. */
-lsim_status lsim_write_csv(const lsim_points *points, const char *path);
 
 #endif

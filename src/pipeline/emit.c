@@ -195,8 +195,8 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
         emit_batch(f, p, it, m, start, misses);
 }
 
-void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
-                      const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads)
+size_t lsim_points_emit_offsets(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
+                                const lsim_scan_options *options)
 {
     const size_t n = sensor->beams.count;
     const size_t chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
@@ -209,7 +209,18 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
                 misses += ws->echoes.count[i] == 0;
         offset[c + 1] = offset[c] + offset[c + 1] + misses;
     }
-    points->count = offset[chunks];
+    return offset[chunks];
+}
+
+void lsim_points_emit_range(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
+                            const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads,
+                            size_t first_chunk, size_t end_chunk)
+{
+    const size_t n = sensor->beams.count;
+    const size_t chunk = ws->chunk;
+    const size_t *offset = ws->chunk_points;
+    const size_t base = offset[first_chunk];
+    points->count = offset[end_chunk] - base;
     /* Positions: world = t + R d r, sensor = I d r. Normals (world) to the sensor frame: R^T. */
     emit_frame f;
     f.sensor = sensor;
@@ -237,8 +248,16 @@ void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
     if (e->object)
         e->object[f.miss_slot] = LSIM_NO_HIT;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
-    for (size_t c = 0; c < chunks; ++c) {
+    for (size_t c = first_chunk; c < end_chunk; ++c) {
         size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        emit_slice(&f, options, points, lo, hi, offset[c]);
+        emit_slice(&f, options, points, lo, hi, offset[c] - base);
     }
+}
+
+void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
+                      const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads)
+{
+    const size_t n = sensor->beams.count, chunk = ws->chunk;
+    lsim_points_emit_offsets(sensor, ws, options);
+    lsim_points_emit_range(sensor, ws, options, fields, points, threads, 0, (n + chunk - 1) / chunk);
 }

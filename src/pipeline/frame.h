@@ -114,11 +114,27 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
 void lsim_points_emit(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
                       const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads);
 
+/* The two halves of lsim_points_emit, for writing a frame slice by slice: the prefix sum of the
+ * slices' point counts (ws->chunk_points[c] becomes the first point of slice c; returns the
+ * frame's point count), then the points of slices [first_chunk, end_chunk) into `points` from
+ * its index 0 (points->count = their number; capacity must hold them). */
+size_t lsim_points_emit_offsets(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
+                                const lsim_scan_options *options);
+void lsim_points_emit_range(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
+                            const lsim_scan_options *options, uint32_t fields, lsim_points *points, int threads,
+                            size_t first_chunk, size_t end_chunk);
 /* Run one frame into `points` (capacity >= beam count x max returns), filling stats except
  * load/write. */
 lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                            lsim_frame_workspace *ws, lsim_points *points);
 
+/* Points per write slice of lsim_scene_scan_write (22 MB with every field). */
+#define LSIM_WRITE_SLICE_POINTS ((size_t)1 << 18)
+/* lsim_scene_scan_write with write slices of about `slice_points` points (at least one frame
+ * slice's worth): the tests force small slices. */
+lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                   const char *path, lsim_format format, size_t slice_points,
+                                   lsim_scan_stats *out_stats);
 /* Number of threads an options struct asks for (0 -> all cores). */
 int lsim_threads_resolve(int requested);
 

@@ -4,6 +4,8 @@
 #include "core/clock.h"
 #include "core/context.h"
 #include "core/rng.h"
+#include "io/format.h"
+#include "io/writers.h"
 #include "noise/calibrated.h"
 #include "noise/noise.h"
 #include "optics/fog.h"
@@ -296,23 +298,19 @@ static void setup_frame(frame_setup *f, lsim_scene *scene, const lsim_sensor *se
     f->frame = options->frame_index;
 }
 
-lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
-                           lsim_frame_workspace *ws, lsim_points *points)
+/* The frame up to the echoes (no point emission): commit, workspace sized for `fields`, the frame
+ * loop. Fills `stats` except write_ms; noise_ms and total_ms do not yet count the emission. */
+static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                 lsim_frame_workspace *ws, uint32_t fields, int threads, lsim_scan_stats *stats)
 {
     lsim_context *ctx = scene->ctx;
     const lsim_sensor_spec *spec = &sensor->spec;
     const size_t n = sensor->beams.count;
-    if (points->capacity < lsim_frame_point_capacity(sensor))
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "point buffer holds %zu points, the sensor needs %zu (beams x max returns)", points->capacity,
-                         lsim_frame_point_capacity(sensor));
-    const int threads = lsim_threads_resolve(options->threads);
     double t0 = lsim_now_ms();
     lsim_status st = lsim_scene_commit(scene);
     if (st != LSIM_OK)
         return st;
     double t1 = lsim_now_ms();
-    const uint32_t fields = lsim_frame_fields(options, points->fields);
     st = lsim_frame_workspace_reserve(ctx, ws, n, spec->receiver.max_returns, scene->object_count, threads, fields);
     if (st != LSIM_OK)
         return st;
@@ -347,28 +345,57 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
         echoes += ws->chunk_points[c + 1];
     for (size_t i = 0; i < n; ++i)
         returned += ws->echoes.count[i] > 0;
-    lsim_points_emit(sensor, ws, options, fields, points, threads);
-    double t4 = lsim_now_ms();
 
-    if (options->frame == LSIM_FRAME_WORLD) { /* PCD VIEWPOINT: where the sensor is in these points */
-        points->viewpoint[0] = sensor->pose.t.x;
-        points->viewpoint[1] = sensor->pose.t.y;
-        points->viewpoint[2] = sensor->pose.t.z;
-        lsim_mat3_to_quat(&sensor->pose.r, &points->viewpoint[3]);
-    }
-    points->stats.rays = n;
-    points->stats.hits = echoes;
-    points->stats.beams_returned = returned;
-    points->stats.build_ms = (t1 - t0) > 0.001 ? scene->build_ms : 0.0;
+    memset(stats, 0, sizeof *stats);
+    stats->rays = n;
+    stats->hits = echoes;
+    stats->beams_returned = returned;
+    stats->build_ms = (t1 - t0) > 0.001 ? scene->build_ms : 0.0;
     /* Wall time of the frame loop split by each stage's share of the threads' time; the blooming
-     * render counts as tracing, point emission with noise (both end in the point buffer). */
+     * render counts as tracing. */
     double busy = trace_ms + shade_ms + noise_ms, wall = t2 - t2s;
     double scale = busy > 0.0 ? wall / busy : 0.0;
-    points->stats.trace_ms = trace_ms * scale + bloom_ms;
-    points->stats.shade_ms = shade_ms * scale;
-    points->stats.noise_ms = noise_ms * scale + (t4 - t2);
-    points->stats.load_ms = scene->load_ms;
-    points->stats.total_ms = scene->load_ms + points->stats.build_ms + (t4 - t1);
+    stats->trace_ms = trace_ms * scale + bloom_ms;
+    stats->shade_ms = shade_ms * scale;
+    stats->noise_ms = noise_ms * scale;
+    stats->load_ms = scene->load_ms;
+    stats->total_ms = scene->load_ms + stats->build_ms + (t2 - t1);
+    return LSIM_OK;
+}
+
+/* PCD VIEWPOINT: where the sensor is in the points' frame (identity in the sensor frame). */
+static void frame_viewpoint(const lsim_sensor *sensor, const lsim_scan_options *options, double viewpoint[7])
+{
+    if (options->frame != LSIM_FRAME_WORLD)
+        return;
+    viewpoint[0] = sensor->pose.t.x;
+    viewpoint[1] = sensor->pose.t.y;
+    viewpoint[2] = sensor->pose.t.z;
+    lsim_mat3_to_quat(&sensor->pose.r, &viewpoint[3]);
+}
+
+lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                           lsim_frame_workspace *ws, lsim_points *points)
+{
+    lsim_context *ctx = scene->ctx;
+    if (points->capacity < lsim_frame_point_capacity(sensor))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "point buffer holds %zu points, the sensor needs %zu (beams x max returns)", points->capacity,
+                         lsim_frame_point_capacity(sensor));
+    const int threads = lsim_threads_resolve(options->threads);
+    const uint32_t fields = lsim_frame_fields(options, points->fields);
+    lsim_scan_stats stats;
+    lsim_status st = frame_measure(scene, sensor, options, ws, fields, threads, &stats);
+    if (st != LSIM_OK)
+        return st;
+    double t2 = lsim_now_ms();
+    lsim_points_emit(sensor, ws, options, fields, points, threads);
+    double emit_ms = lsim_now_ms() - t2;
+    frame_viewpoint(sensor, options, points->viewpoint);
+    /* Point emission counts with noise (both end in the point buffer). */
+    stats.noise_ms += emit_ms;
+    stats.total_ms += emit_ms;
+    points->stats = stats;
     return LSIM_OK;
 }
 
@@ -418,4 +445,90 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     }
     *out_points = points;
     return LSIM_OK;
+}
+
+lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                   const char *path, lsim_format format, size_t slice_points,
+                                   lsim_scan_stats *out_stats)
+{
+    if (!scene || !sensor || !path)
+        return lsim_fail(scene ? scene->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT,
+                         "lsim_scene_scan_write: scene, sensor and path must not be NULL");
+    lsim_context *ctx = scene->ctx;
+    if (!*path)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "lsim_scene_scan_write: the output path is empty: give a file name");
+    lsim_scan_options defaults;
+    if (!options) {
+        lsim_scan_options_init(&defaults);
+        options = &defaults;
+    }
+    lsim_status st = validate_options(ctx, options);
+    lsim_format resolved = LSIM_FORMAT_AUTO;
+    if (st == LSIM_OK) /* before the (possibly long) frame */
+        st = lsim_format_resolve(ctx, path, format, &resolved);
+    if (st == LSIM_OK && resolved == LSIM_FORMAT_KITTI)
+        st = lsim_kitti_check_path(ctx, path);
+    if (st != LSIM_OK)
+        return st;
+    /* The frame keeps what the format writes, whatever options->fields says. */
+    const uint32_t fields = lsim_format_fields(resolved);
+    const int threads = lsim_threads_resolve(options->threads);
+    lsim_frame_workspace ws;
+    memset(&ws, 0, sizeof ws);
+    lsim_scan_stats stats;
+    lsim_points *slice = NULL;
+    st = frame_measure(scene, sensor, options, &ws, fields, threads, &stats);
+    if (st != LSIM_OK) {
+        lsim_frame_workspace_free(&ws);
+        return st;
+    }
+    if (out_stats) /* the frame is computed: a failure from here on is the output's */
+        *out_stats = stats;
+    double t0 = lsim_now_ms();
+    const size_t n = sensor->beams.count, chunk = ws.chunk, chunks = (n + chunk - 1) / chunk;
+    const size_t total = lsim_points_emit_offsets(sensor, &ws, options);
+    const size_t *offset = ws.chunk_points; /* [c]: first point of frame slice c; [chunks]: total */
+    /* One write slice holds whole frame slices: at least one frame slice's points at most, and no
+     * more than the frame's points. */
+    const size_t slots = (size_t)(sensor->spec.receiver.max_returns > 0 ? sensor->spec.receiver.max_returns : 1);
+    size_t cap = slice_points > chunk * slots ? slice_points : chunk * slots;
+    if (cap > total)
+        cap = total;
+    st = lsim_points_alloc_fields(ctx, cap, fields, &slice);
+    if (st == LSIM_OK)
+        st = lsim_points_set_labels(slice, scene->labels.names.entries, scene->labels.names.count);
+    if (st != LSIM_OK) {
+        lsim_points_destroy(slice);
+        lsim_frame_workspace_free(&ws);
+        return st;
+    }
+    frame_viewpoint(sensor, options, slice->viewpoint);
+    lsim_point_stream stream;
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, total, slice->viewpoint, slice->labels,
+                                 slice->label_count);
+    for (size_t c = 0; st == LSIM_OK && c < chunks;) {
+        size_t e = c + 1;
+        while (e < chunks && offset[e + 1] - offset[c] <= cap)
+            ++e;
+        lsim_points_emit_range(sensor, &ws, options, fields, slice, threads, c, e);
+        st = lsim_point_stream_append(&stream, slice);
+        c = e;
+    }
+    st = lsim_point_stream_finish(&stream, st);
+    lsim_points_destroy(slice);
+    lsim_frame_workspace_free(&ws);
+    if (st != LSIM_OK)
+        return st;
+    stats.write_ms = lsim_now_ms() - t0; /* point emission and writing, interleaved */
+    stats.total_ms += stats.write_ms;
+    if (out_stats)
+        *out_stats = stats;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                  const char *path, lsim_format format, lsim_scan_stats *out_stats)
+{
+    return lsim_scan_write_sliced(scene, sensor, options, path, format, LSIM_WRITE_SLICE_POINTS, out_stats);
 }

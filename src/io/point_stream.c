@@ -1,0 +1,96 @@
+/* A point cloud written slice by slice (io/writers.h): header with the total count, rows appended
+ * in order, every file committed at the end or none. */
+#include "core/context.h"
+#include "io/field_io.h"
+#include "io/format.h"
+#include "io/writers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
+                                    size_t count, const double viewpoint[7], const lsim_label_entry *labels,
+                                    size_t label_count)
+{
+    memset(s, 0, sizeof *s);
+    lsim_atomic_begin(&s->group, ctx);
+    s->ctx = ctx;
+    s->path = path;
+    s->format = format;
+    s->expected = count;
+    if (format == LSIM_FORMAT_KITTI) {
+        lsim_status st = lsim_kitti_check_path(ctx, path);
+        if (st != LSIM_OK)
+            return st;
+        char *label_path = lsim_kitti_sibling(path, ".label");
+        char *yaml_path = lsim_kitti_sibling(path, ".labels.yaml");
+        s->buf = malloc(16 * LSIM_KITTI_ROWS);
+        FILE *yaml_fp = NULL;
+        if (!label_path || !yaml_path || !s->buf)
+            st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
+        if (st == LSIM_OK)
+            st = lsim_atomic_open(&s->group, path, &s->fp);
+        if (st == LSIM_OK)
+            st = lsim_atomic_open(&s->group, label_path, &s->label_fp);
+        if (st == LSIM_OK)
+            st = lsim_atomic_open(&s->group, yaml_path, &yaml_fp);
+        if (st == LSIM_OK)
+            lsim_kitti_write_label_map(yaml_fp, labels, label_count);
+        free(label_path);
+        free(yaml_path);
+        return st;
+    }
+    lsim_status st = lsim_atomic_open(&s->group, path, &s->fp);
+    if (st != LSIM_OK)
+        return st;
+    switch (format) {
+    case LSIM_FORMAT_PCD: lsim_pcd_header(s->fp, count, viewpoint, 1); break;
+    case LSIM_FORMAT_PCD_ASCII: lsim_pcd_header(s->fp, count, viewpoint, 0); break;
+    case LSIM_FORMAT_PLY: lsim_ply_header(s->fp, count); break;
+    case LSIM_FORMAT_CSV: lsim_csv_header(s->fp); break;
+    default:
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': no writer for format '%s'", path,
+                         lsim_format_name(format));
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *points)
+{
+    if (points->count > s->expected - s->written)
+        return lsim_fail(s->ctx, LSIM_ERR_STATE, "cannot write '%s': more points than the %zu announced", s->path,
+                         s->expected);
+    if (points->count == 0)
+        return LSIM_OK;
+    lsim_status st = LSIM_OK;
+    switch (s->format) {
+    case LSIM_FORMAT_PCD:
+    case LSIM_FORMAT_PLY:
+        st = lsim_io_write_binary_rows(points, s->fp, s->path);
+        break;
+    case LSIM_FORMAT_PCD_ASCII: lsim_io_write_text_rows(points, s->fp, ' '); break;
+    case LSIM_FORMAT_CSV: lsim_io_write_text_rows(points, s->fp, ','); break;
+    case LSIM_FORMAT_KITTI:
+        st = lsim_kitti_check_instances(s->ctx, points, s->path);
+        if (st == LSIM_OK)
+            lsim_kitti_write_rows(points, s->fp, s->label_fp, s->buf);
+        break;
+    default:
+        st = lsim_fail(s->ctx, LSIM_ERR_STATE, "cannot write '%s': the stream is not open", s->path);
+        break;
+    }
+    if (st == LSIM_OK)
+        s->written += points->count;
+    return st;
+}
+
+lsim_status lsim_point_stream_finish(lsim_point_stream *s, lsim_status status)
+{
+    if (status == LSIM_OK && s->written != s->expected)
+        status = lsim_fail(s->ctx, LSIM_ERR_STATE, "cannot write '%s': %zu points written, %zu announced", s->path,
+                           s->written, s->expected);
+    free(s->buf);
+    s->buf = NULL;
+    s->fp = s->label_fp = NULL;
+    return lsim_atomic_finish(&s->group, status);
+}

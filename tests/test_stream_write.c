@@ -1,0 +1,261 @@
+/* Streamed writing (lsim_scene_scan_write): a frame emitted and written a slice at a time gives
+ * files byte-identical to lsim_scene_scan + lsim_points_write, for every format (PCD binary and
+ * ASCII, PLY, CSV, KITTI with its .label and .labels.yaml), with noise on, on 1 and several
+ * threads, in the sensor and the world frame, with --keep-misses and dual returns, whatever the
+ * slice size (1,000 points: the frame cut into dozens of slices; 1: one frame slice per write
+ * slice; the default: one slice). Failures leave no file: a missing directory, a write that
+ * fails half-way (RLIMIT_FSIZE), /dev/full (stays a device); a bad KITTI name fails before the
+ * frame. */
+#include "harness.h"
+#include "files.h"
+
+#include "lidarsim.h"
+#include "pipeline/frame.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+static char dir[64];
+
+/* A floor, a wall and a sphere, sub-rays and dual returns, sunlight (false echoes of no surface),
+ * beams above the wall (misses), a tilted pose: 16 x 1,200 beams. */
+static void make_scene(lsim_context *ctx, lsim_scene **out_scene, lsim_sensor **out_sensor)
+{
+    lsim_scene *scene;
+    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", 0.6));
+    lsim_object_desc d;
+    lsim_object_desc_init(&d);
+    d.material = "wall";
+    d.label = "building";
+    const double floor_size[2] = {30.0, 30.0}, wall_size[2] = {30.0, 6.0};
+    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, floor_size, &d));
+    d.position[0] = 8.0;
+    d.position[2] = 3.0;
+    d.rotation_deg[1] = 90.0;
+    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, wall_size, &d));
+    lsim_object_desc_init(&d);
+    d.position[0] = 4.0;
+    d.position[1] = 0.5;
+    d.position[2] = 1.5;
+    d.label = "car";
+    REQUIRE_OK(ctx, lsim_scene_add_sphere(scene, 0.8, &d));
+    const double sun[3] = {0.3, 0.2, 1.0};
+    REQUIRE_OK(ctx, lsim_scene_set_ambient(scene, sun, 200.0));
+
+    lsim_sensor *sensor;
+    double elevations[16];
+    for (int i = 0; i < 16; ++i)
+        elevations[i] = -25.0 + 3.0 * i; /* up to +20 deg: the upper beams pass above the wall */
+    REQUIRE_OK(ctx, lsim_sensor_create_rotating(ctx, 16, elevations, 1200, 10.0, &sensor));
+    const double pos[3] = {0.0, 0.0, 1.5}, rpy[3] = {2.0, 3.0, 10.0};
+    REQUIRE_OK(ctx, lsim_sensor_set_pose(sensor, pos, rpy));
+    REQUIRE_OK(ctx, lsim_sensor_set_beam(sensor, 4.0, LSIM_BEAM_RAYS, 1));
+    REQUIRE_OK(ctx, lsim_sensor_set_receiver(sensor, 6.0, LSIM_RETURNS_DUAL, 2));
+    *out_scene = scene;
+    *out_sensor = sensor;
+}
+
+/* Whole file into a malloc'd buffer (*size bytes); NULL if it cannot be read. */
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    size_t got = buf ? fread(buf, 1, (size_t)n, fp) : 0;
+    fclose(fp);
+    if (!buf || got != (size_t)n) {
+        free(buf);
+        return NULL;
+    }
+    *size = (size_t)n;
+    return buf;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    if (!same)
+        fprintf(stderr, "files differ: %s (%zu bytes) and %s (%zu bytes)\n", a, na, b, nb);
+    free(x);
+    free(y);
+    return same;
+}
+
+static const struct {
+    lsim_format format;
+    const char *ext;
+} formats[] = {
+    {LSIM_FORMAT_PCD, "pcd"}, {LSIM_FORMAT_PCD_ASCII, "pcd"}, {LSIM_FORMAT_PLY, "ply"},
+    {LSIM_FORMAT_CSV, "csv"}, {LSIM_FORMAT_KITTI, "bin"},
+};
+
+/* The file and, for KITTI, its .label and .labels.yaml are the same in both. */
+static void check_same_outputs(const char *ref, const char *got, lsim_format format)
+{
+    CHECK(same_file(ref, got));
+    if (format != LSIM_FORMAT_KITTI)
+        return;
+    const char *suffix[2] = {".label", ".labels.yaml"};
+    for (int i = 0; i < 2; ++i) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%.*s%s", (int)(strlen(ref) - 4), ref, suffix[i]);
+        snprintf(b, sizeof b, "%.*s%s", (int)(strlen(got) - 4), got, suffix[i]);
+        CHECK(same_file(a, b));
+    }
+}
+
+static void remove_outputs(const char *path, lsim_format format)
+{
+    remove(path);
+    if (format != LSIM_FORMAT_KITTI)
+        return;
+    char p[512];
+    snprintf(p, sizeof p, "%.*s.label", (int)(strlen(path) - 4), path);
+    remove(p);
+    snprintf(p, sizeof p, "%.*s.labels.yaml", (int)(strlen(path) - 4), path);
+    remove(p);
+}
+
+static void identical_outputs(lsim_context *ctx, lsim_scene *scene, const lsim_sensor *sensor)
+{
+    static const struct {
+        int threads;
+        lsim_frame frame;
+        int keep_misses;
+    } configs[] = {{1, LSIM_FRAME_SENSOR, 0}, {3, LSIM_FRAME_WORLD, 1}, {2, LSIM_FRAME_SENSOR, 1}};
+    static const size_t slices[] = {1000, 1, LSIM_WRITE_SLICE_POINTS};
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; ++c) {
+        lsim_scan_options opt;
+        lsim_scan_options_init(&opt);
+        opt.seed = 11;
+        opt.noise = 1;
+        opt.frame = configs[c].frame;
+        opt.keep_misses = configs[c].keep_misses;
+        opt.threads = configs[c].threads;
+        lsim_points *pts = NULL; /* the reference: every field, the whole frame at once */
+        REQUIRE_OK(ctx, lsim_scene_scan(scene, sensor, &opt, &pts));
+        lsim_scan_stats ref_stats;
+        REQUIRE_OK(ctx, lsim_points_get_stats(pts, &ref_stats));
+        CHECK(lsim_points_count(pts) > 9000); /* nine and more 1,000-point slices */
+        const uint16_t *returns = lsim_points_column(pts, LSIM_FIELD_NUM_RETURNS);
+        size_t dual = 0; /* beams with two echoes are in the frame */
+        for (size_t i = 0; i < lsim_points_count(pts); ++i)
+            dual += returns[i] == 2;
+        CHECK(dual > 0);
+        for (size_t f = 0; f < sizeof formats / sizeof formats[0]; ++f) {
+            char ref[256], got[256];
+            snprintf(ref, sizeof ref, "%s/ref%zu.%s", dir, f, formats[f].ext);
+            snprintf(got, sizeof got, "%s/got%zu.%s", dir, f, formats[f].ext);
+            REQUIRE_OK(ctx, lsim_points_write(pts, ref, formats[f].format));
+            for (size_t s = 0; s < sizeof slices / sizeof slices[0]; ++s) {
+                lsim_scan_options o = opt;
+                o.threads = s == 1 ? 4 : opt.threads; /* another thread count: the same bytes */
+                o.fields = LSIM_FIELD_BIT(LSIM_FIELD_X); /* ignored: the format's fields are filled */
+                lsim_scan_stats st;
+                memset(&st, 0xff, sizeof st);
+                REQUIRE_OK(ctx, lsim_scan_write_sliced(scene, sensor, &o, got, formats[f].format, slices[s], &st));
+                check_same_outputs(ref, got, formats[f].format);
+                CHECK(st.rays == ref_stats.rays && st.hits == ref_stats.hits &&
+                      st.beams_returned == ref_stats.beams_returned);
+                CHECK(st.hits + (opt.keep_misses ? st.rays - st.beams_returned : 0) == lsim_points_count(pts));
+                remove_outputs(got, formats[f].format);
+            }
+            /* The public entry point, with the format from the extension. */
+            if (formats[f].format != LSIM_FORMAT_PCD_ASCII) {
+                REQUIRE_OK(ctx, lsim_scene_scan_write(scene, sensor, &opt, got, LSIM_FORMAT_AUTO, NULL));
+                check_same_outputs(ref, got, formats[f].format);
+                remove_outputs(got, formats[f].format);
+            }
+            remove_outputs(ref, formats[f].format);
+        }
+        lsim_points_destroy(pts);
+    }
+    CHECK(count_entries(dir, NULL) == 0);
+}
+
+static void failures(lsim_context *ctx, lsim_scene *scene, const lsim_sensor *sensor)
+{
+    lsim_scan_options opt;
+    lsim_scan_options_init(&opt);
+    opt.threads = 2;
+    char path[256];
+    /* A missing directory: an I/O error naming it, nothing created. */
+    snprintf(path, sizeof path, "%s/missing/out.pcd", dir);
+    lsim_scan_stats st;
+    memset(&st, 0, sizeof st);
+    CHECK(lsim_scan_write_sliced(scene, sensor, &opt, path, LSIM_FORMAT_AUTO, 1000, &st) == LSIM_ERR_IO);
+    CHECK(strstr(lsim_context_last_error(ctx), "missing") != NULL);
+    CHECK(st.rays > 0); /* the frame was computed: the failure is the output's */
+    CHECK(count_entries(dir, NULL) == 0);
+
+    /* KITTI needs a .bin name: refused before the frame, nothing created. */
+    snprintf(path, sizeof path, "%s/out.kitti", dir);
+    memset(&st, 0, sizeof st);
+    CHECK(lsim_scene_scan_write(scene, sensor, &opt, path, LSIM_FORMAT_KITTI, &st) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(st.rays == 0);
+    CHECK(lsim_scene_scan_write(scene, sensor, &opt, "-", LSIM_FORMAT_KITTI, NULL) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(lsim_scene_scan_write(scene, sensor, &opt, "", LSIM_FORMAT_PCD, NULL) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(count_entries(dir, NULL) == 0);
+
+    /* A write that fails half-way (the file-size limit: EFBIG after 64 KiB): no file, no
+     * temporary, for every format. */
+    struct rlimit old;
+    getrlimit(RLIMIT_FSIZE, &old);
+    struct rlimit small = old;
+    small.rlim_cur = 64 * 1024;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &small) == 0) {
+        for (size_t f = 0; f < sizeof formats / sizeof formats[0]; ++f) {
+            snprintf(path, sizeof path, "%s/half.%s", dir, formats[f].ext);
+            lsim_status s = lsim_scan_write_sliced(scene, sensor, &opt, path, formats[f].format, 1000, NULL);
+            CHECK(s == LSIM_ERR_IO);
+            CHECK(count_entries(dir, NULL) == 0);
+        }
+        setrlimit(RLIMIT_FSIZE, &old);
+    } else {
+        printf("SKIP: cannot lower RLIMIT_FSIZE\n");
+    }
+    signal(SIGXFSZ, old_handler);
+
+    /* /dev/full is written straight through: the error is reported, the device stays a device. */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK(lsim_scan_write_sliced(scene, sensor, &opt, "/dev/full", LSIM_FORMAT_PLY, 1000, NULL) == LSIM_ERR_IO);
+        CHECK(strstr(lsim_context_last_error(ctx), strerror(ENOSPC)) != NULL);
+        struct stat sb;
+        CHECK(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode));
+    } else {
+        printf("SKIP: no writable /dev/full\n");
+    }
+    CHECK(count_entries(dir, NULL) == 0);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/lsim_stream_XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    lsim_context *ctx;
+    REQUIRE_OK(ctx, lsim_context_create(&ctx));
+    lsim_scene *scene;
+    lsim_sensor *sensor;
+    make_scene(ctx, &scene, &sensor);
+    identical_outputs(ctx, scene, sensor);
+    failures(ctx, scene, sensor);
+    lsim_sensor_destroy(sensor);
+    lsim_scene_destroy(scene);
+    lsim_context_destroy(ctx);
+    remove_tree(dir);
+    return lsim_test_summary("test_stream_write");
+}
