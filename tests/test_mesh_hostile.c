@@ -205,6 +205,26 @@ static void hostile_stl_off_obj(void)
     expect_error("garbage.obj", "garbage.obj");
     scratch_write_text("empty.stl", "");
     expect_error("empty.stl", "empty");
+    /* every truncation of a valid OBJ and ASCII STL: a clear error or a valid mesh, never more */
+    static const char obj[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n";
+    static const char stl_text[] = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+                              "vertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+    const char *texts[2] = {obj, stl_text}, *names[2] = {"cut.obj", "cut.stl"};
+    for (int f = 0; f < 2; ++f)
+        for (size_t n = 1; n < strlen(texts[f]); n += 7) {
+            scratch_write(names[f], texts[f], n);
+            lsim_object o;
+            if (load(names[f], &o) == LSIM_OK) {
+                int ok = o.triangle_count >= 1 && o.triangle_count <= 2;
+                for (size_t i = 0; i < 3 * o.triangle_count; ++i)
+                    ok &= o.indices[i] < o.vertex_count;
+                CHECK(ok);
+                free(o.vertices);
+                free(o.indices);
+            } else {
+                CHECK(strstr(lsim_context_last_error(ctx), names[f]) != NULL);
+            }
+        }
 }
 
 /* Inputs found by fuzzing that crash assimp itself (SIGSEGV in its OFF reader, a failed
