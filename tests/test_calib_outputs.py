@@ -15,7 +15,8 @@ cut to a few revolutions (720 beams each):
     given is one that would fail later with another message), nothing written;
   - a folder in the place of one of the outputs: validate and calibrate --view fail with no output
     file at all (calibrate wrote calibration.yaml before), a folder they made is removed, a folder
-    that was there keeps only what it had; success leaves no staging folder or temporary file.
+    that was there keeps only what it had; success leaves no staging folder or temporary file;
+  - SIGINT or SIGTERM during validate leaves nothing behind.
 Standard library only. Exits 1 with one line per failed check.
 """
 import csv
@@ -183,6 +184,32 @@ def test_half_way(wall):
     check("lidarsim_calibration:" in cal and "name: wall" in cal, "success: cal.yaml is not a calibration")
 
 
+def test_signals(wall):
+    """Ctrl-C or SIGTERM during validate: no staging folder, no temporary file, and the output
+    folder the command made is gone; the exit status is the signal's. The signal is sent as soon
+    as the staging folder appears, before the (second-long) simulations of the whole wall scan."""
+    import signal
+    import time
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        d = case("signal_%d" % sig, wall)
+        p = subprocess.Popen([BINARY, "validate", "data.config", "-o", "out"], cwd=d, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        out_dir, staged = os.path.join(d, "out"), False
+        deadline = time.monotonic() + 60
+        while p.poll() is None and time.monotonic() < deadline:
+            if any(n.startswith(".lidarsim-validate.") for n in (listing(out_dir) or [])):
+                staged = True
+                p.send_signal(sig)
+                break
+            time.sleep(0.002)
+        p.communicate(timeout=120)
+        check(staged, "signal %d: validate finished before its staging folder was seen" % sig)
+        if staged:
+            check(p.returncode == -sig, "signal %d: exit status %d" % (sig, p.returncode))
+            check(listing(d) == ["data.config", "wall.txt"], "signal %d: folder now holds %r, out holds %r" %
+                  (sig, listing(d), listing(out_dir)))
+
+
 def main():
     if not os.path.exists(WALL):
         print("NOTE: %s is absent: skipped" % WALL)
@@ -195,6 +222,7 @@ def main():
     test_degenerate(wall)
     test_unwritable(wall)
     test_half_way(wall)
+    test_signals(wall)
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
         return 1

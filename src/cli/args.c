@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,26 +131,68 @@ static void remove_stage(const char *dir)
     rmdir(dir);
 }
 
+/* The output set being written, for the termination-signal handler (cli/main.c): Ctrl-C or
+ * SIGTERM during validate or calibrate --view removes the set's temporary files, its staging
+ * folder and the output folder it made, then ends the process as by default. Besides main.c's
+ * thread id this is the CLI's one piece of global state, which a signal handler needs; the
+ * termination signals are held back while a set changes or commits. */
+static lsim_cli_outputs *volatile signal_outputs;
+
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
+void lsim_cli_outputs_on_signal(void)
+{
+    lsim_cli_outputs *o = signal_outputs; /* unlink and rmdir only: async-signal-safe */
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->count; ++i)
+        unlink(o->file[i].tmp);
+    if (o->stage)
+        rmdir(o->stage);
+    if (o->made_dir && o->dir)
+        rmdir(o->dir);
+}
+
 static lsim_status outputs_push(lsim_cli_outputs *o, const char *tmp, const char *final)
 {
+    sigset_t old;
+    hold_signals(&old);
+    lsim_status st = LSIM_OK;
     if (o->count == o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 8;
         lsim_cli_output *f = realloc(o->file, cap * sizeof *f);
         if (!f)
-            return lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
-        o->file = f;
-        o->cap = cap;
+            st = lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+        else {
+            o->file = f;
+            o->cap = cap;
+        }
     }
-    lsim_cli_output *f = &o->file[o->count];
-    f->tmp = dup_string(tmp);
-    f->final = dup_string(final);
-    if (!f->tmp || !f->final) {
-        free(f->tmp);
-        free(f->final);
-        return lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+    if (st == LSIM_OK) {
+        lsim_cli_output *f = &o->file[o->count];
+        f->tmp = dup_string(tmp);
+        f->final = dup_string(final);
+        if (!f->tmp || !f->final) {
+            free(f->tmp);
+            free(f->final);
+            st = lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+        } else {
+            ++o->count;
+            signal_outputs = o;
+        }
     }
-    ++o->count;
-    return LSIM_OK;
+    release_signals(&old);
+    return st;
 }
 
 int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *what)
@@ -179,8 +223,13 @@ int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *wh
         fprintf(stderr, "lidarsim %s: cannot write the %s '%s': %s; give a folder you can write to\n", o->command,
                 what, dir, strerror(errno));
     } else {
+        sigset_t old;
+        hold_signals(&old);
         o->dir = dup_string(dir);
         o->stage = dup_string(stage);
+        if (o->dir && o->stage)
+            signal_outputs = o;
+        release_signals(&old);
         if (o->dir && o->stage)
             return LSIM_EXIT_OK;
         fprintf(stderr, "lidarsim %s: out of memory\n", o->command);
@@ -240,6 +289,11 @@ lsim_status lsim_cli_outputs_add_file(lsim_cli_outputs *o, const char *path, cha
 
 static void outputs_clear(lsim_cli_outputs *o)
 {
+    sigset_t old;
+    hold_signals(&old);
+    if (signal_outputs == o)
+        signal_outputs = NULL;
+    release_signals(&old);
     for (size_t i = 0; i < o->count; ++i) {
         free(o->file[i].tmp);
         free(o->file[i].final);
@@ -263,7 +317,20 @@ void lsim_cli_outputs_abort(lsim_cli_outputs *o)
     outputs_clear(o);
 }
 
+static lsim_status outputs_commit(lsim_cli_outputs *o);
+
+/* With the termination signals held back: a signal that arrives meanwhile ends the process
+ * after the set is wholly in place or wholly removed. */
 lsim_status lsim_cli_outputs_commit(lsim_cli_outputs *o)
+{
+    sigset_t old;
+    hold_signals(&old);
+    lsim_status st = outputs_commit(o);
+    release_signals(&old);
+    return st;
+}
+
+static lsim_status outputs_commit(lsim_cli_outputs *o)
 {
     struct stat info;
     for (size_t i = 0; i < o->count; ++i) {

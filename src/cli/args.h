@@ -77,6 +77,9 @@ lsim_status lsim_cli_outputs_commit(lsim_cli_outputs *o);
 /* Remove every temporary file, the staging folder, and the output folder when this command made
  * it (if nothing else was put in it meanwhile). The set is empty afterwards. Idempotent. */
 void lsim_cli_outputs_abort(lsim_cli_outputs *o);
+/* For a termination-signal handler: remove the temporary files and folders of the set being
+ * written (async-signal-safe; nothing when no set is open). */
+void lsim_cli_outputs_on_signal(void);
 
 struct lsim_calib_material;
 /* A material's calibration view as the PNG `path` (NAME_view.png in `validate` and `calibrate

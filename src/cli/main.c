@@ -1,4 +1,5 @@
 /* lidarsim command-line tool: dispatch to one subcommand per file. */
+#include "cli/args.h"
 #include "cli/commands.h"
 
 #include "lidarsim.h"
@@ -12,14 +13,20 @@
  * The kernel may hand a process-directed signal to any thread that does not block it; while the
  * main thread holds these signals back around the short link + rename of an output
  * (io/atomic_file.c), an OpenMP worker would otherwise take the signal and end the process in
- * the middle of it. The handler, in whichever thread it runs, restores the default action and
- * sends the signal on to the main thread, where it waits until that window is over. */
+ * the middle of it. The handler, in another thread, sends the signal on to the main thread,
+ * where it waits until that window is over; in the main thread it removes the temporary files of
+ * an output set being written (cli/args.h), restores the default action and re-raises. */
 static pthread_t main_thread;
 
 static void forward_to_main_thread(int sig)
 {
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig); /* handled again there, once its window is over */
+        return;
+    }
+    lsim_cli_outputs_on_signal(); /* validate / calibrate --view: no staging folder left behind */
     signal(sig, SIG_DFL);
-    pthread_kill(main_thread, sig);
+    raise(sig); /* delivered when this handler returns: the default action, the right exit status */
 }
 
 static void route_termination_signals(void)
