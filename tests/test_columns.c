@@ -4,6 +4,7 @@
  * workspace reused across masks gives the same values; writers and PNGs that lack a column fail
  * naming it, and a KITTI-only scan writes the same files as a full one. */
 #include "harness.h"
+#include "mixed_scene.h"
 #include "files.h"
 
 #include "lidarsim.h"
@@ -13,44 +14,6 @@
 #include <string.h>
 
 
-/* A floor, a wall and a sphere, sub-rays and dual returns (beams with two echoes), sunlight (false
- * echoes of no surface), and beams above the wall (misses, kept). */
-static void make_scene(lsim_context *ctx, lsim_scene **out_scene, lsim_sensor **out_sensor)
-{
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", 0.6));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "wall";
-    d.label = "building";
-    const double floor_size[2] = {30.0, 30.0}, wall_size[2] = {30.0, 6.0};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, floor_size, &d));
-    d.position[0] = 8.0;
-    d.position[2] = 3.0;
-    d.rotation_deg[1] = 90.0;
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, wall_size, &d));
-    lsim_object_desc_init(&d);
-    d.position[0] = 4.0;
-    d.position[1] = 0.5;
-    d.position[2] = 1.5;
-    d.label = "car";
-    REQUIRE_OK(ctx, lsim_scene_add_sphere(scene, 0.8, &d));
-    const double sun[3] = {0.3, 0.2, 1.0};
-    REQUIRE_OK(ctx, lsim_scene_set_ambient(scene, sun, 200.0));
-
-    lsim_sensor *sensor;
-    double elevations[16];
-    for (int i = 0; i < 16; ++i)
-        elevations[i] = -25.0 + 3.0 * i; /* up to +20 deg: the upper beams pass above the wall */
-    REQUIRE_OK(ctx, lsim_sensor_create_rotating(ctx, 16, elevations, 240, 10.0, &sensor));
-    const double pos[3] = {0.0, 0.0, 1.5}, rpy[3] = {2.0, 3.0, 10.0};
-    REQUIRE_OK(ctx, lsim_sensor_set_pose(sensor, pos, rpy));
-    REQUIRE_OK(ctx, lsim_sensor_set_beam(sensor, 4.0, LSIM_BEAM_RAYS, 1));
-    REQUIRE_OK(ctx, lsim_sensor_set_receiver(sensor, 6.0, LSIM_RETURNS_DUAL, 2));
-    *out_scene = scene;
-    *out_sensor = sensor;
-}
 
 static lsim_points *scan(lsim_context *ctx, lsim_scene *scene, const lsim_sensor *sensor, uint32_t fields,
                          int threads, lsim_frame frame)
@@ -250,7 +213,7 @@ int main(void)
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     lsim_scene *scene;
     lsim_sensor *sensor;
-    make_scene(ctx, &scene, &sensor);
+    mixed_scene_make(ctx, 240, &scene, &sensor);
 
     /* Defaults: every field; bits of no field are refused. */
     lsim_scan_options opt;

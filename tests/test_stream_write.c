@@ -7,6 +7,7 @@
  * fails half-way (RLIMIT_FSIZE), /dev/full (stays a device); a bad KITTI name fails before the
  * frame. */
 #include "harness.h"
+#include "mixed_scene.h"
 #include "files.h"
 
 #include "lidarsim.h"
@@ -19,45 +20,6 @@
 #include <sys/stat.h>
 
 static char dir[64];
-
-/* A floor, a wall and a sphere, sub-rays and dual returns, sunlight (false echoes of no surface),
- * beams above the wall (misses), a tilted pose: 16 x 1,200 beams. */
-static void make_scene(lsim_context *ctx, lsim_scene **out_scene, lsim_sensor **out_sensor)
-{
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", 0.6));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "wall";
-    d.label = "building";
-    const double floor_size[2] = {30.0, 30.0}, wall_size[2] = {30.0, 6.0};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, floor_size, &d));
-    d.position[0] = 8.0;
-    d.position[2] = 3.0;
-    d.rotation_deg[1] = 90.0;
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, wall_size, &d));
-    lsim_object_desc_init(&d);
-    d.position[0] = 4.0;
-    d.position[1] = 0.5;
-    d.position[2] = 1.5;
-    d.label = "car";
-    REQUIRE_OK(ctx, lsim_scene_add_sphere(scene, 0.8, &d));
-    const double sun[3] = {0.3, 0.2, 1.0};
-    REQUIRE_OK(ctx, lsim_scene_set_ambient(scene, sun, 200.0));
-
-    lsim_sensor *sensor;
-    double elevations[16];
-    for (int i = 0; i < 16; ++i)
-        elevations[i] = -25.0 + 3.0 * i; /* up to +20 deg: the upper beams pass above the wall */
-    REQUIRE_OK(ctx, lsim_sensor_create_rotating(ctx, 16, elevations, 1200, 10.0, &sensor));
-    const double pos[3] = {0.0, 0.0, 1.5}, rpy[3] = {2.0, 3.0, 10.0};
-    REQUIRE_OK(ctx, lsim_sensor_set_pose(sensor, pos, rpy));
-    REQUIRE_OK(ctx, lsim_sensor_set_beam(sensor, 4.0, LSIM_BEAM_RAYS, 1));
-    REQUIRE_OK(ctx, lsim_sensor_set_receiver(sensor, 6.0, LSIM_RETURNS_DUAL, 2));
-    *out_scene = scene;
-    *out_sensor = sensor;
-}
 
 /* Whole file into a malloc'd buffer (*size bytes); NULL if it cannot be read. */
 static unsigned char *slurp(const char *path, size_t *size)
@@ -250,7 +212,7 @@ int main(void)
     REQUIRE_OK(ctx, lsim_context_create(&ctx));
     lsim_scene *scene;
     lsim_sensor *sensor;
-    make_scene(ctx, &scene, &sensor);
+    mixed_scene_make(ctx, 1200, &scene, &sensor);
     identical_outputs(ctx, scene, sensor);
     failures(ctx, scene, sensor);
     lsim_sensor_destroy(sensor);
