@@ -123,4 +123,24 @@ static inline const char *scratch_write_text(const char *name, const char *text)
 /* Remove the scratch folder and all it holds. */
 static inline void scratch_remove(void) { remove_tree(scratch_dir); }
 
+/* A whole file in a malloc'd buffer, *size bytes; NULL if it cannot be read completely. */
+static inline unsigned char *read_file_bytes(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *buf = n >= 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, fp) : 0;
+    fclose(fp);
+    if (!buf || got != (size_t)n) {
+        free(buf);
+        return NULL;
+    }
+    *size = (size_t)n;
+    return buf;
+}
+
 #endif

@@ -340,20 +340,6 @@ static run_result run_once(const char *scene_path)
     return r;
 }
 
-/* The whole content of a file (malloc'd, NULL if unreadable); *size set. Not called while armed. */
-static unsigned char *slurp(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    *size = buf ? fread(buf, 1, (size_t)n, fp) : 0;
-    fclose(fp);
-    return buf;
-}
 
 static unsigned char *reference[FILE_COUNT];
 static size_t reference_size[FILE_COUNT];
@@ -383,7 +369,7 @@ static int outputs_match_reference(int steps)
             continue;
         ++expected;
         size_t n = 0;
-        unsigned char *got = slurp(out_path[i], &n);
+        unsigned char *got = read_file_bytes(out_path[i], &n);
         int same = got && n == reference_size[i] && memcmp(got, reference[i], n) == 0;
         free(got);
         if (!same) {
@@ -414,7 +400,7 @@ static long run_scenario(const char *name, const char *scene_path)
     CHECK(count_entries(out_dir, NULL) == FILE_COUNT);
     for (int i = 0; i < FILE_COUNT; ++i) {
         free(reference[i]);
-        reference[i] = slurp(out_path[i], &reference_size[i]);
+        reference[i] = read_file_bytes(out_path[i], &reference_size[i]); /* not while armed */
         CHECK(reference[i] != NULL && reference_size[i] > 0);
     }
     if (live_count || LEAK_CHECK()) {

@@ -21,30 +21,10 @@
 
 static char dir[64];
 
-/* Whole file into a malloc'd buffer (*size bytes); NULL if it cannot be read. */
-static unsigned char *slurp(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, fp) : 0;
-    fclose(fp);
-    if (!buf || got != (size_t)n) {
-        free(buf);
-        return NULL;
-    }
-    *size = (size_t)n;
-    return buf;
-}
-
 static int same_file(const char *a, const char *b)
 {
     size_t na = 0, nb = 0;
-    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    unsigned char *x = read_file_bytes(a, &na), *y = read_file_bytes(b, &nb);
     int same = x && y && na == nb && memcmp(x, y, na) == 0;
     if (!same)
         fprintf(stderr, "files differ: %s (%zu bytes) and %s (%zu bytes)\n", a, na, b, nb);

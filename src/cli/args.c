@@ -4,6 +4,7 @@
 #include "calib/calibration.h"
 #include "cli/commands.h"
 #include "core/context.h"
+#include "core/text.h"
 #include "io/atomic_file.h"
 
 #include <errno.h>
@@ -103,15 +104,6 @@ void lsim_cli_outputs_init(lsim_cli_outputs *o, lsim_context *ctx, const char *c
     o->command = command;
 }
 
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* Remove the plain files in `dir` (a staging folder this process made), then the folder. */
 static void remove_stage(const char *dir)
 {
@@ -180,8 +172,8 @@ static lsim_status outputs_push(lsim_cli_outputs *o, const char *tmp, const char
     }
     if (st == LSIM_OK) {
         lsim_cli_output *f = &o->file[o->count];
-        f->tmp = dup_string(tmp);
-        f->final = dup_string(final);
+        f->tmp = lsim_strdup(tmp);
+        f->final = lsim_strdup(final);
         if (!f->tmp || !f->final) {
             free(f->tmp);
             free(f->final);
@@ -225,8 +217,8 @@ int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *wh
     } else {
         sigset_t old;
         hold_signals(&old);
-        o->dir = dup_string(dir);
-        o->stage = dup_string(stage);
+        o->dir = lsim_strdup(dir);
+        o->stage = lsim_strdup(stage);
         if (o->dir && o->stage)
             signal_outputs = o;
         release_signals(&old);

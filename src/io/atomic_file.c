@@ -256,6 +256,18 @@ static lsim_status open_direct(lsim_context *ctx, lsim_atomic_file *f)
     return LSIM_OK;
 }
 
+/* "<target>.tmp.XXXXXX", malloc'd (NULL when out of memory): the temporary name's template. */
+static char *tmp_template(const char *target)
+{
+    size_t n = strlen(target);
+    char *t = malloc(n + sizeof TMP_SUFFIX);
+    if (t) {
+        memcpy(t, target, n);
+        memcpy(t + n, TMP_SUFFIX, sizeof TMP_SUFFIX);
+    }
+    return t;
+}
+
 /* The temporary file: O_TMPFILE in the target's directory, or a named one where not supported. */
 static lsim_status open_temporary(lsim_context *ctx, lsim_atomic_file *f)
 {
@@ -277,12 +289,9 @@ static lsim_status open_temporary(lsim_context *ctx, lsim_atomic_file *f)
         if (keep_mode)
             (void)fchmod(fd, old.st_mode & 07777);
     } else if (!err) {
-        size_t n = strlen(f->target);
-        f->tmp_path = malloc(n + sizeof TMP_SUFFIX);
+        f->tmp_path = tmp_template(f->target);
         if (!f->tmp_path)
             return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory opening '%s'", f->path);
-        memcpy(f->tmp_path, f->target, n);
-        memcpy(f->tmp_path + n, TMP_SUFFIX, sizeof TMP_SUFFIX);
         fd = mkstemp(f->tmp_path);
         err = errno;
         if (fd >= 0) {
@@ -391,11 +400,9 @@ static int link_anonymous(lsim_atomic_file *f)
 {
     static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t n = strlen(f->target);
-    f->tmp_path = malloc(n + sizeof TMP_SUFFIX);
+    f->tmp_path = tmp_template(f->target);
     if (!f->tmp_path)
         return ENOMEM;
-    memcpy(f->tmp_path, f->target, n);
-    memcpy(f->tmp_path + n, TMP_SUFFIX, sizeof TMP_SUFFIX);
     char fd_path[64];
     int fd = f->fd;
     snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);

@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/file_id.h"
+#include "core/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +43,11 @@ static const lsim_mesh_arrays *cache_get(lsim_mesh_cache *cache, lsim_context *c
     }
     lsim_mesh_cache_entry *e = &cache->entries[cache->count];
     memset(e, 0, sizeof *e);
-    size_t len = strlen(path) + 1;
-    e->path = malloc(len);
+    e->path = lsim_strdup(path);
     if (!e->path) {
         lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading mesh '%s'", path);
         return NULL;
     }
-    memcpy(e->path, path, len);
     e->id = id;
     if (lsim_mesh_read(ctx, path, &e->mesh) != LSIM_OK) {
         free(e->path);

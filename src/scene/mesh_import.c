@@ -1,6 +1,7 @@
 /* Contained mesh import: assimp in a forked child, arrays back through a pipe (mesh_import.h). */
 #include "scene/mesh_import.h"
 
+#include "core/clock.h"
 #include "core/context.h"
 #include "scene/mesh_check.h"
 
@@ -189,16 +190,9 @@ static void child_import(const char *path, int fd, double seconds, double memory
 
 /* ------------------------------------------------------------------ parent */
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 typedef struct {
     int data_fd, err_fd;
-    double deadline;
+    double deadline_ms;
     char line[160], last[160]; /* the importer's stderr: the line being read, the last complete one */
     size_t line_len;
     int timed_out;
@@ -236,7 +230,7 @@ static int read_exact(import_io *io, void *dst, size_t n)
 {
     char *p = dst;
     while (n > 0) {
-        double left = io->deadline - now_s();
+        double left = (io->deadline_ms - lsim_now_ms()) / 1e3;
         if (left <= 0) {
             io->timed_out = 1;
             return -1;
@@ -347,7 +341,7 @@ lsim_status lsim_mesh_import(lsim_context *ctx, const char *path, lsim_mesh_arra
     }
     close(data[1]);
     close(err[1]);
-    import_io io = {.data_fd = data[0], .err_fd = err[0], .deadline = now_s() + seconds};
+    import_io io = {.data_fd = data[0], .err_fd = err[0], .deadline_ms = lsim_now_ms() + 1e3 * seconds};
     import_header h;
     lsim_status st = LSIM_OK;
     int complete = 0;
@@ -416,10 +410,14 @@ lsim_status lsim_mesh_import(lsim_context *ctx, const char *path, lsim_mesh_arra
                            path, reaped == pid && WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1, memory / 1e6, said,
                            tail);
     }
-    if (st != LSIM_OK) {
-        free(out->vertices);
-        free(out->indices);
-        memset(out, 0, sizeof *out);
-    }
+    if (st != LSIM_OK)
+        lsim_mesh_arrays_free(out);
     return st;
+}
+
+void lsim_mesh_arrays_free(lsim_mesh_arrays *mesh)
+{
+    free(mesh->vertices);
+    free(mesh->indices);
+    memset(mesh, 0, sizeof *mesh);
 }

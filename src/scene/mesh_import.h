@@ -30,5 +30,6 @@ typedef struct lsim_mesh_arrays {
 
 /* Import `path` in a child process within the context's time and memory limits. */
 lsim_status lsim_mesh_import(lsim_context *ctx, const char *path, lsim_mesh_arrays *out);
+void lsim_mesh_arrays_free(lsim_mesh_arrays *mesh);
 
 #endif

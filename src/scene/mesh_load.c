@@ -30,13 +30,6 @@ lsim_status lsim_mesh_read(lsim_context *ctx, const char *path, lsim_mesh_arrays
     return LSIM_OK;
 }
 
-void lsim_mesh_arrays_free(lsim_mesh_arrays *mesh)
-{
-    free(mesh->vertices);
-    free(mesh->indices);
-    memset(mesh, 0, sizeof *mesh);
-}
-
 lsim_status lsim_mesh_place(lsim_context *ctx, const char *path, const lsim_mesh_arrays *mesh,
                             const lsim_object_desc *desc, lsim_object *out)
 {

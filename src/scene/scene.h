@@ -96,7 +96,6 @@ void lsim_transform_vertices(float *vertices, size_t n, const lsim_object_desc *
 /* Read a mesh file: checked (mesh_check.h), imported by assimp in a contained child
  * (mesh_import.h), every coordinate finite and within +-1e7. Untransformed. */
 lsim_status lsim_mesh_read(lsim_context *ctx, const char *path, lsim_mesh_arrays *out);
-void lsim_mesh_arrays_free(lsim_mesh_arrays *mesh);
 /* A copy of `mesh` as an object placed by desc's transform (path is for messages). */
 lsim_status lsim_mesh_place(lsim_context *ctx, const char *path, const lsim_mesh_arrays *mesh,
                             const lsim_object_desc *desc, lsim_object *out);

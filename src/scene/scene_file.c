@@ -107,14 +107,12 @@ static const lsim_calibration *calib_cache_get(lsim_context *ctx, calib_cache *c
         c->capacity = n;
     }
     calib_cache_entry *e = &c->entries[c->count];
-    size_t len = strlen(path) + 1;
     e->id = id;
-    e->key = malloc(len);
+    e->key = lsim_strdup(path);
     if (!e->key) {
         lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading the calibration %s", path);
         return NULL;
     }
-    memcpy(e->key, path, len);
     if (lsim_calibration_read(ctx, path, &e->cal) != LSIM_OK) {
         free(e->key);
         return NULL;
