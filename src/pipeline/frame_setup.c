@@ -1,0 +1,87 @@
+/* What one frame's slices share, set up once per frame. */
+#include "pipeline/frame_setup.h"
+
+#include "core/clock.h"
+#include "core/context.h"
+#include "core/rng.h"
+#include "noise/calibrated.h"
+#include "optics/fog.h"
+#include "scene/scene.h"
+
+#include <math.h>
+#include <string.h>
+
+void lsim_frame_fill_surfaces(const lsim_scene *scene, lsim_frame_workspace *ws)
+{
+    lsim_surfaces *s = &ws->surfaces;
+    for (size_t i = 0; i < scene->object_count; ++i) {
+        const lsim_object *o = &scene->objects[i];
+        const lsim_brdf *b = &scene->materials[o->material].brdf;
+        s->brdf[i] = *b;
+        s->thin[i] = strcmp(o->kind, "plane") == 0;
+        s->albedo[i] = b->kind == LSIM_BRDF_MIRROR || b->kind == LSIM_BRDF_GLASS ? 0.0f
+                       : b->kind == LSIM_BRDF_RETROREFLECTOR                     ? 0.3f
+                                                                                 : (float)b->reflectance;
+        s->lambert[i] = b->kind == LSIM_BRDF_LAMBERTIAN ? (float)(b->reflectance / 3.14159265358979323846) : -1.0f;
+        s->calibration[i] = scene->materials[o->material].calibration;
+        s->label[i] = o->label;
+        s->instance[i] = o->instance;
+    }
+}
+
+/* Photon shot noise in intensity units: the std of a sample is k sqrt(I) with
+ * k = excess * sqrt(h nu / (dt P_unit)), P_unit = P_t A eta / pi (intensity 1 in watts),
+ * h nu at 905 nm, dt = 1 ns per sample, excess = 3 (APD gain and amplifier noise). */
+static double shot_noise_coefficient(const lsim_receiver_spec *r)
+{
+    const double h_nu = 6.62607015e-34 * 299792458.0 / 905e-9, dt = 1e-9, excess = 3.0;
+    double unit = r->peak_power_w * r->aperture_m2 * r->efficiency / 3.14159265358979323846;
+    return excess * sqrt(h_nu / (dt * unit));
+}
+
+void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                        lsim_frame_workspace *ws)
+{
+    const lsim_sensor_spec *spec = &sensor->spec;
+    memset(f, 0, sizeof *f);
+    f->sensor = sensor;
+    f->kernel = spec->beam.mode == LSIM_BEAM_KERNEL;
+    const double divergence = spec->beam.divergence_mrad * 1e-3;
+    lsim_subrays_make(&f->subrays, divergence, spec->beam.mode == LSIM_BEAM_RAYS ? spec->beam.rings : 0);
+    lsim_optics *o = &f->optics;
+    o->engine = scene->engine;
+    o->surfaces = &ws->surfaces;
+    o->max_bounces = scene->max_bounces;
+    o->extinction = (float)scene->extinction;
+    o->divergence = spec->beam.mode == LSIM_BEAM_SINGLE ? (float)divergence : 0.0f;
+    o->range_max = (float)spec->range_max;
+    o->baseline = spec->baseline[0] != 0.0 || spec->baseline[1] != 0.0 || spec->baseline[2] != 0.0;
+    lsim_vec3 rx = lsim_v3_add(sensor->pose.t, lsim_mat3_mul(&sensor->pose.r, lsim_v3(spec->baseline[0],
+                                                                                      spec->baseline[1],
+                                                                                      spec->baseline[2])));
+    o->receiver[0] = (float)rx.x;
+    o->receiver[1] = (float)rx.y;
+    o->receiver[2] = (float)rx.z;
+    for (int k = 0; k < 3; ++k)
+        o->sun[k] = (float)scene->sun_direction[k];
+    /* Background of a white surface facing the sun, in intensity units: E Omega / P_t with the
+     * receiver's field of view Omega = pi (divergence / 2)^2 (at least 1 mrad). */
+    double half = 0.5 * (divergence > 1e-3 ? divergence : 1e-3);
+    o->sun_level = (float)(scene->sun_irradiance * 3.14159265358979 * half * half / spec->receiver.peak_power_w);
+    f->threshold = spec->detection_reflectance / (spec->range_max * spec->range_max);
+    f->receiver.pulse_width_ns = spec->receiver.pulse_width_ns;
+    f->receiver.threshold = f->threshold;
+    f->receiver.mode = (lsim_return_mode)spec->receiver.mode;
+    f->receiver.max_returns = spec->receiver.max_returns;
+    f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
+    f->receiver.max_range = spec->range_max;
+    f->merge_tolerance = (float)(0.5 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) / 2.3548200450309493);
+    lsim_fog_setup(&f->fog, scene->extinction, scene->backscatter, spec->range_min, spec->receiver.pulse_width_ns);
+    f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
+                                        (float)f->threshold, (float)spec->range_min};
+    f->noise = options->noise;
+    f->surfaces = &ws->surfaces;
+    f->range_resolution = (float)spec->range_resolution;
+    f->seed = options->seed;
+    f->frame = options->frame_index;
+}

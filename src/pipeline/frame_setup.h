@@ -1,0 +1,43 @@
+/* Private to the frame loop: what every slice of one frame shares (set up once per frame), and
+ * the per-slice stages. scan.c runs the frame; frame_setup.c prepares it; slice.c traces a slice
+ * and follows its paths (optics); measure.c turns a beam's contributions into echoes (receiver,
+ * noise). */
+#ifndef LSIM_PIPELINE_FRAME_SETUP_H
+#define LSIM_PIPELINE_FRAME_SETUP_H
+
+#include "pipeline/frame.h"
+#include "noise/noise.h"
+
+typedef struct lsim_frame_setup {
+    const lsim_sensor *sensor;
+    lsim_optics optics;
+    lsim_subrays subrays;
+    lsim_receiver receiver;
+    lsim_fog fog;
+    lsim_noise_model noise_model;
+    const lsim_surfaces *surfaces;
+    float range_resolution;
+    float merge_tolerance; /* contributions of one surface closer than this may merge (sigma / 2) */
+    double threshold;
+    int noise, kernel;
+    uint64_t seed;
+    uint32_t frame;
+} lsim_frame_setup;
+
+/* Per-object surface data of the scene into ws->surfaces. */
+void lsim_frame_fill_surfaces(const lsim_scene *scene, lsim_frame_workspace *ws);
+/* Everything one frame's slices share. */
+void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_sensor *sensor,
+                           const lsim_scan_options *options, lsim_frame_workspace *ws);
+/* The beams [lo, hi) of one slice: rays, trace, optics, receiver, noise; returns its echoes. */
+size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_frame_workspace *ws,
+                            lsim_frame_scratch *s, size_t lo, size_t hi, double *trace_ms, double *shade_ms,
+                            double *noise_ms);
+/* Merge contributions of one surface closer in range than tol; keep the cap strongest. */
+int lsim_contributions_merge_close(lsim_contribution *c, int n, float tol);
+int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap);
+/* Receiver, noise and gating of one beam into the frame's echo buffer; returns echoes kept. */
+size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c,
+                               int n, float background);
+
+#endif

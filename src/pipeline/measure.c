@@ -1,0 +1,107 @@
+/* A beam's contributions -> echoes: merging, the pulsed receiver, noise and gating. */
+#include "pipeline/frame_setup.h"
+
+#include "core/clock.h"
+#include "core/context.h"
+#include "core/rng.h"
+#include "noise/calibrated.h"
+#include "optics/fog.h"
+#include "scene/scene.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Merge contributions of the same surface closer in range than `tol` (sub-rays of one beam
+ * on one wall): amplitudes add, the range is their amplitude-weighted mean and the spread covers
+ * both. The receiver sees practically the same waveform, from far fewer contributions. */
+int lsim_contributions_merge_close(lsim_contribution *c, int n, float tol)
+{
+    for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n;) {
+            if (c[j].object == c[i].object && fabsf(c[j].range - c[i].range) <= tol) {
+                float a = c[i].amplitude + c[j].amplitude;
+                float lo = fminf(c[i].range - 0.5f * c[i].spread, c[j].range - 0.5f * c[j].spread);
+                float hi = fmaxf(c[i].range + 0.5f * c[i].spread, c[j].range + 0.5f * c[j].spread);
+                float r = (c[i].amplitude * c[i].range + c[j].amplitude * c[j].range) / a;
+                if (c[j].amplitude > c[i].amplitude) { /* the stronger one's surface */
+                    c[i].cos_incidence = c[j].cos_incidence;
+                    c[i].nx = c[j].nx;
+                    c[i].ny = c[j].ny;
+                    c[i].nz = c[j].nz;
+                }
+                c[i].range = r;
+                c[i].amplitude = a;
+                c[i].spread = hi - lo;
+                c[j] = c[--n];
+            } else {
+                ++j;
+            }
+        }
+    }
+    return n;
+}
+
+/* Keep the `cap` strongest contributions (in place). */
+int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap)
+{
+    while (n > cap) {
+        int weakest = 0;
+        for (int i = 1; i < n; ++i)
+            if (c[i].amplitude < c[weakest].amplitude)
+                weakest = i;
+        c[weakest] = c[--n];
+    }
+    return n;
+}
+
+/* Receiver, noise and gating of one beam; writes its echoes to the frame's echo buffer. */
+size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c, int n,
+                           float background)
+{
+    lsim_receiver rx = f->receiver;
+    rx.background = background;
+    lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
+    lsim_echo echoes[LSIM_MAX_RETURNS];
+    int use_noise = f->noise && background > 0.0f;
+    int m = n == 1 && !use_noise ? lsim_receiver_single(&rx, c, echoes)
+                                 : lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
+    size_t kept = 0, slot = beam * (size_t)out->slots;
+    for (int k = 0; k < m; ++k) {
+        float r = echoes[k].range, intensity = echoes[k].power;
+        /* The surface of the contribution that dominates the echo's peak; none for a false echo
+         * of ambient light. */
+        static const lsim_contribution none = {0.0f, 0.0f, 0.0f, LSIM_NO_HIT, 1.0f, 0.0f, 0.0f, 0.0f};
+        int dom = echoes[k].dominant;
+        const lsim_contribution *d = dom >= 0 && dom < n ? &c[dom] : &none;
+        const lsim_calib_material *cal = d->object != LSIM_NO_HIT ? f->surfaces->calibration[d->object] : NULL;
+        if (cal) { /* measured with the real sensor: its statistics replace the parametric model */
+            float incidence = acosf(fminf(1.0f, d->cos_incidence)) * 57.2957795f;
+            if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, f->range_resolution, &rng,
+                                       &r, &intensity))
+                continue;
+        } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
+            continue;
+        }
+        if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */
+            r = roundf(r / f->range_resolution) * f->range_resolution;
+        size_t s = slot + kept++;
+        out->range[s] = r; /* the other arrays only where the frame's point fields need them */
+        if (out->range_clean)
+            out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
+        if (out->intensity)
+            out->intensity[s] = intensity;
+        if (out->epw)
+            out->epw[s] = echoes[k].epw;
+        if (out->cos_incidence)
+            out->cos_incidence[s] = d->cos_incidence;
+        if (out->nx) {
+            out->nx[s] = d->nx;
+            out->ny[s] = d->ny;
+            out->nz[s] = d->nz;
+        }
+        if (out->object)
+            out->object[s] = d->object;
+    }
+    out->count[beam] = (uint8_t)kept;
+    return kept;
+}
