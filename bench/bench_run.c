@@ -59,7 +59,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
     out->triangles = mesh->triangle_count;
     out->threads = lsim_threads_resolve(threads);
     out->raw_ms = out->frame_ms = 1e300;
-    lsim_rays_generate(sensor, NULL, 0, n, &rays); /* the rays the frame casts */
+    lsim_rays_generate(sensor, NULL, 0, n, 100.0f, &rays); /* the rays the frame casts */
     for (int k = 0; k < repeat; ++k) {
         if (lsim_frame_run(scene, sensor, &opt, &ws, points) != LSIM_OK) {
             snprintf(error, error_size, "frame failed: %s", lsim_context_last_error(ctx));

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "raw_embree_bench: out of memory for %zu beams\n", n);
         goto done;
     }
-    lsim_rays_generate(sensor, NULL, 0, n, &rays);
+    lsim_rays_generate(sensor, NULL, 0, n, 100.0f, &rays);
     double best = 1e300;
     size_t hits = 0;
     for (int k = 0; k < 5; ++k) {

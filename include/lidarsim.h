@@ -192,6 +192,11 @@ lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_
 lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, size_t vertex_count,
                                      const uint32_t *indices, size_t triangle_count,
                                      const lsim_object_desc *desc);
+/* Geometry engine that traces the scene's rays (DESIGN.md §6): Embree ray casting (default), or
+ * BRUTE, a brute-force test engine that checks every primitive for every ray (small scenes only:
+ * at most 100,000 triangles). Every engine gives the same points. */
+typedef enum lsim_engine_kind { LSIM_ENGINE_EMBREE = 0, LSIM_ENGINE_BRUTE = 1 } lsim_engine_kind;
+lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind);
 /* Build the acceleration structure. Called by lsim_scene_scan if needed. */
 lsim_status lsim_scene_commit(lsim_scene *scene);
 size_t lsim_scene_triangle_count(const lsim_scene *scene);

@@ -1,10 +1,15 @@
-/* Embree 3 ray casting: one geometry per object (object index == geomID), backface culling off
- * (Debian's Embree is built without culling), ray masks set to all ones (Debian's Embree is
- * built with ray masks: a zero mask never hits anything). */
+/* Embree 3 ray casting behind the engine seam. Static objects are geometries of the top scene
+ * (geometry ID == object index), in world space. A moving object is its own scene in its own
+ * frame, instanced into the top scene (instance ID == object index) with a motion transform of
+ * LSIM_EMBREE_MOTION_STEPS keys over the frame's sweep (rotation by slerp, translation linear),
+ * so each ray meets it where it is at the ray's time. Backface culling off (Debian's Embree is
+ * built without culling); ray masks all ones unless a batch says otherwise (Debian's Embree is
+ * built with ray masks: a zero mask never hits anything). Coherent rays (a column of beams) are
+ * traced in packets of 8. */
 #include "geometry/engine.h"
 
-#include "core/clock.h"
 #include "core/context.h"
+#include "core/motion.h"
 #include "scene/scene.h"
 
 #include <embree3/rtcore.h>
@@ -14,82 +19,179 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct lsim_engine {
+#define LSIM_EMBREE_MOTION_STEPS 9
+
+typedef struct embree_state {
     RTCDevice device;
     RTCScene scene;
-    atomic_int failed;  /* Embree may report from its worker threads: the first report wins */
+    atomic_int failed; /* Embree may report from its worker threads: the first report wins */
     char message[256];
-};
+    const lsim_scene *owner;
+    size_t object_count;
+    RTCGeometry *instance; /* per object: its instance geometry if it moves, else NULL */
+    RTCScene *own_scene;   /* per object: the scene of a moving object (its own frame) */
+    int moving;            /* any object moves */
+    float inv_span;        /* 1 / sweep span (0 for a static frame): ray time -> Embree time */
+} embree_state;
 
 static void embree_error(void *user, enum RTCError code, const char *str)
 {
-    lsim_engine *e = user;
+    embree_state *e = user;
     if (atomic_exchange(&e->failed, 1) == 0)
         snprintf(e->message, sizeof e->message, "Embree error %d: %s", (int)code, str ? str : "");
 }
 
-void lsim_engine_destroy(lsim_engine *engine)
+static void embree_destroy(void *state)
 {
-    if (!engine)
+    embree_state *e = state;
+    if (!e)
         return;
-    if (engine->scene)
-        rtcReleaseScene(engine->scene);
-    if (engine->device)
-        rtcReleaseDevice(engine->device);
-    free(engine);
+    for (size_t i = 0; e->own_scene && i < e->object_count; ++i)
+        if (e->own_scene[i])
+            rtcReleaseScene(e->own_scene[i]);
+    free(e->own_scene);
+    free(e->instance); /* the top scene holds the instances */
+    if (e->scene)
+        rtcReleaseScene(e->scene);
+    if (e->device)
+        rtcReleaseDevice(e->device);
+    free(e);
 }
 
-static lsim_status attach_triangles(lsim_engine *e, const lsim_object *o, lsim_context *ctx)
+static RTCGeometry make_triangles(embree_state *e, const lsim_object *o, lsim_context *ctx, lsim_status *st)
 {
     RTCGeometry g = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_TRIANGLE);
-    if (!g)
-        return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create a triangle geometry");
+    if (!g) {
+        *st = lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create a triangle geometry");
+        return NULL;
+    }
     float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float),
                                        o->vertex_count);
     uint32_t *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(uint32_t),
                                             o->triangle_count);
     if (!v || !idx) {
         rtcReleaseGeometry(g);
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory giving %zu triangles to Embree", o->triangle_count);
+        *st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory giving %zu triangles to Embree",
+                        o->triangle_count);
+        return NULL;
     }
     memcpy(v, o->vertices, 3 * o->vertex_count * sizeof(float));
     memcpy(idx, o->indices, 3 * o->triangle_count * sizeof(uint32_t));
-    rtcCommitGeometry(g);
-    rtcAttachGeometry(e->scene, g);
-    rtcReleaseGeometry(g);
-    return LSIM_OK;
+    return g;
 }
 
-static lsim_status attach_sphere(lsim_engine *e, const lsim_object *o, lsim_context *ctx)
+static RTCGeometry make_sphere(embree_state *e, const lsim_object *o, lsim_context *ctx, lsim_status *st)
 {
     RTCGeometry g = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_SPHERE_POINT);
-    if (!g)
-        return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create a sphere geometry");
-    float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT4, 4 * sizeof(float), 1);
+    float *v = g ? rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT4, 4 * sizeof(float), 1)
+                 : NULL;
     if (!v) {
-        rtcReleaseGeometry(g);
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory giving a sphere to Embree");
+        if (g)
+            rtcReleaseGeometry(g);
+        *st = lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create a sphere geometry (out of memory?)");
+        return NULL;
     }
     v[0] = (float)o->center[0];
     v[1] = (float)o->center[1];
     v[2] = (float)o->center[2];
     v[3] = (float)o->radius;
+    return g;
+}
+
+/* Object i into the top scene: itself if static, else an instance of its own scene. */
+static lsim_status attach_object(embree_state *e, size_t i, lsim_context *ctx)
+{
+    const lsim_object *o = &e->owner->objects[i];
+    lsim_status st = LSIM_OK;
+    RTCGeometry g = o->shape == LSIM_SHAPE_SPHERE ? make_sphere(e, o, ctx, &st) : make_triangles(e, o, ctx, &st);
+    if (!g)
+        return st;
     rtcCommitGeometry(g);
-    rtcAttachGeometry(e->scene, g);
+    if (!o->motion) {
+        rtcAttachGeometryByID(e->scene, g, (unsigned)i);
+        rtcReleaseGeometry(g);
+        return LSIM_OK;
+    }
+    RTCScene own = rtcNewScene(e->device);
+    rtcSetSceneBuildQuality(own, RTC_BUILD_QUALITY_HIGH);
+    rtcAttachGeometryByID(own, g, 0);
     rtcReleaseGeometry(g);
+    rtcCommitScene(own);
+    e->own_scene[i] = own;
+    RTCGeometry inst = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_INSTANCE);
+    if (!inst)
+        return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create an instance for moving object %zu", i);
+    rtcSetGeometryInstancedScene(inst, own);
+    rtcSetGeometryTimeStepCount(inst, LSIM_EMBREE_MOTION_STEPS);
+    e->instance[i] = inst;
+    e->moving = 1;
+    rtcAttachGeometryByID(e->scene, inst, (unsigned)i);
+    rtcReleaseGeometry(inst); /* the top scene keeps it alive */
     return LSIM_OK;
 }
 
-lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
+static lsim_status check_embree(embree_state *e, lsim_context *ctx, const char *what)
+{
+    if (atomic_load(&e->failed) || rtcGetDeviceError(e->device) != RTC_ERROR_NONE)
+        return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree failed to %s: %s", what,
+                         atomic_load(&e->failed) ? e->message : "unknown error");
+    return LSIM_OK;
+}
+
+static lsim_status embree_set_frame_time(void *state, lsim_context *ctx, double start, double span)
+{
+    embree_state *e = state;
+    e->inv_span = span > 0.0 ? (float)(1.0 / span) : 0.0f;
+    if (!e->moving)
+        return LSIM_OK;
+    double prev[4] = {1.0, 0.0, 0.0, 0.0};
+    for (size_t i = 0; i < e->object_count; ++i) {
+        if (!e->instance[i])
+            continue;
+        for (int k = 0; k < LSIM_EMBREE_MOTION_STEPS; ++k) {
+            double q[4];
+            lsim_pose pose = lsim_motion_pose(e->owner->objects[i].motion,
+                                              start + span * k / (LSIM_EMBREE_MOTION_STEPS - 1));
+            lsim_mat3_to_quat(&pose.r, q);
+            /* the shorter way round from the previous key, so slerp turns the way the body does */
+            if (k > 0 && q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0.0)
+                for (int a = 0; a < 4; ++a)
+                    q[a] = -q[a];
+            memcpy(prev, q, sizeof prev);
+            struct RTCQuaternionDecomposition qd;
+            rtcInitQuaternionDecomposition(&qd);
+            qd.quaternion_r = (float)q[0];
+            qd.quaternion_i = (float)q[1];
+            qd.quaternion_j = (float)q[2];
+            qd.quaternion_k = (float)q[3];
+            qd.translation_x = (float)pose.t.x;
+            qd.translation_y = (float)pose.t.y;
+            qd.translation_z = (float)pose.t.z;
+            rtcSetGeometryTransformQuaternion(e->instance[i], (unsigned)k, &qd);
+        }
+        rtcCommitGeometry(e->instance[i]);
+    }
+    rtcCommitScene(e->scene);
+    return check_embree(e, ctx, "place the moving objects");
+}
+
+static lsim_status embree_create(lsim_scene *scene, void **out)
 {
     lsim_context *ctx = scene->ctx;
-    double t0 = lsim_now_ms();
-    lsim_engine *e = calloc(1, sizeof *e);
+    embree_state *e = calloc(1, sizeof *e);
     if (!e)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating the ray-casting engine");
+    e->owner = scene;
+    e->object_count = scene->object_count;
+    e->instance = calloc(scene->object_count ? scene->object_count : 1, sizeof *e->instance);
+    e->own_scene = calloc(scene->object_count ? scene->object_count : 1, sizeof *e->own_scene);
+    if (!e->instance || !e->own_scene) {
+        embree_destroy(e);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating the ray-casting engine");
+    }
     e->device = rtcNewDevice(NULL);
     if (!e->device) {
-        free(e);
+        embree_destroy(e);
         return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree device could not be created (error %d)",
                          (int)rtcGetDeviceError(NULL));
     }
@@ -97,122 +199,130 @@ lsim_status lsim_engine_build(lsim_scene *scene, lsim_engine **out)
     e->scene = rtcNewScene(e->device);
     rtcSetSceneBuildQuality(e->scene, RTC_BUILD_QUALITY_HIGH);
     lsim_status st = LSIM_OK;
-    for (size_t i = 0; i < scene->object_count && st == LSIM_OK; ++i) {
-        const lsim_object *o = &scene->objects[i];
-        st = o->shape == LSIM_SHAPE_SPHERE ? attach_sphere(e, o, ctx) : attach_triangles(e, o, ctx);
-    }
-    if (st == LSIM_OK) {
+    for (size_t i = 0; i < scene->object_count && st == LSIM_OK; ++i)
+        st = attach_object(e, i, ctx);
+    if (st == LSIM_OK && e->moving) /* placed at time 0 until the first frame says when it is */
+        st = embree_set_frame_time(e, ctx, 0.0, 0.0);
+    else if (st == LSIM_OK) {
         rtcCommitScene(e->scene);
-        if (atomic_load(&e->failed) || rtcGetDeviceError(e->device) != RTC_ERROR_NONE)
-            st = lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree failed to build the scene: %s",
-                           atomic_load(&e->failed) ? e->message : "unknown error");
+        st = check_embree(e, ctx, "build the scene");
     }
     if (st != LSIM_OK) {
-        lsim_engine_destroy(e);
+        embree_destroy(e);
         return st;
     }
-    scene->build_ms = lsim_now_ms() - t0;
     *out = e;
     return LSIM_OK;
 }
 
-/* Embree's behaviour on NaN or infinite rays is undefined (it has aborted on them): such a
- * ray is never handed to it, and counts as a miss. Upstream stages validate what makes rays
- * (sensor, kernel, poses), so this is the last line of defence, not the error report. */
-static inline int ray_finite(float ox, float oy, float oz, float dx, float dy, float dz, float tnear, float tfar)
+/* A moving object's normal comes back in its own frame: turn it into the world at the ray's
+ * time (rigid motion: the rotation part of the interpolated transform). */
+static void normal_to_world(const embree_state *e, unsigned object, float time, float *nx, float *ny, float *nz)
 {
-    /* one test for all: a sum of finite values times 0 is 0, NaN otherwise; tfar may be +inf */
-    float s = (ox + oy + oz + dx + dy + dz + tnear) * 0.0f;
-    return s == 0.0f && !isnan(tfar) && tnear <= tfar && (dx != 0.0f || dy != 0.0f || dz != 0.0f);
+    float m[12];
+    rtcGetGeometryTransform(e->instance[object], time, RTC_FORMAT_FLOAT3X4_ROW_MAJOR, m);
+    float x = *nx, y = *ny, z = *nz;
+    *nx = m[0] * x + m[1] * y + m[2] * z;
+    *ny = m[4] * x + m[5] * y + m[6] * z;
+    *nz = m[8] * x + m[9] * y + m[10] * z;
 }
 
-/* A ray ready for rtcIntersect1: all mask bits (Debian's Embree is built with ray masks). */
-static inline void ray_init(struct RTCRayHit *rh, float ox, float oy, float oz, float dx, float dy, float dz,
-                            float tnear, float tfar)
-{
-    rh->ray.org_x = ox;
-    rh->ray.org_y = oy;
-    rh->ray.org_z = oz;
-    rh->ray.dir_x = dx;
-    rh->ray.dir_y = dy;
-    rh->ray.dir_z = dz;
-    rh->ray.tnear = tnear;
-    rh->ray.tfar = tfar;
-    rh->ray.time = 0.0f;
-    rh->ray.mask = 0xFFFFFFFFu;
-    rh->ray.id = 0;
-    rh->ray.flags = 0;
-    rh->hit.geomID = RTC_INVALID_GEOMETRY_ID;
-    rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-}
+#define PACKET 8
 
-int lsim_engine_trace1(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
-                       float *t, uint32_t *object, float ng[3])
+static void embree_intersect(const void *state, const lsim_rays *rays, size_t begin, size_t count, lsim_hits *hits)
 {
-    if (!ray_finite(org[0], org[1], org[2], dir[0], dir[1], dir[2], tnear, tfar))
-        return 0;
+    const embree_state *e = state;
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
-    struct RTCRayHit rh;
-    ray_init(&rh, org[0], org[1], org[2], dir[0], dir[1], dir[2], tnear, tfar);
-    rtcIntersect1(engine->scene, &ictx, &rh);
-    if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID)
-        return 0;
-    *t = rh.ray.tfar;
-    *object = rh.hit.geomID;
-    ng[0] = rh.hit.Ng_x;
-    ng[1] = rh.hit.Ng_y;
-    ng[2] = rh.hit.Ng_z;
-    return 1;
-}
-
-int lsim_engine_occluded(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar)
-{
-    if (!ray_finite(org[0], org[1], org[2], dir[0], dir[1], dir[2], tnear, tfar))
-        return 0;
-    struct RTCIntersectContext ictx;
-    rtcInitIntersectContext(&ictx);
-    struct RTCRay ray;
-    ray.org_x = org[0];
-    ray.org_y = org[1];
-    ray.org_z = org[2];
-    ray.dir_x = dir[0];
-    ray.dir_y = dir[1];
-    ray.dir_z = dir[2];
-    ray.tnear = tnear;
-    ray.tfar = tfar;
-    ray.time = 0.0f;
-    ray.mask = 0xFFFFFFFFu;
-    ray.id = 0;
-    ray.flags = 0;
-    rtcOccluded1(engine->scene, &ictx, &ray);
-    return ray.tfar < 0.0f; /* Embree sets tfar to -inf when occluded */
-}
-
-void lsim_engine_trace(const lsim_engine *engine, const lsim_rays *rays, size_t count, float tnear, float tfar,
-                       lsim_hits *hits)
-{
-    struct RTCIntersectContext ictx;
-    rtcInitIntersectContext(&ictx);
-    {
-        for (size_t i = 0; i < count; ++i) {
-            struct RTCRayHit rh;
-            ray_init(&rh, rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i], tnear, tfar);
-            if (ray_finite(rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i], tnear, tfar))
-                rtcIntersect1(engine->scene, &ictx, &rh);
-            if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
+    ictx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    const float inv_span = e->inv_span;
+    for (size_t p = begin; p < begin + count; p += PACKET) {
+        const size_t n = begin + count - p < PACKET ? begin + count - p : PACKET;
+        RTC_ALIGN(32) struct RTCRayHit8 rh;
+        RTC_ALIGN(32) int valid[PACKET];
+        for (size_t k = 0; k < PACKET; ++k) {
+            size_t i = p + (k < n ? k : 0);
+            int ok = k < n && lsim_ray_valid(rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i],
+                                             rays->dz[i], rays->tnear[i], rays->tfar[i]);
+            valid[k] = ok ? -1 : 0;
+            rh.ray.org_x[k] = ok ? rays->ox[i] : 0.0f;
+            rh.ray.org_y[k] = ok ? rays->oy[i] : 0.0f;
+            rh.ray.org_z[k] = ok ? rays->oz[i] : 0.0f;
+            rh.ray.dir_x[k] = ok ? rays->dx[i] : 1.0f;
+            rh.ray.dir_y[k] = ok ? rays->dy[i] : 0.0f;
+            rh.ray.dir_z[k] = ok ? rays->dz[i] : 0.0f;
+            rh.ray.tnear[k] = ok ? rays->tnear[i] : 0.0f;
+            rh.ray.tfar[k] = ok ? rays->tfar[i] : 0.0f;
+            float time = rays->time[i] * inv_span;
+            rh.ray.time[k] = ok ? (time < 0.0f ? 0.0f : time > 1.0f ? 1.0f : time) : 0.0f;
+            rh.ray.mask[k] = rays->mask[i];
+            rh.ray.id[k] = (unsigned)k;
+            rh.ray.flags[k] = 0;
+            rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+            rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+        }
+        rtcIntersect8(valid, e->scene, &ictx, &rh);
+        for (size_t k = 0; k < n; ++k) {
+            size_t i = p + k;
+            if (!valid[k] || rh.hit.geomID[k] == RTC_INVALID_GEOMETRY_ID) {
                 hits->t[i] = INFINITY;
                 hits->object[i] = LSIM_NO_HIT;
                 hits->primitive[i] = 0;
                 hits->ngx[i] = hits->ngy[i] = hits->ngz[i] = 0.0f;
-            } else {
-                hits->t[i] = rh.ray.tfar;
-                hits->object[i] = rh.hit.geomID;
-                hits->primitive[i] = rh.hit.primID;
-                hits->ngx[i] = rh.hit.Ng_x;
-                hits->ngy[i] = rh.hit.Ng_y;
-                hits->ngz[i] = rh.hit.Ng_z;
+                if (hits->u) {
+                    hits->u[i] = 0.0f;
+                    hits->v[i] = 0.0f;
+                }
+                continue;
+            }
+            unsigned inst = rh.hit.instID[0][k];
+            hits->t[i] = rh.ray.tfar[k];
+            hits->object[i] = inst != RTC_INVALID_GEOMETRY_ID ? inst : rh.hit.geomID[k];
+            hits->primitive[i] = rh.hit.primID[k];
+            hits->ngx[i] = rh.hit.Ng_x[k];
+            hits->ngy[i] = rh.hit.Ng_y[k];
+            hits->ngz[i] = rh.hit.Ng_z[k];
+            if (inst != RTC_INVALID_GEOMETRY_ID)
+                normal_to_world(e, inst, rh.ray.time[k], &hits->ngx[i], &hits->ngy[i], &hits->ngz[i]);
+            if (hits->u) {
+                hits->u[i] = rh.hit.u[k];
+                hits->v[i] = rh.hit.v[k];
             }
         }
     }
 }
+
+static void embree_occluded(const void *state, const lsim_rays *rays, size_t begin, size_t count, uint8_t *blocked)
+{
+    const embree_state *e = state;
+    struct RTCIntersectContext ictx;
+    rtcInitIntersectContext(&ictx);
+    const float inv_span = e->inv_span;
+    for (size_t i = begin; i < begin + count; ++i) {
+        if (!lsim_ray_valid(rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i],
+                            rays->tnear[i], rays->tfar[i])) {
+            blocked[i] = 0;
+            continue;
+        }
+        struct RTCRay ray;
+        ray.org_x = rays->ox[i];
+        ray.org_y = rays->oy[i];
+        ray.org_z = rays->oz[i];
+        ray.dir_x = rays->dx[i];
+        ray.dir_y = rays->dy[i];
+        ray.dir_z = rays->dz[i];
+        ray.tnear = rays->tnear[i];
+        ray.tfar = rays->tfar[i];
+        float time = rays->time[i] * inv_span;
+        ray.time = time < 0.0f ? 0.0f : time > 1.0f ? 1.0f : time;
+        ray.mask = rays->mask[i];
+        ray.id = 0;
+        ray.flags = 0;
+        rtcOccluded1(e->scene, &ictx, &ray);
+        blocked[i] = ray.tfar < 0.0f; /* Embree sets tfar to -inf when occluded */
+    }
+}
+
+const lsim_engine_ops lsim_engine_embree = {
+    "embree", embree_create, embree_set_frame_time, embree_intersect, embree_occluded, embree_destroy,
+};

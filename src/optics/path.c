@@ -5,6 +5,29 @@
 
 #define PATH_STACK 48
 
+/* Transitional: one ray through the engine seam (a batch of one), until the pipeline issues
+ * secondary and shadow rays as batches per bounce depth. */
+static int trace_one(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
+                     float *t, uint32_t *object, float ng[3])
+{
+    float ox = org[0], oy = org[1], oz = org[2], dx = dir[0], dy = dir[1], dz = dir[2], time = 0.0f;
+    uint32_t mask = LSIM_RAY_MASK_ALL, prim;
+    lsim_rays r = {1, &ox, &oy, &oz, &dx, &dy, &dz, &time, &tnear, &tfar, &mask};
+    lsim_hits h = {t, object, &prim, NULL, NULL, &ng[0], &ng[1], &ng[2]};
+    lsim_engine_intersect(engine, &r, 1, &h);
+    return *object != LSIM_NO_HIT;
+}
+
+static int occluded_one(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar)
+{
+    float ox = org[0], oy = org[1], oz = org[2], dx = dir[0], dy = dir[1], dz = dir[2], time = 0.0f;
+    uint32_t mask = LSIM_RAY_MASK_ALL;
+    uint8_t blocked = 0;
+    lsim_rays r = {1, &ox, &oy, &oz, &dx, &dy, &dz, &time, &tnear, &tfar, &mask};
+    lsim_engine_occluded(engine, &r, 1, &blocked);
+    return blocked;
+}
+
 typedef struct path_vertex {
     float org[3], dir[3];
     float throughput;   /* one-way T */
@@ -153,7 +176,7 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
         path_vertex v = stack[--top];
         if (!v.traced) {
             float tfar = o->range_max - v.optical;
-            if (tfar <= 0.0f || !lsim_engine_trace1(o->engine, v.org, v.dir, 0.0f, tfar, &v.t, &v.object, v.ng))
+            if (tfar <= 0.0f || !trace_one(o->engine, v.org, v.dir, 0.0f, tfar, &v.t, &v.object, v.ng))
                 continue;
             /* the distance from the surface point the ray left, not from its nudged origin */
             float q[3] = {v.org[0] + v.t * v.dir[0] - v.surface[0], v.org[1] + v.t * v.dir[1] - v.surface[1],
@@ -189,7 +212,7 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
             if (lit > 0.0f && o->surfaces->albedo[v.object] > 0.0f) {
                 float eps = 1e-4f * fmaxf(1.0f, v.t);
                 float q[3] = {p[0] + eps * n[0], p[1] + eps * n[1], p[2] + eps * n[2]};
-                if (!lsim_engine_occluded(o->engine, q, o->sun, 0.0f, 1e6f))
+                if (!occluded_one(o->engine, q, o->sun, 0.0f, 1e6f))
                     *background += weight * o->surfaces->albedo[v.object] * lit * o->sun_level;
             }
         }
@@ -211,7 +234,7 @@ int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir
                     float u[3] = {to_rx[0] / dist, to_rx[1] / dist, to_rx[2] / dist};
                     float eps = 1e-4f * fmaxf(1.0f, v.t);
                     float q[3] = {p[0] + eps * n[0], p[1] + eps * n[1], p[2] + eps * n[2]};
-                    seen = dot3(u, n) > 0.0f && !lsim_engine_occluded(o->engine, q, u, 0.0f, dist - 2.0f * eps);
+                    seen = dot3(u, n) > 0.0f && !occluded_one(o->engine, q, u, 0.0f, dist - 2.0f * eps);
                     range = 0.5f * (optical + dist);
                 }
             }

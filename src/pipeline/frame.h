@@ -96,12 +96,10 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws);
 lsim_status lsim_frame_bloom_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams);
 
 /* Ray generation: `count` beams from frame beam `begin`, each expanded into the sub-rays of
- * `subrays`, placed at the sensor's pose (world). Ray b * subrays->count + s. */
+ * `subrays`, placed at the sensor's pose (world), accepting hits in [0, range_max]. Ray
+ * b * subrays->count + s. */
 void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
-                        lsim_rays *rays);
-/* Allocate / free `count` rays (for callers outside the frame loop, e.g. the benchmark). */
-int lsim_rays_alloc(lsim_rays *rays, size_t count);
-void lsim_rays_free(lsim_rays *rays);
+                        float range_max, lsim_rays *rays);
 
 /* Kernel mode: render the sensor's field of view and find each beam's nearest echo with the
  * blooming model (pipeline/kernel_frame.c); fills ws->bloom. */

@@ -21,6 +21,20 @@ typedef struct bloom_render {
     uint32_t *object;
 } bloom_render;
 
+
+/* Transitional: one ray through the engine seam (a batch of one), until the pipeline issues
+ * secondary and shadow rays as batches per bounce depth. */
+static int trace_one(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
+                     float *t, uint32_t *object, float ng[3])
+{
+    float ox = org[0], oy = org[1], oz = org[2], dx = dir[0], dy = dir[1], dz = dir[2], time = 0.0f;
+    uint32_t mask = LSIM_RAY_MASK_ALL, prim;
+    lsim_rays r = {1, &ox, &oy, &oz, &dx, &dy, &dz, &time, &tnear, &tfar, &mask};
+    lsim_hits h = {t, object, &prim, NULL, NULL, &ng[0], &ng[1], &ng[2]};
+    lsim_engine_intersect(engine, &r, 1, &h);
+    return *object != LSIM_NO_HIT;
+}
+
 static void render_free(bloom_render *r)
 {
     free(r->intensity);
@@ -103,7 +117,7 @@ static lsim_status render(lsim_context *ctx, const lsim_sensor *sensor, const ls
             uint32_t obj;
             r->intensity[p] = r->range[p] = 0.0f;
             r->object[p] = LSIM_NO_HIT;
-            if (!lsim_engine_trace1(o->engine, org, d, 0.0f, o->range_max, &t, &obj, ng))
+            if (!trace_one(o->engine, org, d, 0.0f, o->range_max, &t, &obj, ng))
                 continue;
             lsim_contribution c[4];
             int n = lsim_optics_follow(&single, org, d, t, obj, ng, 1.0f, c, 0, 4, NULL);

@@ -2,7 +2,7 @@
 #include <math.h>
 
 void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
-                        lsim_rays *rays)
+                        float range_max, lsim_rays *rays)
 {
     const lsim_beams *b = &sensor->beams;
     const lsim_mat3 r = sensor->pose.r;
@@ -23,6 +23,12 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
         rays->dx[base] = d[0];
         rays->dy[base] = d[1];
         rays->dz[base] = d[2];
+        for (int s = 0; s < s_count; ++s) {
+            rays->time[base + s] = 0.0f;
+            rays->tnear[base + s] = 0.0f;
+            rays->tfar[base + s] = range_max;
+            rays->mask[base + s] = LSIM_RAY_MASK_ALL;
+        }
         if (s_count == 1)
             continue;
         float u[3], v[3];

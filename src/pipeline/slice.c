@@ -57,8 +57,8 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_f
     const size_t m = hi - lo;
     double a = lsim_now_ms();
     if (!f->kernel) {
-        lsim_rays_generate(f->sensor, &f->subrays, lo, m, &s->rays);
-        lsim_engine_trace(scene->engine, &s->rays, m * (size_t)f->subrays.count, 0.0f, f->optics.range_max, &s->hits);
+        lsim_rays_generate(f->sensor, &f->subrays, lo, m, f->optics.range_max, &s->rays);
+        lsim_engine_intersect(scene->engine, &s->rays, m * (size_t)f->subrays.count, &s->hits);
     }
     double b = lsim_now_ms();
     *trace_ms += b - a;

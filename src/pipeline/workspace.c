@@ -17,40 +17,11 @@ static void *grow(void *old, size_t bytes, int *ok)
 
 #define GROW(field, n) ((field) = grow((field), (n) * sizeof *(field), &ok))
 
-static void rays_free(lsim_rays *r)
-{
-    free(r->ox); free(r->oy); free(r->oz); free(r->dx); free(r->dy); free(r->dz);
-    memset(r, 0, sizeof *r);
-}
-
-static void hits_free(lsim_hits *h)
-{
-    free(h->t); free(h->object); free(h->primitive); free(h->ngx); free(h->ngy); free(h->ngz);
-    memset(h, 0, sizeof *h);
-}
-
-int lsim_rays_alloc(lsim_rays *r, size_t n)
-{
-    int ok = 1;
-    memset(r, 0, sizeof *r);
-    GROW(r->ox, n); GROW(r->oy, n); GROW(r->oz, n); GROW(r->dx, n); GROW(r->dy, n); GROW(r->dz, n);
-    if (!ok) {
-        rays_free(r);
-        return -1;
-    }
-    r->count = n;
-    return 0;
-}
-
-void lsim_rays_free(lsim_rays *r) { rays_free(r); }
-
 static int scratch_alloc(lsim_frame_scratch *s)
 {
     int ok = lsim_rays_alloc(&s->rays, LSIM_FRAME_CHUNK) == 0;
-    memset(&s->hits, 0, sizeof s->hits);
+    ok = lsim_hits_alloc(&s->hits, LSIM_FRAME_CHUNK) == 0 && ok;
     const size_t n = LSIM_FRAME_CHUNK;
-    GROW(s->hits.t, n); GROW(s->hits.object, n); GROW(s->hits.primitive, n);
-    GROW(s->hits.ngx, n); GROW(s->hits.ngy, n); GROW(s->hits.ngz, n);
     GROW(s->contributions, LSIM_SLICE_CONTRIBUTIONS);
     GROW(s->beam_start, n); GROW(s->beam_count, n); GROW(s->beam_background, n);
     return ok ? 0 : -1;
@@ -150,8 +121,8 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     for (int t = 0; t < ws->scratch_count; ++t) {
-        rays_free(&ws->scratch[t].rays);
-        hits_free(&ws->scratch[t].hits);
+        lsim_rays_free(&ws->scratch[t].rays);
+        lsim_hits_free(&ws->scratch[t].hits);
         free(ws->scratch[t].contributions);
         free(ws->scratch[t].beam_start);
         free(ws->scratch[t].beam_count);

@@ -4,6 +4,7 @@
 #include "core/context.h"
 #include "core/text.h"
 #include "calib/calibration.h"
+#include "core/motion.h"
 #include "geometry/engine.h"
 
 #include <math.h>
@@ -41,8 +42,10 @@ static void object_free(lsim_object *o)
 {
     free(o->vertices);
     free(o->indices);
+    lsim_motion_free(o->motion);
     o->vertices = NULL;
     o->indices = NULL;
+    o->motion = NULL;
 }
 
 void lsim_scene_destroy(lsim_scene *scene)
@@ -336,7 +339,22 @@ lsim_status lsim_scene_commit(lsim_scene *scene)
         return LSIM_ERR_INVALID_ARGUMENT;
     if (scene->engine)
         return LSIM_OK;
-    return lsim_engine_build(scene, &scene->engine);
+    return lsim_engine_build(scene, lsim_engine_ops_of(scene->engine_kind), &scene->engine);
+}
+
+lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind)
+{
+    if (!scene)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!lsim_engine_ops_of(kind))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "engine %d is not one of LSIM_ENGINE_EMBREE (0) or LSIM_ENGINE_BRUTE (1)", (int)kind);
+    if (kind != scene->engine_kind) {
+        lsim_engine_destroy(scene->engine); /* the next commit builds the new one */
+        scene->engine = NULL;
+        scene->engine_kind = kind;
+    }
+    return LSIM_OK;
 }
 
 size_t lsim_scene_triangle_count(const lsim_scene *scene)

@@ -36,6 +36,9 @@ typedef struct lsim_object {
     size_t vertex_count, triangle_count;
     /* sphere, world space */
     double center[3], radius;
+    /* NULL: static, the arrays above are in world space. Else the arrays are in the object's own
+     * frame and lsim_motion_pose_at(motion, t) places them in the world at time t (owned). */
+    struct lsim_motion *motion;
 } lsim_object;
 
 /* A growing array of label names and ids. */
@@ -65,6 +68,7 @@ struct lsim_scene {
     size_t object_count, object_capacity;
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
     struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
+    lsim_engine_kind engine_kind; /* which engine lsim_scene_commit builds */
     double load_ms, build_ms;   /* time spent loading the scene file / building the BVH */
     int max_bounces;            /* mirror / glass recursion depth */
     double extinction;          /* atmosphere alpha, 1/m */
