@@ -2,7 +2,7 @@
 
 #include "pipeline/frame.h"
 #include "points/points.h"
-#include "raw_embree.h"
+#include "geometry/embree_reference.h"
 #include "scene/scene.h"
 
 #include <stdio.h>
@@ -46,7 +46,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
         goto done;
     }
     size_t n = lsim_sensor_beam_count(sensor);
-    raw = lsim_raw_embree_create(mesh);
+    raw = lsim_raw_embree_create(mesh->vertices, mesh->vertex_count, mesh->indices, mesh->triangle_count);
     t = malloc(n * sizeof *t);
     ng = malloc(3 * n * sizeof *ng);
     geom = malloc(n * sizeof *geom);

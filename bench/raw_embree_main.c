@@ -3,7 +3,7 @@
  * `lidarsim bench` runs this side by side with the full lidarsim frame; this program times the
  * reference on its own. Usage: raw_embree_bench [BEAMS] [THREADS] */
 #include "bench_scene.h"
-#include "raw_embree.h"
+#include "geometry/embree_reference.h"
 
 #include "lidarsim.h"
 #include "pipeline/frame.h"
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     t = malloc(n * sizeof *t);
     ng = malloc(3 * n * sizeof *ng);
     ids = malloc(2 * n * sizeof *ids);
-    raw = lsim_raw_embree_create(&mesh);
+    raw = lsim_raw_embree_create(mesh.vertices, mesh.vertex_count, mesh.indices, mesh.triangle_count);
     if (!t || !ng || !ids || !raw || lsim_rays_alloc(&rays, n)) {
         fprintf(stderr, "raw_embree_bench: out of memory for %zu beams\n", n);
         goto done;

@@ -1,4 +1,5 @@
-#include "raw_embree.h"
+/* The benchmarks' raw-Embree reference (see embree_reference.h). */
+#include "geometry/embree_reference.h"
 
 #include <embree3/rtcore.h>
 #include <math.h>
@@ -12,7 +13,8 @@ struct lsim_raw_embree {
     RTCScene scene;
 };
 
-lsim_raw_embree *lsim_raw_embree_create(const lsim_bench_mesh *mesh)
+lsim_raw_embree *lsim_raw_embree_create(const float *vertices, size_t vertex_count, const uint32_t *indices,
+                                        size_t triangle_count)
 {
     lsim_raw_embree *raw = calloc(1, sizeof *raw);
     if (!raw)
@@ -25,15 +27,15 @@ lsim_raw_embree *lsim_raw_embree_create(const lsim_bench_mesh *mesh)
     raw->scene = rtcNewScene(raw->device);
     rtcSetSceneBuildQuality(raw->scene, RTC_BUILD_QUALITY_HIGH);
     RTCGeometry g = rtcNewGeometry(raw->device, RTC_GEOMETRY_TYPE_TRIANGLE);
-    float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 12, mesh->vertex_count);
-    uint32_t *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 12, mesh->triangle_count);
+    float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 12, vertex_count);
+    uint32_t *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 12, triangle_count);
     if (!v || !idx) {
         rtcReleaseGeometry(g);
         lsim_raw_embree_destroy(raw);
         return NULL;
     }
-    memcpy(v, mesh->vertices, 12 * mesh->vertex_count);
-    memcpy(idx, mesh->indices, 12 * mesh->triangle_count);
+    memcpy(v, vertices, 12 * vertex_count);
+    memcpy(idx, indices, 12 * triangle_count);
     rtcCommitGeometry(g);
     rtcAttachGeometry(raw->scene, g);
     rtcReleaseGeometry(g);
