@@ -227,6 +227,12 @@ typedef struct lsim_points lsim_points;
 /* Scan one full frame (one revolution / pattern period / exposure). */
 lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor,
                             const lsim_scan_options *options, lsim_points **out_points);
+/* Multi-frame use: scan one frame into `points` (from lsim_points_create or an earlier scan),
+ * replacing its contents. The scene keeps its engine and frame workspace and the buffer keeps its
+ * columns, so once a sensor has run one frame, each further frame (new poses, times, seeds)
+ * allocates nothing: it costs only the frame. Not for concurrent use of one scene. */
+lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                 lsim_points *points);
 
 /* ---------------------------------------------------------------- points */
 
@@ -252,6 +258,9 @@ typedef enum lsim_field_type { LSIM_TYPE_F32 = 0, LSIM_TYPE_U16 = 1, LSIM_TYPE_U
 const char *lsim_field_name(lsim_field field);
 lsim_field_type lsim_field_get_type(lsim_field field);
 
+/* An empty point buffer for lsim_scene_scan_into: it grows to what a frame needs and is then
+ * reused, frame after frame. */
+lsim_status lsim_points_create(lsim_context *ctx, lsim_points **out);
 size_t lsim_points_count(const lsim_points *points);
 /* Column of a field: float*, uint16_t* or uint32_t* per lsim_field_get_type; count elements.
  * NULL for a field the scan was not asked to fill (lsim_scan_options.fields) or an unknown one. */

@@ -152,6 +152,56 @@ static lsim_status validate_options(lsim_context *ctx, const lsim_scan_options *
     return LSIM_OK;
 }
 
+static void workspace_release(void *cache)
+{
+    lsim_frame_workspace *ws = cache;
+    if (!ws)
+        return;
+    lsim_frame_workspace_free(ws);
+    free(ws);
+}
+
+/* The scene's frame workspace, created on first use and kept for the next frame. */
+static lsim_status scene_workspace(lsim_scene *scene, lsim_frame_workspace **out)
+{
+    if (!scene->frame_cache) {
+        lsim_frame_workspace *ws = calloc(1, sizeof *ws);
+        if (!ws)
+            return lsim_fail(scene->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the frame workspace");
+        scene->frame_cache = ws;
+        scene->frame_cache_free = workspace_release;
+    }
+    *out = scene->frame_cache;
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                 lsim_points *points)
+{
+    if (!scene || !sensor || !points)
+        return lsim_fail(scene ? scene->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT,
+                         "lsim_scene_scan_into: scene, sensor and points must not be NULL");
+    lsim_context *ctx = scene->ctx;
+    lsim_scan_options defaults;
+    if (!options) {
+        lsim_scan_options_init(&defaults);
+        options = &defaults;
+    }
+    lsim_status st = validate_options(ctx, options);
+    lsim_frame_workspace *ws = NULL;
+    if (st == LSIM_OK)
+        st = scene_workspace(scene, &ws);
+    if (st == LSIM_OK)
+        st = lsim_points_reserve(points, lsim_frame_point_capacity(sensor), options->fields);
+    if (st == LSIM_OK)
+        st = lsim_points_set_labels(points, scene->labels.names.entries, scene->labels.names.count);
+    if (st == LSIM_OK)
+        st = lsim_frame_run(scene, sensor, options, ws, points);
+    if (st != LSIM_OK)
+        points->count = 0;
+    return st;
+}
+
 lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                             lsim_points **out_points)
 {
@@ -172,11 +222,11 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     if (st != LSIM_OK)
         return st;
     st = lsim_points_set_labels(points, scene->labels.names.entries, scene->labels.names.count);
-    lsim_frame_workspace ws;
-    memset(&ws, 0, sizeof ws);
+    lsim_frame_workspace *ws = NULL;
     if (st == LSIM_OK)
-        st = lsim_frame_run(scene, sensor, options, &ws, points);
-    lsim_frame_workspace_free(&ws);
+        st = scene_workspace(scene, &ws);
+    if (st == LSIM_OK)
+        st = lsim_frame_run(scene, sensor, options, ws, points);
     if (st != LSIM_OK) {
         lsim_points_destroy(points);
         return st;
@@ -212,21 +262,20 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
     /* The frame keeps what the format writes, whatever options->fields says. */
     const uint32_t fields = lsim_format_fields(resolved);
     const int threads = lsim_threads_resolve(options->threads);
-    lsim_frame_workspace ws;
-    memset(&ws, 0, sizeof ws);
+    lsim_frame_workspace *ws = NULL;
     lsim_scan_stats stats;
     lsim_points *slice = NULL;
-    st = frame_measure(scene, sensor, options, &ws, fields, threads, &stats);
-    if (st != LSIM_OK) {
-        lsim_frame_workspace_free(&ws);
+    st = scene_workspace(scene, &ws);
+    if (st == LSIM_OK)
+        st = frame_measure(scene, sensor, options, ws, fields, threads, &stats);
+    if (st != LSIM_OK)
         return st;
-    }
     if (out_stats) /* the frame is computed: a failure from here on is the output's */
         *out_stats = stats;
     double t0 = lsim_now_ms();
-    const size_t n = sensor->beams.count, chunk = ws.chunk, chunks = (n + chunk - 1) / chunk;
-    const size_t total = lsim_points_emit_offsets(sensor, &ws, options);
-    const size_t *offset = ws.chunk_points; /* [c]: first point of frame slice c; [chunks]: total */
+    const size_t n = sensor->beams.count, chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
+    const size_t total = lsim_points_emit_offsets(sensor, ws, options);
+    const size_t *offset = ws->chunk_points; /* [c]: first point of frame slice c; [chunks]: total */
     /* One write slice holds whole frame slices: at least one frame slice's points at most, and no
      * more than the frame's points. */
     const size_t slots = (size_t)(sensor->spec.receiver.max_returns > 0 ? sensor->spec.receiver.max_returns : 1);
@@ -238,7 +287,6 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
         st = lsim_points_set_labels(slice, scene->labels.names.entries, scene->labels.names.count);
     if (st != LSIM_OK) {
         lsim_points_destroy(slice);
-        lsim_frame_workspace_free(&ws);
         return st;
     }
     frame_viewpoint(sensor, options, slice->viewpoint);
@@ -249,13 +297,12 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
         size_t e = c + 1;
         while (e < chunks && offset[e + 1] - offset[c] <= cap)
             ++e;
-        lsim_points_emit_range(sensor, &ws, options, fields, slice, threads, c, e);
+        lsim_points_emit_range(sensor, ws, options, fields, slice, threads, c, e);
         st = lsim_point_stream_append(&stream, slice);
         c = e;
     }
     st = lsim_point_stream_finish(&stream, st);
     lsim_points_destroy(slice);
-    lsim_frame_workspace_free(&ws);
     if (st != LSIM_OK)
         return st;
     stats.write_ms = lsim_now_ms() - t0; /* point emission and writing, interleaved */

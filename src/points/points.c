@@ -84,6 +84,51 @@ lsim_status lsim_points_alloc_fields(lsim_context *ctx, size_t capacity, uint32_
     return LSIM_OK;
 }
 
+lsim_status lsim_points_create(lsim_context *ctx, lsim_points **out)
+{
+    if (!out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_points_create: out must not be NULL");
+    lsim_points *p = calloc(1, sizeof *p);
+    if (!p)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating a point buffer");
+    p->ctx = ctx;
+    p->viewpoint[3] = 1.0; /* identity */
+    *out = p;
+    return LSIM_OK;
+}
+
+lsim_status lsim_points_reserve(lsim_points *p, size_t capacity, uint32_t fields)
+{
+    fields = fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL;
+    const int grow = capacity > p->capacity;
+    const size_t n = grow ? capacity : p->capacity ? p->capacity : 1;
+    p->count = 0;
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f) {
+        if (!(fields & LSIM_FIELD_BIT(f))) {
+            free(p->column[f]);
+            p->column[f] = NULL;
+        } else if (!p->column[f] || grow) {
+            free(p->column[f]); /* the old contents are replaced by the next frame anyway */
+            p->column[f] = malloc(n * lsim_field_size((lsim_field)f));
+        }
+    }
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f) {
+        if ((fields & LSIM_FIELD_BIT(f)) && !p->column[f]) {
+            for (int g = 0; g < LSIM_FIELD_COUNT; ++g) { /* leave a consistent, empty buffer */
+                free(p->column[g]);
+                p->column[g] = NULL;
+            }
+            p->capacity = 0;
+            p->fields = 0;
+            return lsim_fail(p->ctx, LSIM_ERR_OUT_OF_MEMORY,
+                             "out of memory allocating %zu points (reduce the beam count)", capacity);
+        }
+    }
+    p->capacity = n;
+    p->fields = fields;
+    return LSIM_OK;
+}
+
 static int by_id(const void *a, const void *b)
 {
     uint32_t x = ((const lsim_label_entry *)a)->id, y = ((const lsim_label_entry *)b)->id;
@@ -92,6 +137,15 @@ static int by_id(const void *a, const void *b)
 
 lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count)
 {
+    if (count == points->label_count && count > 0) { /* the same map again (frame after frame) */
+        size_t same = 0; /* each entry found (by id) in the sorted copy, and equal */
+        for (size_t i = 0; i < count && same == i; ++i) {
+            const lsim_label_entry *e = bsearch(&labels[i], points->labels, count, sizeof *labels, by_id);
+            same += e && memcmp(e, &labels[i], sizeof *labels) == 0;
+        }
+        if (same == count)
+            return LSIM_OK;
+    }
     free(points->labels);
     points->labels = NULL;
     points->label_count = 0;

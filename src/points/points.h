@@ -32,6 +32,10 @@ lsim_status lsim_points_alloc_fields(lsim_context *ctx, size_t capacity, uint32_
 /* LSIM_OK if `points` holds every column of `fields`; otherwise an error naming the first missing
  * one, for `what` (e.g. "cannot write 'x.pcd'"). */
 lsim_status lsim_points_require(const lsim_points *points, uint32_t fields, const char *what);
+/* Make room for `capacity` points holding exactly the columns of `fields` (0: every field):
+ * columns are kept when already large enough, so a buffer reused frame after frame stops
+ * allocating. count is set to 0. */
+lsim_status lsim_points_reserve(lsim_points *points, size_t capacity, uint32_t fields);
 /* Set the label map (copied, then sorted by id). */
 lsim_status lsim_points_set_labels(lsim_points *points, const lsim_label_entry *labels, size_t count);
 

@@ -53,6 +53,8 @@ void lsim_scene_destroy(lsim_scene *scene)
     if (!scene)
         return;
     lsim_engine_destroy(scene->engine);
+    if (scene->frame_cache_free)
+        scene->frame_cache_free(scene->frame_cache);
     for (size_t i = 0; i < scene->object_count; ++i)
         object_free(&scene->objects[i]);
     free(scene->objects);

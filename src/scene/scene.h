@@ -69,6 +69,10 @@ struct lsim_scene {
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
     struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
     lsim_engine_kind engine_kind; /* which engine lsim_scene_commit builds */
+    /* The pipeline's frame workspace, kept for the next frame (multi-frame use); the pipeline
+     * sets both, lsim_scene_destroy calls frame_cache_free(frame_cache). */
+    void *frame_cache;
+    void (*frame_cache_free)(void *cache);
     double load_ms, build_ms;   /* time spent loading the scene file / building the BVH */
     int max_bounces;            /* mirror / glass recursion depth */
     double extinction;          /* atmosphere alpha, 1/m */
