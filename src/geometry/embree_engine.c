@@ -229,64 +229,68 @@ static void normal_to_world(const embree_state *e, unsigned object, float time, 
 
 #define PACKET 8
 
+/* Rays [p, p + n) (n <= PACKET) into one packet; lanes past n and invalid rays are inactive
+ * (filled with a harmless ray: Debian's Embree asserts on the inactive lanes too). */
+static inline void packet_fill(const lsim_rays *rays, size_t p, size_t n, float inv_span, struct RTCRayHit8 *rh,
+                               int valid[PACKET])
+{
+    for (size_t k = 0; k < PACKET; ++k) {
+        const size_t i = p + (k < n ? k : 0);
+        const float ox = rays->ox[i], oy = rays->oy[i], oz = rays->oz[i];
+        const float dx = rays->dx[i], dy = rays->dy[i], dz = rays->dz[i];
+        const float tnear = rays->tnear[i], tfar = rays->tfar[i];
+        const int ok = k < n && lsim_ray_valid(ox, oy, oz, dx, dy, dz, tnear, tfar);
+        valid[k] = ok ? -1 : 0;
+        rh->ray.org_x[k] = ok ? ox : 0.0f;
+        rh->ray.org_y[k] = ok ? oy : 0.0f;
+        rh->ray.org_z[k] = ok ? oz : 0.0f;
+        rh->ray.dir_x[k] = ok ? dx : 1.0f;
+        rh->ray.dir_y[k] = ok ? dy : 0.0f;
+        rh->ray.dir_z[k] = ok ? dz : 0.0f;
+        rh->ray.tnear[k] = ok ? tnear : 0.0f;
+        rh->ray.tfar[k] = ok ? tfar : 0.0f;
+        rh->ray.time[k] = 0.0f;
+        rh->ray.mask[k] = rays->mask[i];
+        rh->ray.id[k] = (unsigned)k;
+        rh->ray.flags[k] = 0;
+        rh->hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+        rh->hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+    }
+    if (inv_span > 0.0f) /* a frame with moving objects: Embree's time is the fraction of the sweep */
+        for (size_t k = 0; k < PACKET; ++k) {
+            const float time = rays->time[p + (k < n ? k : 0)] * inv_span;
+            rh->ray.time[k] = valid[k] && time > 0.0f ? (time > 1.0f ? 1.0f : time) : 0.0f; /* NaN: 0 */
+        }
+}
+
 static void embree_intersect(const void *state, const lsim_rays *rays, size_t begin, size_t count, lsim_hits *hits)
 {
     const embree_state *e = state;
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
-    const float inv_span = e->inv_span;
+    const float inv_span = e->moving ? e->inv_span : 0.0f;
     for (size_t p = begin; p < begin + count; p += PACKET) {
         const size_t n = begin + count - p < PACKET ? begin + count - p : PACKET;
         RTC_ALIGN(32) struct RTCRayHit8 rh;
         RTC_ALIGN(32) int valid[PACKET];
-        for (size_t k = 0; k < PACKET; ++k) {
-            size_t i = p + (k < n ? k : 0);
-            int ok = k < n && lsim_ray_valid(rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i],
-                                             rays->dz[i], rays->tnear[i], rays->tfar[i]);
-            valid[k] = ok ? -1 : 0;
-            rh.ray.org_x[k] = ok ? rays->ox[i] : 0.0f;
-            rh.ray.org_y[k] = ok ? rays->oy[i] : 0.0f;
-            rh.ray.org_z[k] = ok ? rays->oz[i] : 0.0f;
-            rh.ray.dir_x[k] = ok ? rays->dx[i] : 1.0f;
-            rh.ray.dir_y[k] = ok ? rays->dy[i] : 0.0f;
-            rh.ray.dir_z[k] = ok ? rays->dz[i] : 0.0f;
-            rh.ray.tnear[k] = ok ? rays->tnear[i] : 0.0f;
-            rh.ray.tfar[k] = ok ? rays->tfar[i] : 0.0f;
-            float time = rays->time[i] * inv_span;
-            rh.ray.time[k] = ok ? (time < 0.0f ? 0.0f : time > 1.0f ? 1.0f : time) : 0.0f;
-            rh.ray.mask[k] = rays->mask[i];
-            rh.ray.id[k] = (unsigned)k;
-            rh.ray.flags[k] = 0;
-            rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
-            rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
-        }
+        packet_fill(rays, p, n, inv_span, &rh, valid);
         rtcIntersect8(valid, e->scene, &ictx, &rh);
         for (size_t k = 0; k < n; ++k) {
-            size_t i = p + k;
-            if (!valid[k] || rh.hit.geomID[k] == RTC_INVALID_GEOMETRY_ID) {
-                hits->t[i] = INFINITY;
-                hits->object[i] = LSIM_NO_HIT;
-                hits->primitive[i] = 0;
-                hits->ngx[i] = hits->ngy[i] = hits->ngz[i] = 0.0f;
-                if (hits->u) {
-                    hits->u[i] = 0.0f;
-                    hits->v[i] = 0.0f;
-                }
-                continue;
-            }
-            unsigned inst = rh.hit.instID[0][k];
-            hits->t[i] = rh.ray.tfar[k];
-            hits->object[i] = inst != RTC_INVALID_GEOMETRY_ID ? inst : rh.hit.geomID[k];
-            hits->primitive[i] = rh.hit.primID[k];
-            hits->ngx[i] = rh.hit.Ng_x[k];
-            hits->ngy[i] = rh.hit.Ng_y[k];
-            hits->ngz[i] = rh.hit.Ng_z[k];
-            if (inst != RTC_INVALID_GEOMETRY_ID)
-                normal_to_world(e, inst, rh.ray.time[k], &hits->ngx[i], &hits->ngy[i], &hits->ngz[i]);
+            const size_t i = p + k;
+            const unsigned geom = rh.hit.geomID[k], inst = rh.hit.instID[0][k];
+            const int hit = valid[k] && geom != RTC_INVALID_GEOMETRY_ID;
+            hits->t[i] = hit ? rh.ray.tfar[k] : INFINITY;
+            hits->object[i] = !hit ? LSIM_NO_HIT : inst != RTC_INVALID_GEOMETRY_ID ? inst : geom;
+            hits->primitive[i] = hit ? rh.hit.primID[k] : 0;
+            hits->ngx[i] = hit ? rh.hit.Ng_x[k] : 0.0f;
+            hits->ngy[i] = hit ? rh.hit.Ng_y[k] : 0.0f;
+            hits->ngz[i] = hit ? rh.hit.Ng_z[k] : 0.0f;
             if (hits->u) {
-                hits->u[i] = rh.hit.u[k];
-                hits->v[i] = rh.hit.v[k];
+                hits->u[i] = hit ? rh.hit.u[k] : 0.0f;
+                hits->v[i] = hit ? rh.hit.v[k] : 0.0f;
             }
+            if (hit && inst != RTC_INVALID_GEOMETRY_ID)
+                normal_to_world(e, inst, rh.ray.time[k], &hits->ngx[i], &hits->ngy[i], &hits->ngz[i]);
         }
     }
 }
@@ -296,7 +300,7 @@ static void embree_occluded(const void *state, const lsim_rays *rays, size_t beg
     const embree_state *e = state;
     struct RTCIntersectContext ictx;
     rtcInitIntersectContext(&ictx);
-    const float inv_span = e->inv_span;
+    const float inv_span = e->moving ? e->inv_span : 0.0f;
     for (size_t i = begin; i < begin + count; ++i) {
         if (!lsim_ray_valid(rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i], rays->dz[i],
                             rays->tnear[i], rays->tfar[i])) {
@@ -313,7 +317,7 @@ static void embree_occluded(const void *state, const lsim_rays *rays, size_t beg
         ray.tnear = rays->tnear[i];
         ray.tfar = rays->tfar[i];
         float time = rays->time[i] * inv_span;
-        ray.time = time < 0.0f ? 0.0f : time > 1.0f ? 1.0f : time;
+        ray.time = !(time > 0.0f) ? 0.0f : time > 1.0f ? 1.0f : time;
         ray.mask = rays->mask[i];
         ray.id = 0;
         ray.flags = 0;
