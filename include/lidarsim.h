@@ -124,6 +124,13 @@ size_t lsim_sensor_beam_count(const lsim_sensor *sensor);
 lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
                                   double *time_s, uint16_t *ring);
 const char *lsim_sensor_name(const lsim_sensor *sensor);
+/* Range resolution: measured ranges are whole multiples of it (metres, 0..1; 0: continuous, the
+ * default; the planar presets report millimetres), when the scan adds noise. */
+lsim_status lsim_sensor_set_range_resolution(lsim_sensor *sensor, double resolution_m);
+/* A sensor's settings as the setters take them, e.g. a preset's (any pointer may be NULL). */
+lsim_status lsim_sensor_get_range(const lsim_sensor *sensor, double *min_m, double *max_m, double *resolution_m);
+lsim_status lsim_sensor_get_noise(const lsim_sensor *sensor, double *range_sigma_m, double *intensity_sigma,
+                                  double *detection_reflectance);
 
 /* ---------------------------------------------------------------- scene */
 

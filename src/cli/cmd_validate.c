@@ -3,9 +3,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 
-#include "calib/validate.h"
 #include "core/context.h"
 #include "io/atomic_file.h"
+#include "validate/validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

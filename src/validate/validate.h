@@ -8,9 +8,16 @@
  *               noise, intensities in the sensor's scale (its binary value for a binary sensor,
  *               else brdf_scale x reflectivity).
  * Per bin: mean and std of intensity, drop rate (with the real bin's 95 % Wilson interval),
- * range std, and two-sample Kolmogorov-Smirnov tests of ranges residuals and intensities. */
-#ifndef LSIM_CALIB_VALIDATE_H
-#define LSIM_CALIB_VALIDATE_H
+ * range std, and two-sample Kolmogorov-Smirnov tests of ranges residuals and intensities.
+ *
+ * A tool above the pipeline (DESIGN.md §6, layering; tests/test_layering.py): it drives the
+ * simulator through the public multi-frame API (include/lidarsim.h), and reads scans and
+ * calibrates with the calibration stage (src/calib). The one call below the public API is the
+ * scene stage's lsim_scene_add_calibration, which takes a calibration held in memory. Files:
+ * validate.c (the driver), simulate_setup.c (the simulated scans), compare_bins.c (the per-bin
+ * statistics and scores), report.c (CSV, figure, verdict). */
+#ifndef LSIM_VALIDATE_VALIDATE_H
+#define LSIM_VALIDATE_VALIDATE_H
 
 #include "calib/calibrate.h"
 

@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""Layering of src/ (DESIGN.md §1 and §6): a stage never includes or calls a stage above it.
+
+Run by ctest as  test_layering.py LIDARSIM_BINARY WORK_DIR  (both unused: it reads the sources
+next to this file).
+
+The stages, lowest first. A file may include headers of its own stage and of lower ranks only;
+stages that share a rank are siblings and include neither each other. The order is the include
+graph of the code as it is, read against the data flow of DESIGN.md §1:
+
+  0  core       math, RNG, contexts, errors, threads, text, clocks, motion
+  1  sensor     beam patterns, presets, pose                     (core)
+     points     the user-facing point columns                    (core)
+     receiver   pulsed receiver: waveform, echoes, EPW           (core; optics fills its
+                contributions, so it sits below optics even though it comes after it in the flow)
+  2  io         writers, readers, PNGs, plots, atomic files      (points)
+  3  scene      objects, materials, meshes, scene and sensor YAML (sensor, points)
+  4  geometry   engines: hits of rays in a scene                 (scene)
+  5  optics     BRDFs, bounces, sub-rays, fog, blooming          (geometry, receiver)
+  6  calib      real scans, board fit, calibration tables and files, KS test, views
+                (optics: fitted BRDFs; io: files and pictures; scene: its YAML reader)
+  7  noise      parametric and calibrated noise                  (calib: calibration tables)
+  8  pipeline   the frame: runs every stage above                (all of the above)
+  9  validate   tools that drive the simulator many times through the public API
+     dataset    (include/lidarsim.h): lidarsim validate; dataset and inverse (fitting) when
+     inverse    they come (DESIGN.md §6)
+ 10  cli        the lidarsim command
+
+Two rules have no exceptions: nothing below src/pipeline/ includes a pipeline/ or tool header or
+calls a function defined in src/pipeline/ or in a tool folder (the public lsim_scene_scan*
+included), and only src/cli/ includes cli/ headers.
+
+KNOWN lists the upward includes the code has today, each with its reason; the test fails on any
+other. Remove an entry when its include goes (the test prints the entries it no longer finds).
+"""
+import os
+import re
+import sys
+
+RANKS = {
+    "core": 0,
+    "sensor": 1, "points": 1, "receiver": 1,
+    "io": 2,
+    "scene": 3,
+    "geometry": 4,
+    "optics": 5,
+    "calib": 6,
+    "noise": 7,
+    "pipeline": 8,
+    "validate": 9, "dataset": 9, "inverse": 9,
+    "cli": 10,
+}
+TOOLS = {"validate", "dataset", "inverse"}
+
+# (including file, included header): why it is there today.
+KNOWN = {
+    ("src/scene/scene.h", "optics/brdf.h"):
+        "a scene material holds its BRDF, whose type lives in optics",
+    ("src/scene/scene.c", "calib/calibration.h"):
+        "a scene material can hold a calibration table (measured material), whose type lives in calib",
+    ("src/scene/scene_file.c", "calib/calibration.h"):
+        "the scene file's `calibration: FILE#material` reads calibration files",
+    ("src/scene/scene.c", "geometry/engine.h"):
+        "the scene owns and builds its engine (lsim_scene_commit, lsim_scene_set_engine)",
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+# A function definition at file scope: a return type, the name, "(" on a line that starts at
+# column 0 and is not static; the declaration goes on to a "{", not a ";".
+DEFINITION = re.compile(r'^(?!static\b|typedef\b|extern\b|return\b)[A-Za-z_][\w \t\*]*?\b(lsim_\w+)\s*\(([^;{]*)\{',
+                        re.M)
+
+
+def strip_comments_and_strings(text):
+    """The C text with comments, string and character literals blanked (lines kept)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * max(0, j - i - 1) + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def stage_of_include(root, src_file, header):
+    """The src/ stage a quoted or angle include names, or None (public, system, same folder)."""
+    if header.startswith("."):
+        path = os.path.normpath(os.path.join(os.path.dirname(src_file), header))
+        rel = os.path.relpath(path, os.path.join(root, "src"))
+        if rel.startswith(".."):
+            return None, header
+        return rel.split(os.sep)[0], rel.replace(os.sep, "/")
+    if "/" not in header:
+        return None, header
+    first = header.split("/")[0]
+    if os.path.isdir(os.path.join(root, "src", first)):
+        return first, header
+    return None, header
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = os.path.join(root, "src")
+    files = {}  # relative path -> (stage, text)
+    problems = []
+    for stage in sorted(os.listdir(src)):
+        folder = os.path.join(src, stage)
+        if not os.path.isdir(folder):
+            continue
+        if stage not in RANKS:
+            problems.append(f"src/{stage}/: a stage the layering does not know; give it its rank in "
+                            f"tests/test_layering.py (RANKS and the table above it)")
+            continue
+        for dirpath, _, names in os.walk(folder):
+            for name in sorted(names):
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(dirpath, name)
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        files[os.path.relpath(path, root).replace(os.sep, "/")] = (stage, f.read())
+    if not files:
+        problems.append(f"no sources found under {src}")
+
+    # Rule 1: includes go down (or stay in the stage).
+    seen_known = set()
+    includes = 0
+    for rel, (stage, text) in sorted(files.items()):
+        code = strip_comments_and_strings(text).split("\n")
+        for m in INCLUDE.finditer(text):
+            line_no = text.count("\n", 0, m.start()) + 1
+            if not code[line_no - 1].strip().startswith("#"):
+                continue  # inside a comment
+            target, header = stage_of_include(root, os.path.join(root, rel), m.group(2))
+            if target is None or target == stage:
+                continue
+            includes += 1
+            where = f"{rel}:{line_no}: #include {m.group(1)}{m.group(2)}{'>' if m.group(1) == '<' else chr(34)}"
+            if target not in RANKS:
+                problems.append(f"{where}: includes the unknown stage {target}/")
+                continue
+            if target == "cli":
+                problems.append(f"{where}: only src/cli/ includes cli/ headers")
+                continue
+            if (target == "pipeline" or target in TOOLS) and RANKS[stage] < RANKS["pipeline"]:
+                problems.append(f"{where}: {stage} (rank {RANKS[stage]}) is below the pipeline and must not "
+                                f"include {target}/ (DESIGN.md §6: a stage never calls a stage above it)")
+                continue
+            if RANKS[target] >= RANKS[stage]:
+                key = (rel, header)
+                if key in KNOWN:
+                    seen_known.add(key)
+                    continue
+                what = "a sibling" if RANKS[target] == RANKS[stage] else "a higher"
+                problems.append(f"{where}: {stage} (rank {RANKS[stage]}) includes {what} stage {target} "
+                                f"(rank {RANKS[target]}); order: tests/test_layering.py")
+
+    # Rule 2: nothing below the pipeline calls a function defined in the pipeline or a tool.
+    defined = {}  # function name -> defining file
+    for rel, (stage, text) in files.items():
+        if rel.endswith(".c") and (stage == "pipeline" or stage in TOOLS):
+            for m in DEFINITION.finditer(strip_comments_and_strings(text)):
+                defined.setdefault(m.group(1), rel)
+    if not any(f.startswith("src/pipeline/") for f in defined.values()):
+        problems.append("found no function defined in src/pipeline/ (the definition pattern is out of date)")
+    call = re.compile(r"\b(" + "|".join(sorted(map(re.escape, defined))) + r")\s*\(") if defined else None
+    for rel, (stage, text) in sorted(files.items()):
+        if call is None or RANKS.get(stage, 99) >= RANKS["pipeline"]:
+            continue
+        code = strip_comments_and_strings(text)
+        for m in call.finditer(code):
+            line_no = code.count("\n", 0, m.start()) + 1
+            problems.append(f"{rel}:{line_no}: {stage} calls {m.group(1)}, defined in {defined[m.group(1)]} "
+                            f"above it (DESIGN.md §6: a stage never calls a stage above it)")
+
+    for key in sorted(set(KNOWN) - seen_known):
+        print(f"note: KNOWN entry no longer found, remove it: {key[0]} includes {key[1]}")
+    if problems:
+        print(f"layering: {len(problems)} problem(s) (stages lowest first: "
+              + " < ".join(sorted(RANKS, key=lambda s: (RANKS[s], s))) + ")")
+        for p in problems:
+            print("  " + p)
+        return 1
+    print(f"layering: {len(files)} files, {includes} includes across stages, {len(defined)} functions of the "
+          f"pipeline and tools, all in order ({len(seen_known)} known upward includes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
