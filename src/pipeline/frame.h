@@ -86,6 +86,8 @@ typedef struct lsim_frame_workspace {
     size_t object_capacity;
     lsim_bloom_result bloom;
     size_t bloom_capacity;
+    struct lsim_bloom_state *bloom_state; /* kernel mode: the kernel and render buffers, kept for the next
+                                           * frame (pipeline/kernel_frame.c) */
 } lsim_frame_workspace;
 
 /* Size the workspace for a frame of `beams` x `slots` echoes whose points fill `fields` (a
@@ -94,6 +96,8 @@ lsim_status lsim_frame_workspace_reserve(lsim_context *ctx, lsim_frame_workspace
                                          size_t objects, int threads, uint32_t fields);
 void lsim_frame_workspace_free(lsim_frame_workspace *ws);
 lsim_status lsim_frame_bloom_reserve(lsim_context *ctx, lsim_frame_workspace *ws, size_t beams);
+/* Free the kernel mode's state (ws->bloom_state); lsim_frame_workspace_free calls it. */
+void lsim_frame_bloom_free(lsim_frame_workspace *ws);
 
 /* Ray generation: `count` beams from frame beam `begin`, each expanded into the sub-rays of
  * `subrays`, placed at the sensor's pose (world), accepting hits in [0, range_max]. Ray

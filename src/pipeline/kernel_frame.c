@@ -1,7 +1,22 @@
 /* Kernel (blooming) mode of a frame: render the sensor's field of view as an angular image of
  * single-bounce reflected intensity and range, then give every beam the nearest echo of its
  * kernel-weighted, range-separated signal (optics/blooming.h, pbr paper §II). A bright
- * retroreflector thus lends its range to beams that only graze it with the kernel's halo. */
+ * retroreflector thus lends its range to beams that only graze it with the kernel's halo.
+ *
+ * The image is a regular (azimuth, elevation) grid at the kernel's pitch over the beams' extent
+ * plus the kernel (the "global" image, W x H pixels). It is never held whole: only the tiles
+ * (TILE_W x TILE_H pixels) that some beam's kernel window covers are rendered, one azimuth
+ * sector at a time. A sector is a run of tile columns holding the beams whose centre pixel lies
+ * in them; its image holds every row and the columns its beams' windows reach, so each beam sees
+ * exactly the pixels it would see in the global image, and the blooming (Alg. 1 or 2) and the
+ * echo-surface search give the same results as on the global image. Consecutive sectors share
+ * their margins: the shared tile columns are moved, not rendered again, so every covered tile is
+ * traced once per frame. Each tile is one batch of rays through the geometry engine (per-thread
+ * batches, allocated once), shaded single-bounce with lsim_optics_follow.
+ *
+ * Everything is kept in the frame workspace for the next frame (ws->bloom_state): the kernel,
+ * keyed by the sensor's kernel settings (and the kernel file's size and modification time), and
+ * the buffers, which only grow. */
 #include "pipeline/frame.h"
 
 #include "core/context.h"
@@ -9,41 +24,82 @@
 #include "scene/scene.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define LSIM_BLOOM_MAX_PIXELS 60000000u
+/* A tile is one batch of rays: rows of TILE_W neighbouring pixels (coherent packets). */
+#define TILE_W 64
+#define TILE_H 16
+#define TILE_PX (TILE_W * TILE_H)
+/* Pixels of a sector's image (every row x its columns) at most, unless one tile column's beams
+ * need more: 4 Mi pixels, 32 bytes each here plus the blooming's 8-12 bytes. */
+#define SECTOR_PIXELS ((size_t)4 << 20)
 
-typedef struct bloom_render {
-    int width, height;
-    double az0, el0, step; /* degrees */
+typedef struct kernel_key {
+    char file[sizeof(((lsim_beam_spec *)0)->kernel_file)];
+    double divergence_mrad, core_fwhm_deg, halo_level, halo_extent_deg;
+    long long file_size, file_mtime_s, file_mtime_ns;
+} kernel_key;
+
+typedef struct sector {
+    int32_t ta, tb; /* tile columns whose beams it holds: [ta, tb) */
+    int32_t bx0, nb; /* its image: tile columns [bx0, bx0 + nb) */
+} sector;
+
+struct lsim_bloom_state {
+    /* the kernel of the last frame and what it was made from */
+    int kernel_ready;
+    kernel_key key;
+    lsim_kernel kernel;
+    /* per beam */
+    size_t beam_cap;
+    float *ug, *vg;           /* pixel coordinates in the global image, as the algorithms see them */
+    int32_t *bu, *cu, *cv;    /* rounded: the blooming's floor(x + 0.5) (column) and lrintf (search) */
+    uint32_t *order;          /* beams by home tile column */
+    float *su, *sv, *srange, *spower; /* one sector's beams */
+    /* per global column / row / tile column */
+    size_t col_cap, row_cap, tcol_cap, tile_cap, sector_cap;
+    double *ca, *sa, *ce, *se; /* cos and sin of the columns' azimuths and rows' elevations */
+    uint32_t *col_start;      /* [tc, tc + 1): beams of tile column tc in `order` */
+    int32_t *need_lo, *need_hi; /* columns the windows of tile column tc's beams reach */
+    uint8_t *covered;         /* per global tile column: some beam's window reaches it */
+    sector *sectors;
+    uint32_t *jobs;           /* tiles of a sector to render or clear */
+    /* a sector's image: stride x H, stride the widest sector's */
+    size_t px_cap, bm_cap;
     float *intensity, *range, *cos_incidence, *nx, *ny, *nz;
     uint32_t *object;
-} bloom_render;
+    int32_t *slice;           /* floor(range / range_bin) where intensity > 0, else -1 */
+    float *blockmax;          /* [row][tile column]: brightest pixel of the tile's row */
+    /* per thread: one tile's rays and hits */
+    int batches;
+    lsim_rays *rays;
+    lsim_hits *hits;
+};
 
-
-/* Transitional: one ray through the engine seam (a batch of one), until the pipeline issues
- * secondary and shadow rays as batches per bounce depth. */
-static int trace_one(const lsim_engine *engine, const float org[3], const float dir[3], float tnear, float tfar,
-                     float *t, uint32_t *object, float ng[3])
+static void kernel_key_make(const lsim_beam_spec *b, kernel_key *k, int *cacheable)
 {
-    float ox = org[0], oy = org[1], oz = org[2], dx = dir[0], dy = dir[1], dz = dir[2], time = 0.0f;
-    uint32_t mask = LSIM_RAY_MASK_ALL, prim;
-    lsim_rays r = {1, &ox, &oy, &oz, &dx, &dy, &dz, &time, &tnear, &tfar, &mask};
-    lsim_hits h = {t, object, &prim, NULL, NULL, &ng[0], &ng[1], &ng[2]};
-    lsim_engine_intersect(engine, &r, 1, &h);
-    return *object != LSIM_NO_HIT;
-}
-
-static void render_free(bloom_render *r)
-{
-    free(r->intensity);
-    free(r->range);
-    free(r->cos_incidence);
-    free(r->nx);
-    free(r->ny);
-    free(r->nz);
-    free(r->object);
+    memset(k, 0, sizeof *k);
+    *cacheable = 1;
+    if (b->kernel_file[0]) {
+        memcpy(k->file, b->kernel_file, sizeof k->file);
+        struct stat st;
+        if (stat(b->kernel_file, &st) != 0) {
+            *cacheable = 0; /* read it, so that its error is reported */
+            return;
+        }
+        k->file_size = (long long)st.st_size;
+        k->file_mtime_s = (long long)st.st_mtim.tv_sec;
+        k->file_mtime_ns = (long long)st.st_mtim.tv_nsec;
+    } else {
+        k->divergence_mrad = b->divergence_mrad;
+        k->core_fwhm_deg = b->core_fwhm_deg;
+        k->halo_level = b->halo_level;
+        k->halo_extent_deg = b->halo_extent_deg;
+    }
 }
 
 static lsim_status make_kernel(lsim_context *ctx, const lsim_beam_spec *b, lsim_kernel *k)
@@ -57,9 +113,327 @@ static lsim_status make_kernel(lsim_context *ctx, const lsim_beam_spec *b, lsim_
     return lsim_kernel_parametric(ctx, fwhm, b->halo_level, b->halo_extent_deg, step, k);
 }
 
-/* Render single-bounce intensity and range over the beams' angular extent plus the kernel. */
-static lsim_status render(lsim_context *ctx, const lsim_sensor *sensor, const lsim_optics *o, const lsim_kernel *k,
-                          int threads, bloom_render *r)
+/* The sensor's kernel: the cached one when its settings (and file) are unchanged. */
+static lsim_status state_kernel(lsim_context *ctx, struct lsim_bloom_state *s, const lsim_beam_spec *b)
+{
+    kernel_key key;
+    int cacheable;
+    kernel_key_make(b, &key, &cacheable);
+    if (s->kernel_ready && cacheable && memcmp(&key, &s->key, sizeof key) == 0)
+        return LSIM_OK;
+    lsim_kernel_free(&s->kernel);
+    s->kernel_ready = 0;
+    lsim_status st = make_kernel(ctx, b, &s->kernel);
+    if (st != LSIM_OK)
+        return st;
+    s->key = key;
+    s->kernel_ready = cacheable;
+    return LSIM_OK;
+}
+
+void lsim_frame_bloom_free(lsim_frame_workspace *ws)
+{
+    struct lsim_bloom_state *s = ws->bloom_state;
+    if (!s)
+        return;
+    lsim_kernel_free(&s->kernel);
+    void *arrays[] = {s->ug,        s->vg,      s->bu,       s->cu,       s->cv,      s->order,  s->su,
+                      s->sv,        s->srange,  s->spower,   s->ca,       s->sa,      s->ce,     s->se,
+                      s->col_start, s->need_lo, s->need_hi,  s->covered,  s->sectors, s->jobs,   s->intensity,
+                      s->range,     s->cos_incidence, s->nx, s->ny,       s->nz,      s->object, s->slice,
+                      s->blockmax};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    for (int t = 0; t < s->batches; ++t) {
+        lsim_rays_free(&s->rays[t]);
+        lsim_hits_free(&s->hits[t]);
+    }
+    free(s->rays);
+    free(s->hits);
+    free(s);
+    ws->bloom_state = NULL;
+}
+
+static void *grow(void *old, size_t bytes, int *ok)
+{
+    void *p = realloc(old, bytes ? bytes : 1);
+    if (!p) {
+        *ok = 0;
+        return old;
+    }
+    return p;
+}
+
+#define GROW(field, n) ((field) = grow((field), (size_t)(n) * sizeof *(field), &ok))
+
+static int state_beams(struct lsim_bloom_state *s, size_t n)
+{
+    int ok = 1;
+    if (n <= s->beam_cap)
+        return 1;
+    GROW(s->ug, n); GROW(s->vg, n); GROW(s->bu, n); GROW(s->cu, n); GROW(s->cv, n); GROW(s->order, n);
+    GROW(s->su, n); GROW(s->sv, n); GROW(s->srange, n); GROW(s->spower, n);
+    if (ok)
+        s->beam_cap = n;
+    return ok;
+}
+
+static int state_grid(struct lsim_bloom_state *s, size_t cols, size_t rows, size_t tcols, size_t tiles)
+{
+    int ok = 1;
+    if (cols > s->col_cap) {
+        GROW(s->ca, cols); GROW(s->sa, cols);
+        if (ok)
+            s->col_cap = cols;
+    }
+    if (ok && rows > s->row_cap) {
+        GROW(s->ce, rows); GROW(s->se, rows);
+        if (ok)
+            s->row_cap = rows;
+    }
+    if (ok && tcols > s->tcol_cap) {
+        GROW(s->col_start, tcols + 1); GROW(s->need_lo, tcols); GROW(s->need_hi, tcols); GROW(s->sectors, tcols);
+        GROW(s->covered, tcols);
+        if (ok)
+            s->tcol_cap = tcols;
+    }
+    if (ok && tiles > s->tile_cap) {
+        GROW(s->jobs, tiles);
+        if (ok)
+            s->tile_cap = tiles;
+    }
+    return ok;
+}
+
+static int state_image(struct lsim_bloom_state *s, size_t px, size_t blocks)
+{
+    int ok = 1;
+    if (px > s->px_cap) {
+        GROW(s->intensity, px); GROW(s->range, px); GROW(s->cos_incidence, px); GROW(s->nx, px); GROW(s->ny, px);
+        GROW(s->nz, px); GROW(s->object, px); GROW(s->slice, px);
+        if (ok)
+            s->px_cap = px;
+    }
+    if (ok && blocks > s->bm_cap) {
+        GROW(s->blockmax, blocks);
+        if (ok)
+            s->bm_cap = blocks;
+    }
+    return ok;
+}
+
+static int state_batches(struct lsim_bloom_state *s, int threads)
+{
+    if (threads <= s->batches)
+        return 1;
+    lsim_rays *r = realloc(s->rays, (size_t)threads * sizeof *r);
+    if (!r)
+        return 0;
+    s->rays = r;
+    lsim_hits *h = realloc(s->hits, (size_t)threads * sizeof *h);
+    if (!h)
+        return 0;
+    s->hits = h;
+    for (int t = s->batches; t < threads; ++t) {
+        memset(&s->rays[t], 0, sizeof s->rays[t]);
+        memset(&s->hits[t], 0, sizeof s->hits[t]);
+        int ok = lsim_rays_alloc(&s->rays[t], TILE_PX) == 0;
+        ok = lsim_hits_alloc(&s->hits[t], TILE_PX) == 0 && ok;
+        s->batches = t + 1; /* freed by lsim_frame_bloom_free even if partial */
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* The global image: what the full-image render covered (beams' extent plus the kernel). */
+typedef struct bloom_grid {
+    int width, height;     /* W, H */
+    double az0, el0, step; /* degrees */
+    int tiles_x, tiles_y;
+} bloom_grid;
+
+/* What rendering a sector shares. */
+typedef struct render_job {
+    const lsim_optics *optics; /* single bounce */
+    float org[3];
+    float m[3][3];
+    double bin;
+    const bloom_grid *g;
+    int stride;   /* pixels per row of the sector image */
+    int bx0, nb;  /* the sector's tile columns */
+} render_job;
+
+static void clear_tile(struct lsim_bloom_state *s, const render_job *j, int lc, int ty)
+{
+    const int y0 = ty * TILE_H, y1 = y0 + TILE_H < j->g->height ? y0 + TILE_H : j->g->height;
+    const int x0 = lc * TILE_W;
+    for (int y = y0; y < y1; ++y) {
+        const size_t p = (size_t)y * (size_t)j->stride + (size_t)x0;
+        for (int x = 0; x < TILE_W; ++x) {
+            s->intensity[p + x] = s->range[p + x] = s->cos_incidence[p + x] = 0.0f;
+            s->nx[p + x] = s->ny[p + x] = s->nz[p + x] = 0.0f;
+            s->object[p + x] = LSIM_NO_HIT;
+            s->slice[p + x] = -1;
+        }
+        s->blockmax[(size_t)y * (size_t)(j->stride / TILE_W) + (size_t)lc] = 0.0f;
+    }
+}
+
+/* Render tile (lc, ty) of the sector image (lc: tile column within the sector) as one batch. */
+static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc, int ty, lsim_rays *rays,
+                        lsim_hits *hits)
+{
+    const bloom_grid *g = j->g;
+    const int y0 = ty * TILE_H, y1 = y0 + TILE_H < g->height ? y0 + TILE_H : g->height;
+    const int gx0 = (j->bx0 + lc) * TILE_W, gx1 = gx0 + TILE_W < g->width ? gx0 + TILE_W : g->width;
+    const float (*m)[3] = j->m;
+    size_t n = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = gx0; x < gx1; ++x) {
+            const float ds[3] = {(float)(s->ce[y] * s->ca[x]), (float)(s->ce[y] * s->sa[x]), (float)s->se[y]};
+            rays->ox[n] = j->org[0];
+            rays->oy[n] = j->org[1];
+            rays->oz[n] = j->org[2];
+            rays->dx[n] = m[0][0] * ds[0] + m[0][1] * ds[1] + m[0][2] * ds[2];
+            rays->dy[n] = m[1][0] * ds[0] + m[1][1] * ds[1] + m[1][2] * ds[2];
+            rays->dz[n] = m[2][0] * ds[0] + m[2][1] * ds[1] + m[2][2] * ds[2];
+            /* Per-pixel time would go here (seconds from the frame start, e.g. the time of the beams
+             * at this pixel's azimuth) once the sensor moves during the sweep; 0 for a static pose. */
+            rays->time[n] = 0.0f;
+            rays->tnear[n] = 0.0f;
+            rays->tfar[n] = j->optics->range_max;
+            rays->mask[n] = LSIM_RAY_MASK_ALL;
+            ++n;
+        }
+    lsim_engine_intersect(j->optics->engine, rays, n, hits);
+    const int bpr = j->stride / TILE_W; /* blocks per row */
+    n = 0;
+    for (int y = y0; y < y1; ++y) {
+        const size_t row = (size_t)y * (size_t)j->stride - (size_t)j->bx0 * TILE_W;
+        float bmax = 0.0f;
+        for (int x = gx0; x < gx1; ++x, ++n) {
+            const size_t p = row + (size_t)x;
+            s->intensity[p] = s->range[p] = s->cos_incidence[p] = 0.0f;
+            s->nx[p] = s->ny[p] = s->nz[p] = 0.0f;
+            s->object[p] = LSIM_NO_HIT;
+            s->slice[p] = -1;
+            const uint32_t obj = hits->object[n];
+            if (obj == LSIM_NO_HIT)
+                continue;
+            const float org[3] = {rays->ox[n], rays->oy[n], rays->oz[n]};
+            const float d[3] = {rays->dx[n], rays->dy[n], rays->dz[n]};
+            const float ng[3] = {hits->ngx[n], hits->ngy[n], hits->ngz[n]};
+            lsim_contribution c[4];
+            if (lsim_optics_follow(j->optics, org, d, hits->t[n], obj, ng, 1.0f, c, 0, 4, NULL) == 0)
+                continue;
+            s->intensity[p] = c[0].amplitude;
+            s->range[p] = c[0].range;
+            s->cos_incidence[p] = c[0].cos_incidence;
+            s->nx[p] = c[0].nx;
+            s->ny[p] = c[0].ny;
+            s->nz[p] = c[0].nz;
+            s->object[p] = obj;
+            if (c[0].amplitude > 0.0f) {
+                const double q = floor((double)c[0].range / j->bin);
+                s->slice[p] = q >= 0.0 && q < 2147483647.0 ? (int32_t)q : -2; /* -2: matches no echo's slice */
+                if (c[0].amplitude > bmax)
+                    bmax = c[0].amplitude;
+            }
+        }
+        for (int x = gx1; x < gx0 + TILE_W; ++x) { /* past the global image's last column */
+            const size_t p = row + (size_t)x;
+            s->intensity[p] = s->range[p] = s->cos_incidence[p] = 0.0f;
+            s->nx[p] = s->ny[p] = s->nz[p] = 0.0f;
+            s->object[p] = LSIM_NO_HIT;
+            s->slice[p] = -1;
+        }
+        s->blockmax[(size_t)y * (size_t)bpr + (size_t)lc] = bmax;
+    }
+}
+
+/* Move the tile columns [from, from + keep) of the sector image to [0, keep) (every row). */
+static void shift_image(struct lsim_bloom_state *s, int stride, int height, int from, int keep)
+{
+    if (from == 0 || keep <= 0)
+        return;
+    const size_t off = (size_t)from * TILE_W, len = (size_t)keep * TILE_W;
+    const int bpr = stride / TILE_W;
+    for (int y = 0; y < height; ++y) {
+        const size_t p = (size_t)y * (size_t)stride;
+        memmove(s->intensity + p, s->intensity + p + off, len * sizeof *s->intensity);
+        memmove(s->range + p, s->range + p + off, len * sizeof *s->range);
+        memmove(s->cos_incidence + p, s->cos_incidence + p + off, len * sizeof *s->cos_incidence);
+        memmove(s->nx + p, s->nx + p + off, len * sizeof *s->nx);
+        memmove(s->ny + p, s->ny + p + off, len * sizeof *s->ny);
+        memmove(s->nz + p, s->nz + p + off, len * sizeof *s->nz);
+        memmove(s->object + p, s->object + p + off, len * sizeof *s->object);
+        memmove(s->slice + p, s->slice + p + off, len * sizeof *s->slice);
+        float *bm = s->blockmax + (size_t)y * (size_t)bpr;
+        memmove(bm, bm + from, (size_t)keep * sizeof *bm);
+    }
+}
+
+/* The echo's surface for beam b (sector-local column cu, row cv; slice s of its echo): the pixel
+ * of slice s with the largest weighted share intensity x h x v in the beam's window, the first
+ * such pixel in row-major order. Rows whose brightest pixel (over the tiles the window reaches)
+ * cannot reach a share already found are skipped: they cannot hold the maximum nor tie with it,
+ * so the pixel is the one a scan of the whole window finds. Returns the pixel or -1. */
+static long echo_pixel(const struct lsim_bloom_state *s, const lsim_kernel *k, float hmax, int stride, int width,
+                       int height, int cu, int cv, int32_t slice)
+{
+    const int M = k->half_u, N = k->half_v, bpr = stride / TILE_W;
+    const int x0 = cu - M < 0 ? 0 : cu - M, x1 = cu + M >= width ? width - 1 : cu + M;
+    if (x0 > x1)
+        return -1;
+    const int b0 = x0 / TILE_W, b1 = x1 / TILE_W;
+    /* seed: the best share in the rows next to the beam's */
+    float seed = -1.0f;
+    for (int dv = -2; dv <= 2; ++dv) {
+        const int y = cv + dv;
+        if (dv < -N || dv > N || y < 0 || y >= height)
+            continue;
+        const size_t row = (size_t)y * (size_t)stride;
+        const float wv = k->v[dv + N];
+        for (int x = x0; x <= x1; ++x) {
+            const size_t p = row + (size_t)x;
+            if (s->slice[p] != slice || !(s->intensity[p] > 0.0f))
+                continue;
+            const float share = s->intensity[p] * k->h[x - cu + M] * wv;
+            if (share > seed)
+                seed = share;
+        }
+    }
+    float best = -1.0f;
+    long at = -1;
+    for (int dv = -N; dv <= N; ++dv) {
+        const int y = cv + dv;
+        if (y < 0 || y >= height)
+            continue;
+        const float *bm = s->blockmax + (size_t)y * (size_t)bpr;
+        float rmax = 0.0f;
+        for (int b = b0; b <= b1; ++b)
+            rmax = bm[b] > rmax ? bm[b] : rmax;
+        const float wv = k->v[dv + N];
+        if (rmax * hmax * wv < seed)
+            continue;
+        const size_t row = (size_t)y * (size_t)stride;
+        for (int x = x0; x <= x1; ++x) {
+            const size_t p = row + (size_t)x;
+            if (s->slice[p] != slice || !(s->intensity[p] > 0.0f))
+                continue;
+            const float share = s->intensity[p] * k->h[x - cu + M] * wv;
+            if (share > best) {
+                best = share;
+                at = (long)p;
+            }
+        }
+    }
+    return at;
+}
+
+/* The global image and each beam's place in it; beams whose window misses it get no echo. */
+static lsim_status plan_grid(lsim_context *ctx, const lsim_sensor *sensor, const lsim_kernel *k, bloom_grid *g)
 {
     const lsim_beams *b = &sensor->beams;
     const double to_deg = 180.0 / 3.14159265358979323846;
@@ -70,68 +444,20 @@ static lsim_status render(lsim_context *ctx, const lsim_sensor *sensor, const ls
         el_lo = fmin(el_lo, b->elevation[i] * to_deg);
         el_hi = fmax(el_hi, b->elevation[i] * to_deg);
     }
-    r->step = k->step_deg;
-    r->az0 = az_lo - k->half_u * r->step;
-    r->el0 = fmax(-89.9, el_lo - k->half_v * r->step);
-    double w = (az_hi - az_lo) / r->step + 2.0 * k->half_u + 1.0, h = (fmin(89.9, el_hi + k->half_v * r->step) - r->el0) / r->step + 1.0;
+    g->step = k->step_deg;
+    g->az0 = az_lo - k->half_u * g->step;
+    g->el0 = fmax(-89.9, el_lo - k->half_v * g->step);
+    double w = (az_hi - az_lo) / g->step + 2.0 * k->half_u + 1.0,
+           h = (fmin(89.9, el_hi + k->half_v * g->step) - g->el0) / g->step + 1.0;
     if (!(w * h <= LSIM_BLOOM_MAX_PIXELS))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.beam: the kernel mode would render %.0f x %.0f pixels at %.4g deg (limit %u); use a "
                          "coarser kernel (larger core_fwhm_deg or divergence) or a narrower field of view",
-                         w, h, r->step, LSIM_BLOOM_MAX_PIXELS);
-    r->width = (int)ceil(w);
-    r->height = (int)ceil(h);
-    size_t px = (size_t)r->width * (size_t)r->height;
-    r->intensity = malloc(px * sizeof *r->intensity);
-    r->range = malloc(px * sizeof *r->range);
-    r->cos_incidence = malloc(px * sizeof *r->cos_incidence);
-    r->nx = malloc(px * sizeof *r->nx);
-    r->ny = malloc(px * sizeof *r->ny);
-    r->nz = malloc(px * sizeof *r->nz);
-    r->object = malloc(px * sizeof *r->object);
-    if (!r->intensity || !r->range || !r->cos_incidence || !r->nx || !r->ny || !r->nz || !r->object)
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory rendering %d x %d pixels for blooming", r->width,
-                         r->height);
-    float m[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            m[i][j] = (float)sensor->pose.r.m[i][j];
-    const float org[3] = {(float)sensor->pose.t.x, (float)sensor->pose.t.y, (float)sensor->pose.t.z};
-    /* Single bounce (the model's assumption): no recursion, no footprint spread, no sun. */
-    lsim_optics single = *o;
-    single.max_bounces = 0;
-    single.baseline = 0;
-    single.divergence = 0.0f;
-    single.sun_level = 0.0f;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int v = 0; v < r->height; ++v) {
-        double el = (r->el0 + v * r->step) / to_deg;
-        for (int u = 0; u < r->width; ++u) {
-            size_t p = (size_t)v * (size_t)r->width + (size_t)u;
-            double az = (r->az0 + u * r->step) / to_deg;
-            float ds[3] = {(float)(cos(el) * cos(az)), (float)(cos(el) * sin(az)), (float)sin(el)};
-            float d[3] = {m[0][0] * ds[0] + m[0][1] * ds[1] + m[0][2] * ds[2],
-                          m[1][0] * ds[0] + m[1][1] * ds[1] + m[1][2] * ds[2],
-                          m[2][0] * ds[0] + m[2][1] * ds[1] + m[2][2] * ds[2]};
-            float t, ng[3];
-            uint32_t obj;
-            r->intensity[p] = r->range[p] = 0.0f;
-            r->object[p] = LSIM_NO_HIT;
-            if (!trace_one(o->engine, org, d, 0.0f, o->range_max, &t, &obj, ng))
-                continue;
-            lsim_contribution c[4];
-            int n = lsim_optics_follow(&single, org, d, t, obj, ng, 1.0f, c, 0, 4, NULL);
-            if (n == 0)
-                continue;
-            r->intensity[p] = c[0].amplitude;
-            r->range[p] = c[0].range;
-            r->cos_incidence[p] = c[0].cos_incidence;
-            r->nx[p] = c[0].nx;
-            r->ny[p] = c[0].ny;
-            r->nz[p] = c[0].nz;
-            r->object[p] = obj;
-        }
-    }
+                         w, h, g->step, LSIM_BLOOM_MAX_PIXELS);
+    g->width = (int)ceil(w);
+    g->height = (int)ceil(h);
+    g->tiles_x = (g->width + TILE_W - 1) / TILE_W;
+    g->tiles_y = (g->height + TILE_H - 1) / TILE_H;
     return LSIM_OK;
 }
 
@@ -141,74 +467,196 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     lsim_context *ctx = scene->ctx;
     const lsim_beams *b = &sensor->beams;
     const lsim_beam_spec *spec = &sensor->spec.beam;
-    lsim_kernel kernel;
-    memset(&kernel, 0, sizeof kernel);
-    bloom_render r;
-    memset(&r, 0, sizeof r);
-    float *u = NULL, *v = NULL;
-    lsim_status st = lsim_frame_bloom_reserve(ctx, ws, b->count);
-    if (st == LSIM_OK)
-        st = make_kernel(ctx, spec, &kernel);
-    if (st == LSIM_OK)
-        st = render(ctx, sensor, optics, &kernel, threads, &r);
-    if (st == LSIM_OK) {
-        u = malloc(b->count * sizeof *u);
-        v = malloc(b->count * sizeof *v);
-        if (!u || !v)
-            st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu beams", b->count);
+    const size_t nbeams = b->count;
+    lsim_status st = lsim_frame_bloom_reserve(ctx, ws, nbeams);
+    if (st != LSIM_OK)
+        return st;
+    if (!ws->bloom_state && !(ws->bloom_state = calloc(1, sizeof *ws->bloom_state)))
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming");
+    struct lsim_bloom_state *s = ws->bloom_state;
+    if ((st = state_kernel(ctx, s, spec)) != LSIM_OK)
+        return st;
+    const lsim_kernel *k = &s->kernel;
+    bloom_grid g;
+    if ((st = plan_grid(ctx, sensor, k, &g)) != LSIM_OK)
+        return st;
+    const int M = k->half_u, N = k->half_v, W = g.width, H = g.height, TX = g.tiles_x, TY = g.tiles_y;
+    if (!state_beams(s, nbeams) || !state_grid(s, (size_t)W, (size_t)H, (size_t)TX, (size_t)TX * (size_t)TY) ||
+        !state_batches(s, threads))
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming of %zu beams (%d x %d pixels)",
+                         nbeams, W, H);
+    lsim_bloom_result *out = &ws->bloom;
+    const double to_deg = 180.0 / 3.14159265358979323846;
+
+    /* Beams: global pixel coordinates, their roundings, home tile columns (counting sort). */
+    uint32_t *cs = s->col_start;
+    memset(cs, 0, ((size_t)TX + 1) * sizeof *cs);
+    for (int t = 0; t < TX; ++t) {
+        s->need_lo[t] = INT32_MAX;
+        s->need_hi[t] = -1;
+        s->covered[t] = 0;
     }
-    if (st == LSIM_OK) {
-        const double to_deg = 180.0 / 3.14159265358979323846;
-        for (size_t i = 0; i < b->count; ++i) {
-            u[i] = (float)((b->azimuth[i] * to_deg - r.az0) / r.step);
-            v[i] = (float)((b->elevation[i] * to_deg - r.el0) / r.step);
+    for (size_t i = 0; i < nbeams; ++i) {
+        out->range[i] = out->power[i] = 0.0f;
+        out->object[i] = LSIM_NO_HIT;
+        const float u = s->ug[i] = (float)((b->azimuth[i] * to_deg - g.az0) / g.step);
+        const float v = s->vg[i] = (float)((b->elevation[i] * to_deg - g.el0) / g.step);
+        s->bu[i] = -1 - M; /* no window */
+        if (!isfinite(u) || !isfinite(v))
+            continue;
+        const double ru = floor((double)u + 0.5), rv = floor((double)v + 0.5);
+        if (ru < -M || ru > W - 1 + M || rv < -N || rv > H - 1 + N)
+            continue; /* the blooming gives it no echo */
+        const int bu = (int)ru, cu = (int)lrintf(u), cv = (int)lrintf(v);
+        s->bu[i] = bu;
+        s->cu[i] = cu;
+        s->cv[i] = cv;
+        const int lo_u = (bu < cu ? bu : cu) - M, hi_u = (bu > cu ? bu : cu) + M;
+        const int x0 = lo_u < 0 ? 0 : lo_u, x1 = hi_u > W - 1 ? W - 1 : hi_u;
+        const int home = (bu < 0 ? 0 : bu > W - 1 ? W - 1 : bu) / TILE_W;
+        ++cs[home + 1];
+        if (x0 > x1)
+            continue;
+        s->need_lo[home] = x0 < s->need_lo[home] ? x0 : s->need_lo[home];
+        s->need_hi[home] = x1 > s->need_hi[home] ? x1 : s->need_hi[home];
+        memset(s->covered + x0 / TILE_W, 1, (size_t)(x1 / TILE_W - x0 / TILE_W + 1));
+    }
+    for (int t = 0; t < TX; ++t)
+        cs[t + 1] += cs[t];
+    for (size_t i = 0; i < nbeams; ++i)
+        if (s->bu[i] >= -M) {
+            const int bu = s->bu[i];
+            s->order[cs[(bu < 0 ? 0 : bu > W - 1 ? W - 1 : bu) / TILE_W]++] = (uint32_t)i;
         }
-        lsim_bloom_image image = {r.width, r.height, r.az0, r.el0, r.step, r.intensity, r.range};
-        lsim_bloom_params params = {spec->range_bin, sensor->spec.range_max, threshold, threads, 0};
-        st = lsim_bloom_nearest(ctx, spec->algorithm == 1 ? LSIM_BLOOM_BEAM_ITERATION : LSIM_BLOOM_RANGE_STACKING,
-                                &image, &kernel, &params, b->count, u, v, ws->bloom.range, ws->bloom.power);
-    }
-    if (st == LSIM_OK) {
-        /* The echo's surface: the pixel of the winning range slice with the largest weighted
-         * share in the beam's window; its exact range replaces the slice centre. */
-        lsim_bloom_result *out = &ws->bloom;
-        const double bin = spec->range_bin;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-        for (size_t i = 0; i < b->count; ++i) {
-            out->object[i] = LSIM_NO_HIT;
-            if (!(out->power[i] > 0.0f))
+    for (int t = TX; t > 0; --t) /* back to the starts */
+        cs[t] = cs[t - 1];
+    cs[0] = 0;
+
+    /* Sectors: runs of tile columns whose windows' span fits SECTOR_PIXELS (at least one column),
+     * split where consecutive windows do not touch. */
+    int nsec = 0, stride_t = 1;
+    for (int t = 0; t < TX;) {
+        if (s->need_hi[t] < 0) {
+            ++t;
+            continue;
+        }
+        int lo = s->need_lo[t], hi = s->need_hi[t], tb = t + 1;
+        for (; tb < TX; ++tb) {
+            if (s->need_hi[tb] < 0)
                 continue;
-            long s = (long)floor(out->range[i] / bin);
-            int cu = (int)lrintf(u[i]), cv = (int)lrintf(v[i]);
-            float best = -1.0f;
-            for (int dv = -kernel.half_v; dv <= kernel.half_v; ++dv) {
-                int y = cv + dv;
-                if (y < 0 || y >= r.height)
-                    continue;
-                for (int du = -kernel.half_u; du <= kernel.half_u; ++du) {
-                    int x = cu + du;
-                    if (x < 0 || x >= r.width)
-                        continue;
-                    size_t p = (size_t)y * (size_t)r.width + (size_t)x;
-                    if (!(r.intensity[p] > 0.0f) || (long)floor(r.range[p] / bin) != s)
-                        continue;
-                    float share = r.intensity[p] * kernel.h[du + kernel.half_u] * kernel.v[dv + kernel.half_v];
-                    if (share > best) {
-                        best = share;
-                        out->object[i] = r.object[p];
-                        out->range[i] = r.range[p];
-                        out->cos_incidence[i] = r.cos_incidence[p];
-                        out->nx[i] = r.nx[p];
-                        out->ny[i] = r.ny[p];
-                        out->nz[i] = r.nz[p];
-                    }
-                }
+            const int nlo = s->need_lo[tb] < lo ? s->need_lo[tb] : lo, nhi = s->need_hi[tb] > hi ? s->need_hi[tb] : hi;
+            const size_t cols = (size_t)(nhi / TILE_W - nlo / TILE_W + 1) * TILE_W;
+            if (s->need_lo[tb] > hi + 1 || cols * (size_t)H > SECTOR_PIXELS)
+                break;
+            lo = nlo;
+            hi = nhi;
+        }
+        sector *sc = &s->sectors[nsec++];
+        sc->ta = t;
+        sc->tb = tb;
+        sc->bx0 = lo / TILE_W;
+        sc->nb = hi / TILE_W - lo / TILE_W + 1;
+        stride_t = sc->nb > stride_t ? sc->nb : stride_t;
+        t = tb;
+    }
+    const int stride = stride_t * TILE_W;
+    if (!state_image(s, (size_t)stride * (size_t)H, (size_t)stride_t * (size_t)H))
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
+                         "out of memory rendering %d x %d pixels for blooming (a sector of the %d x %d image)", stride,
+                         H, W, H);
+
+    for (int x = 0; x < W; ++x) {
+        const double az = (g.az0 + x * g.step) / to_deg;
+        s->ca[x] = cos(az);
+        s->sa[x] = sin(az);
+    }
+    for (int y = 0; y < H; ++y) {
+        const double el = (g.el0 + y * g.step) / to_deg;
+        s->ce[y] = cos(el);
+        s->se[y] = sin(el);
+    }
+    /* Single bounce (the model's assumption): no recursion, no footprint spread, no sun. */
+    lsim_optics single = *optics;
+    single.max_bounces = 0;
+    single.baseline = 0;
+    single.divergence = 0.0f;
+    single.sun_level = 0.0f;
+    render_job job = {&single, {(float)sensor->pose.t.x, (float)sensor->pose.t.y, (float)sensor->pose.t.z},
+                      {{0}}, spec->range_bin, &g, stride, 0, 0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            job.m[i][j] = (float)sensor->pose.r.m[i][j];
+    float hmax = 0.0f;
+    for (int i = 0; i <= 2 * M; ++i)
+        hmax = k->h[i] > hmax ? k->h[i] : hmax;
+    const lsim_bloom_params params = {spec->range_bin, sensor->spec.range_max, threshold, threads, 0};
+    const lsim_bloom_algorithm alg = spec->algorithm == 1 ? LSIM_BLOOM_BEAM_ITERATION : LSIM_BLOOM_RANGE_STACKING;
+    const double bin = spec->range_bin;
+
+    int prev_bx0 = 0, prev_nb = 0;
+    for (int q = 0; q < nsec && st == LSIM_OK; ++q) {
+        const sector *sc = &s->sectors[q];
+        /* keep the tile columns the previous sector rendered, render or clear the others */
+        const int from = sc->bx0 - prev_bx0;
+        int keep = prev_nb - from < sc->nb ? prev_nb - from : sc->nb;
+        if (q == 0 || from < 0 || keep < 0)
+            keep = 0;
+        shift_image(s, stride, H, from, keep);
+        size_t njobs = 0;
+        for (int lc = keep; lc < stride_t; ++lc)
+            for (int ty = 0; ty < TY; ++ty)
+                s->jobs[njobs++] = (uint32_t)lc * (uint32_t)TY + (uint32_t)ty;
+        job.bx0 = sc->bx0;
+        job.nb = sc->nb;
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 1)
+            for (size_t i = 0; i < njobs; ++i) {
+                const int lc = (int)(s->jobs[i] / (uint32_t)TY), ty = (int)(s->jobs[i] % (uint32_t)TY);
+                const int gx = sc->bx0 + lc;
+                if (lc < sc->nb && gx < TX && s->covered[gx])
+                    render_tile(s, &job, lc, ty, &s->rays[t], &s->hits[t]);
+                else
+                    clear_tile(s, &job, lc, ty);
             }
         }
+        prev_bx0 = sc->bx0;
+        prev_nb = sc->nb;
+
+        /* the sector's beams in sector-local columns (rounded already: exact, same pixels) */
+        const uint32_t b0 = s->col_start[sc->ta], b1 = s->col_start[sc->tb];
+        const int c0 = sc->bx0 * TILE_W;
+        for (uint32_t i = b0; i < b1; ++i) {
+            const uint32_t beam = s->order[i];
+            s->su[i - b0] = (float)(s->bu[beam] - c0);
+            s->sv[i - b0] = s->vg[beam];
+        }
+        const lsim_bloom_image image = {stride, H, g.az0 + c0 * g.step, g.el0, g.step, s->intensity, s->range};
+        st = lsim_bloom_nearest(ctx, alg, &image, k, &params, b1 - b0, s->su, s->sv, s->srange, s->spower);
+        if (st != LSIM_OK)
+            break;
+        /* The echo's surface: the pixel of the winning range slice with the largest weighted
+         * share in the beam's window; its exact range replaces the slice centre. */
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+        for (uint32_t i = b0; i < b1; ++i) {
+            const uint32_t beam = s->order[i];
+            out->range[beam] = s->srange[i - b0];
+            out->power[beam] = s->spower[i - b0];
+            if (!(out->power[beam] > 0.0f))
+                continue;
+            const double q = floor(out->range[beam] / bin);
+            const long p = echo_pixel(s, k, hmax, stride, W - c0 < stride ? W - c0 : stride, H, s->cu[beam] - c0,
+                                      s->cv[beam], (int32_t)q);
+            if (p < 0)
+                continue;
+            out->object[beam] = s->object[p];
+            out->range[beam] = s->range[p];
+            out->cos_incidence[beam] = s->cos_incidence[p];
+            out->nx[beam] = s->nx[p];
+            out->ny[beam] = s->ny[p];
+            out->nz[beam] = s->nz[p];
+        }
     }
-    free(u);
-    free(v);
-    render_free(&r);
-    lsim_kernel_free(&kernel);
     return st;
 }

@@ -120,6 +120,7 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
+    lsim_frame_bloom_free(ws);
     for (int t = 0; t < ws->scratch_count; ++t) {
         lsim_rays_free(&ws->scratch[t].rays);
         lsim_hits_free(&ws->scratch[t].hits);
