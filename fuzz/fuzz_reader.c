@@ -1,6 +1,6 @@
 /* One harness per text reader, chosen at build time (-DFUZZ_READER=...):
  * pattern CSV, kernel file, calibration config, calibration YAML, real scans
- * (ApolloSim CSV lines and ROS LaserScan dumps). */
+ * (ApolloSim CSV lines and ROS LaserScan dumps), trajectory CSV (t,x,y,z,roll,pitch,yaw). */
 #include "fuzz_common.h"
 
 #include "calib/calib_config.h"
@@ -8,6 +8,7 @@
 #include "calib/scan_read.h"
 #include "core/context.h"
 #include "optics/blooming.h"
+#include "scene/trajectory_file.h"
 #include "sensor/sensor.h"
 
 static void must_say_why(lsim_context *ctx, lsim_status st)
@@ -54,8 +55,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = lsim_scan_read(ctx, fuzz_path("input.txt"), &scan);
     if (st == LSIM_OK)
         lsim_scan_free(&scan);
+#elif FUZZ_READER == 6
+    fuzz_put("input.csv", data, size);
+    lsim_trajectory tr;
+    st = lsim_trajectory_file_read(ctx, fuzz_path("input.csv"), &tr);
+    if (st == LSIM_OK) { /* what was read builds a motion that the library accepts */
+        lsim_motion *m = NULL;
+        if (lsim_motion_make_keys(ctx, "fuzz", tr.count, tr.t, (const double(*)[3])tr.position,
+                                  (const double(*)[3])tr.rpy_deg, &m) != LSIM_OK)
+            abort();
+        lsim_pose p = lsim_motion_pose(m, tr.t[0] + 0.5 * (tr.t[tr.count - 1] - tr.t[0]));
+        if (!(p.t.x == p.t.x))
+            abort();
+        lsim_motion_free(m);
+        lsim_trajectory_free(&tr);
+    }
 #else
-#error "FUZZ_READER must be 1..5"
+#error "FUZZ_READER must be 1..6"
 #endif
     must_say_why(ctx, st);
     lsim_context_destroy(ctx);

@@ -91,6 +91,21 @@ lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const do
 void lsim_sensor_destroy(lsim_sensor *sensor);
 
 lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], const double rpy_deg[3]);
+/* Time and motion (README "Time and motion"). Each beam is cast from the sensor's pose at its own
+ * time: the frame's start (lsim_scan_options.scan_time) plus the beam's time within the sweep.
+ * Constant motion from the pose of lsim_sensor_set_pose at t = 0: velocity in m/s (world frame)
+ * and roll, pitch, yaw rates in deg/s (NULL = zeros; all zeros = a static sensor). Replaces a
+ * trajectory. Components finite, within +-1e4 m/s and +-1e5 deg/s. */
+lsim_status lsim_sensor_set_motion(lsim_sensor *sensor, const double velocity[3], const double rpy_rate_deg_s[3]);
+/* Keyframed trajectory: `count` (1..1e6) poses at strictly ascending times t (seconds, within
+ * +-1e7), interpolated linearly in position and by slerp in rotation, held before the first and
+ * after the last key. It is the pose of the body the sensor is mounted on: the sensor sits on it
+ * at the pose of lsim_sensor_set_pose (identity by default). Overrides lsim_sensor_set_motion;
+ * count 0 removes the trajectory. The arrays are copied. */
+lsim_status lsim_sensor_set_trajectory(lsim_sensor *sensor, size_t count, const double *t,
+                                       const double (*position)[3], const double (*rpy_deg)[3]);
+/* The sensor's pose at time t on the scene clock: x y z qw qx qy qz (sensor -> world). */
+lsim_status lsim_sensor_get_pose_at(const lsim_sensor *sensor, double t, double out[7]);
 lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_m);
 /* range_sigma_m: std of the Gaussian along the ray; intensity_sigma: relative std of intensity;
  * detection_reflectance: Lambertian reflectance that is just detected at max range (sets the
@@ -143,6 +158,18 @@ typedef struct lsim_object_desc {
     double scale;            /* uniform scale, > 0 */
     const char *material;    /* material name (NULL: "default", Lambertian 0.5) */
     const char *label;       /* semantic class name (NULL: "unlabeled") */
+    /* Motion (README "Time and motion"); all zero (lsim_object_desc_init) = a static object.
+     * Constant rates move the object from position / rotation_deg at t = 0: velocity in m/s (world)
+     * and roll, pitch, yaw rates in deg/s (within +-1e4 m/s, +-1e5 deg/s). A trajectory
+     * (trajectory_count 1..1e6 keys at strictly ascending times, seconds) overrides the rates:
+     * it is the pose of the object's body, and position / rotation_deg / scale place the shape on
+     * that body (leave position and rotation zero to put the shape's origin on the trajectory). */
+    double velocity[3];
+    double angular_velocity_deg_s[3];
+    size_t trajectory_count;
+    const double *trajectory_t;
+    const double (*trajectory_position)[3];
+    const double (*trajectory_rpy_deg)[3];
 } lsim_object_desc;
 
 void lsim_object_desc_init(lsim_object_desc *desc);
@@ -225,6 +252,10 @@ typedef struct lsim_scan_options {
      * less memory: e.g. lsim_format_fields(LSIM_FORMAT_KITTI) for a KITTI .bin. Columns not asked
      * for are absent: lsim_points_column returns NULL, and a writer that needs one fails naming it. */
     uint32_t fields;
+    /* Start of the frame on the scene clock, seconds (finite, within +-1e7; default 0): where the
+     * sensor's and the objects' motions are at the first beam. Frame k of a sequence at rate f
+     * starts at k / f. */
+    double scan_time;
 } lsim_scan_options;
 
 void lsim_scan_options_init(lsim_scan_options *options);
@@ -274,6 +305,10 @@ size_t lsim_points_count(const lsim_points *points);
 const void *lsim_points_column(const lsim_points *points, lsim_field field);
 /* The fields these points hold (LSIM_FIELD_BIT mask; LSIM_FIELDS_ALL after a default scan). */
 uint32_t lsim_points_fields(const lsim_points *points);
+/* The sensor's pose at the frame start (scan_time) in the world: x y z qw qx qy qz. Points in the
+ * sensor frame are each in the sensor frame at their own time (lsim_sensor_get_pose_at(time +
+ * scan_time) places them); points in the world frame are true world positions. */
+lsim_status lsim_points_sensor_pose(const lsim_points *points, double out[7]);
 void lsim_points_destroy(lsim_points *points);
 
 /* Time spent per stage of the last scan, milliseconds. */

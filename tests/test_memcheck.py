@@ -28,6 +28,7 @@ runs = [
     ["glass_facade/glass_facade.yaml", "glass.bin"],
     ["mirror_corridor/mirror_corridor.yaml", "mirror.ply"],
     ["retro_sign/retro_sign.yaml", "retro.csv", "--range-image", os.path.join(WORK, "retro.png")],
+    ["motion/motion.yaml", "motion.ply", "--frame", "world", "--scan-time", "0.3"],
 ]
 failures = []
 for scene, out, *extra in runs:

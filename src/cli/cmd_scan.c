@@ -36,6 +36,8 @@ static void scan_usage(FILE *out)
             "  --format F              pcd | pcd-ascii | ply | kitti | csv (default: from the extension)\n"
             "  --seed N                noise seed (default 0)\n"
             "  --frame-index N         frame counter, part of the noise key (default 0)\n"
+            "  --scan-time T           start of the frame on the scene clock, seconds (default 0): where the\n"
+            "                          sensor's and objects' motions are at the first beam\n"
             "  --noise on|off          off: exact geometry and intensity (default on)\n"
             "  --threads N             worker threads, 0 = all cores (default 0)\n"
             "  --frame sensor|world    coordinate frame of x, y, z and normals (default sensor)\n"
@@ -96,6 +98,10 @@ static int parse_args(int argc, char **argv, scan_args *a)
             if (lsim_arg_long(val, 0, 4294967295L, &v))
                 return bad("--frame-index", val, "an integer 0..4294967295");
             a->options.frame_index = (uint32_t)v;
+        } else if (strcmp(opt, "--scan-time") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_double(val, -1e7, 1e7, &a->options.scan_time))
+                return bad("--scan-time", val, "a number of seconds within +-1e7");
         } else if (strcmp(opt, "--noise") == 0) {
             NEED_VALUE();
             if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
-                                    size_t count, const double viewpoint[7], const lsim_label_entry *labels,
-                                    size_t label_count)
+                                    size_t count, const double viewpoint[7], const double *sensor_pose,
+                                    const lsim_label_entry *labels, size_t label_count)
 {
     memset(s, 0, sizeof *s);
     lsim_atomic_begin(&s->group, ctx);
@@ -44,9 +44,9 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
     if (st != LSIM_OK)
         return st;
     switch (format) {
-    case LSIM_FORMAT_PCD: lsim_pcd_header(s->fp, count, viewpoint, 1); break;
-    case LSIM_FORMAT_PCD_ASCII: lsim_pcd_header(s->fp, count, viewpoint, 0); break;
-    case LSIM_FORMAT_PLY: lsim_ply_header(s->fp, count); break;
+    case LSIM_FORMAT_PCD: lsim_pcd_header(s->fp, count, viewpoint, sensor_pose, 1); break;
+    case LSIM_FORMAT_PCD_ASCII: lsim_pcd_header(s->fp, count, viewpoint, sensor_pose, 0); break;
+    case LSIM_FORMAT_PLY: lsim_ply_header(s->fp, count, sensor_pose); break;
     case LSIM_FORMAT_CSV: lsim_csv_header(s->fp); break;
     default:
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': no writer for format '%s'", path,

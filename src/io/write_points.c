@@ -48,8 +48,8 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
     }
     /* The whole buffer as one slice of a stream (the same code as lsim_scene_scan_write). */
     lsim_point_stream stream;
-    st = lsim_point_stream_begin(&stream, ctx, path, resolved, points->count, points->viewpoint, points->labels,
-                                 points->label_count);
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, points->count, points->viewpoint,
+                                 points->timed ? points->sensor_pose : NULL, points->labels, points->label_count);
     if (st == LSIM_OK)
         st = lsim_point_stream_append(&stream, points);
     return lsim_point_stream_finish(&stream, st);

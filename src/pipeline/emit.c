@@ -55,6 +55,7 @@ typedef struct emit_frame {
     const lsim_sensor *sensor;
     const lsim_frame_workspace *ws;
     int world;
+    int moves; /* the sensor moves during the frame: positions and normals per beam time */
     uint32_t fields; /* columns to fill (LSIM_FIELD_BIT mask) */
     float rot[3][3], origin[3], rt[3][3];
     double power_scale;
@@ -72,6 +73,45 @@ static uint32_t *u32_at(const emit_frame *f, lsim_points *p, lsim_field field, s
     return f->fields & LSIM_FIELD_BIT(field) ? lsim_points_u32(p, field) + o : NULL;
 }
 
+/* A moving sensor: each point from the sensor pose at its beam's time. World frame: true world
+ * positions t(time) + R(time) d r; sensor frame: d r as before (the sensor frame at the firing
+ * time), normals by R(time)^T. The pose is computed once per beam (its echoes follow each other). */
+static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o)
+{
+    const lsim_beams *b = &f->sensor->beams;
+    const lsim_echo_buffer *e = &f->ws->echoes;
+    static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
+    static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
+    static const lsim_field normal[3] = {LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ};
+    float *dp[3], *dc[3], *dn[3];
+    for (int a = 0; a < 3; ++a) {
+        dp[a] = f32_at(f, p, pos[a], o);
+        dc[a] = f32_at(f, p, clean[a], o);
+        dn[a] = f->world ? NULL : f32_at(f, p, normal[a], o); /* world normals: as before */
+    }
+    uint32_t last = UINT32_MAX;
+    lsim_pose pose = f->sensor->pose;
+    for (size_t k = 0; k < m; ++k) {
+        const uint32_t i = it[k].beam, s = it[k].slot;
+        if (i != last) {
+            pose = lsim_sensor_beam_pose(f->sensor, b->time[i]);
+            last = i;
+        }
+        const lsim_vec3 d = lsim_v3(b->dx[i], b->dy[i], b->dz[i]);
+        const lsim_vec3 w = lsim_mat3_mul(&pose.r, d);
+        for (int a = 0; a < 3; ++a) {
+            const double da = a == 0 ? d.x : a == 1 ? d.y : d.z, wa = a == 0 ? w.x : a == 1 ? w.y : w.z;
+            const double ta = a == 0 ? pose.t.x : a == 1 ? pose.t.y : pose.t.z;
+            if (dp[a])
+                dp[a][k] = f->world ? (float)(ta + wa * e->range[s]) : (float)(da * e->range[s]);
+            if (dc[a])
+                dc[a][k] = f->world ? (float)(ta + wa * e->range_clean[s]) : (float)(da * e->range_clean[s]);
+            if (dn[a])
+                dn[a][k] = (float)(pose.r.m[0][a] * e->nx[s] + pose.r.m[1][a] * e->ny[s] + pose.r.m[2][a] * e->nz[s]);
+        }
+    }
+}
+
 /* Fill every column but ring / return index / count for the items of one batch, at point o
  * (the columns of f->fields only). */
 static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses)
@@ -83,7 +123,12 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
     static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
     static const lsim_field normal[3] = {LSIM_FIELD_NX, LSIM_FIELD_NY, LSIM_FIELD_NZ};
     float *dst;
-    for (int a = 0; a < 3; ++a) {
+    if (f->moves)
+        emit_moving(f, p, it, m, o);
+    for (int a = 0; a < 3 && f->moves && f->world; ++a) /* positions done; world normals as stored */
+        if ((dst = f32_at(f, p, normal[a], o)))
+            gather_slot(dst, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, it, m, 1.0f);
+    for (int a = 0; a < 3 && !f->moves; ++a) {
         if ((dst = f32_at(f, p, pos[a], o)))
             place(dst, f->origin[a], f->rot[a], b, e->range, it, m);
         if ((dst = f32_at(f, p, clean[a], o)))
@@ -226,6 +271,7 @@ void lsim_points_emit_range(const lsim_sensor *sensor, const lsim_frame_workspac
     f.sensor = sensor;
     f.ws = ws;
     f.world = options->frame == LSIM_FRAME_WORLD;
+    f.moves = sensor->frame_moves;
     f.fields = fields;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {

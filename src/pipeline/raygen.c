@@ -1,18 +1,36 @@
+/* Ray generation: each beam (and its sub-rays) from the sensor's pose at the beam's time. A
+ * sensor that does not move during the frame uses its pose at the frame start for every beam
+ * (the exact arithmetic of a static scan); a moving one the pose at the frame start plus the
+ * beam's time. Every ray carries its beam's time (seconds from the frame start), which places
+ * moving objects in the engines. */
 #include "pipeline/frame.h"
 #include <math.h>
+
+/* The rotation (float) and origin of a pose. */
+static void pose_floats(const lsim_pose *p, float m[3][3], float o[3])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            m[i][j] = (float)p->r.m[i][j];
+    o[0] = (float)p->t.x;
+    o[1] = (float)p->t.y;
+    o[2] = (float)p->t.z;
+}
 
 void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
                         float range_max, lsim_rays *rays)
 {
     const lsim_beams *b = &sensor->beams;
-    const lsim_mat3 r = sensor->pose.r;
-    const float ox = (float)sensor->pose.t.x, oy = (float)sensor->pose.t.y, oz = (float)sensor->pose.t.z;
-    float m[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            m[i][j] = (float)r.m[i][j];
+    float m[3][3], org[3];
+    pose_floats(&sensor->pose, m, org);
+    const int moves = sensor->frame_moves;
     const int s_count = subrays ? subrays->count : 1;
     for (size_t i = 0; i < count; ++i) {
+        if (moves) {
+            lsim_pose p = lsim_sensor_beam_pose(sensor, b->time[begin + i]);
+            pose_floats(&p, m, org);
+        }
+        const float ox = org[0], oy = org[1], oz = org[2];
         float x = b->dx[begin + i], y = b->dy[begin + i], z = b->dz[begin + i];
         float d[3] = {m[0][0] * x + m[0][1] * y + m[0][2] * z, m[1][0] * x + m[1][1] * y + m[1][2] * z,
                       m[2][0] * x + m[2][1] * y + m[2][2] * z};
@@ -23,8 +41,9 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
         rays->dx[base] = d[0];
         rays->dy[base] = d[1];
         rays->dz[base] = d[2];
+        const float time = b->time[begin + i];
         for (int s = 0; s < s_count; ++s) {
-            rays->time[base + s] = 0.0f;
+            rays->time[base + s] = time;
             rays->tnear[base + s] = 0.0f;
             rays->tfar[base + s] = range_max;
             rays->mask[base + s] = LSIM_RAY_MASK_ALL;

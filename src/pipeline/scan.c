@@ -3,6 +3,8 @@
 
 #include "core/clock.h"
 #include "core/context.h"
+#include "core/motion.h"
+#include "core/motion_make.h"
 #include "core/rng.h"
 #include "io/format.h"
 #include "io/writers.h"
@@ -36,8 +38,83 @@ size_t lsim_frame_point_capacity(const lsim_sensor *sensor)
     return sensor->beams.count * (size_t)sensor->spec.receiver.max_returns;
 }
 
+/* The sensor as one frame sees it: a shallow copy (sharing the beams, spec and motion) whose pose
+ * is the pose at the frame start, with the frame's start and whether it moves during the frame.
+ * Every stage gets this copy, so a static sensor runs exactly as before. */
+static void frame_sensor(const lsim_sensor *sensor, const lsim_scan_options *options, lsim_sensor *out)
+{
+    *out = *sensor;
+    out->frame_start = options->scan_time;
+    out->pose = lsim_sensor_pose_at(sensor, options->scan_time);
+    out->frame_moves = lsim_sensor_moves(sensor);
+    out->frame_of = sensor;
+}
+
+/* 1 if time matters in this frame: a moving sensor or object, or a frame not starting at 0. The
+ * writers then record the sensor's pose at the frame start. */
+static int frame_timed(const lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options)
+{
+    if (sensor->frame_moves || options->scan_time != 0.0)
+        return 1;
+    for (size_t i = 0; i < scene->object_count; ++i)
+        if (scene->objects[i].motion)
+            return 1;
+    return 0;
+}
+
+/* Where the sensor was at the frame start, for the writers (tx ty tz qw qx qy qz). */
+static void frame_sensor_pose(const lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                              lsim_points *points)
+{
+    points->sensor_pose[0] = sensor->pose.t.x;
+    points->sensor_pose[1] = sensor->pose.t.y;
+    points->sensor_pose[2] = sensor->pose.t.z;
+    lsim_mat3_to_quat(&sensor->pose.r, &points->sensor_pose[3]);
+    points->timed = frame_timed(scene, sensor, options);
+}
+
+/* Place the moving objects for this frame's sweep ([scan_time, scan_time + span], span = the
+ * last beam's time) and check that the sensor and the moving objects stay within the world's
+ * +-1e7 m over it. */
+static lsim_status frame_time(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options)
+{
+    lsim_context *ctx = scene->ctx;
+    int moving = 0;
+    for (size_t i = 0; i < scene->object_count && !moving; ++i)
+        moving = scene->objects[i].motion != NULL;
+    if (!moving && !sensor->frame_moves)
+        return LSIM_OK;
+    double span = 0.0;
+    const float *time = sensor->beams.time;
+    for (size_t i = 0; i < sensor->beams.count; ++i)
+        span = time[i] > span ? time[i] : span;
+    const double start = options->scan_time, end = start + span;
+    const double limit = LSIM_SENSOR_MAX_POSITION_M;
+    for (int k = 0; k < 2 && sensor->frame_moves; ++k) {
+        lsim_pose p = lsim_sensor_pose_at(sensor, k ? end : start);
+        if (!(fabs(p.t.x) <= limit && fabs(p.t.y) <= limit && fabs(p.t.z) <= limit))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "scan_time %g: the sensor's motion puts it at [%g, %g, %g] at %g s, beyond +-1e7 m of "
+                             "the origin; check the scan time, the velocity or the trajectory",
+                             options->scan_time, p.t.x, p.t.y, p.t.z, k ? end : start);
+    }
+    for (size_t i = 0; i < scene->object_count; ++i) {
+        const lsim_object *o = &scene->objects[i];
+        for (int k = 0; k < 2 && o->motion; ++k) {
+            lsim_pose p = lsim_motion_pose(o->motion, k ? end : start);
+            if (!(fabs(p.t.x) <= limit && fabs(p.t.y) <= limit && fabs(p.t.z) <= limit))
+                return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                                 "scan_time %g: object %zu (%s) moves to [%g, %g, %g] at %g s, beyond +-1e7 m of the "
+                                 "origin; check the scan time, its velocity or its trajectory",
+                                 options->scan_time, i + 1, o->kind, p.t.x, p.t.y, p.t.z, k ? end : start);
+        }
+    }
+    return moving ? lsim_engine_set_frame_time(scene->engine, ctx, start, span) : LSIM_OK;
+}
+
 /* The frame up to the echoes (no point emission): commit, workspace sized for `fields`, the frame
- * loop. Fills `stats` except write_ms; noise_ms and total_ms do not yet count the emission. */
+ * loop. Fills `stats` except write_ms; noise_ms and total_ms do not yet count the emission.
+ * `sensor` is the frame's copy (frame_sensor). */
 static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                                  lsim_frame_workspace *ws, uint32_t fields, int threads, lsim_scan_stats *stats)
 {
@@ -46,6 +123,8 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
     const size_t n = sensor->beams.count;
     double t0 = lsim_now_ms();
     lsim_status st = lsim_scene_commit(scene);
+    if (st == LSIM_OK)
+        st = frame_time(scene, sensor, options);
     if (st != LSIM_OK)
         return st;
     double t1 = lsim_now_ms();
@@ -123,6 +202,9 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     const int threads = lsim_threads_resolve(options->threads);
     const uint32_t fields = lsim_frame_fields(options, points->fields);
     lsim_scan_stats stats;
+    lsim_sensor framed;
+    frame_sensor(sensor, options, &framed);
+    sensor = &framed;
     lsim_status st = frame_measure(scene, sensor, options, ws, fields, threads, &stats);
     if (st != LSIM_OK)
         return st;
@@ -130,6 +212,7 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
     lsim_points_emit(sensor, ws, options, fields, points, threads);
     double emit_ms = lsim_now_ms() - t2;
     frame_viewpoint(sensor, options, points->viewpoint);
+    frame_sensor_pose(scene, sensor, options, points);
     /* Point emission counts with noise (both end in the point buffer). */
     stats.noise_ms += emit_ms;
     stats.total_ms += emit_ms;
@@ -145,6 +228,10 @@ static lsim_status validate_options(lsim_context *ctx, const lsim_scan_options *
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "frame must be LSIM_FRAME_SENSOR or LSIM_FRAME_WORLD");
     if (o->noise != 0 && o->noise != 1)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "noise must be 0 or 1");
+    if (!(fabs(o->scan_time) <= LSIM_MOTION_MAX_TIME))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "scan_time %g is invalid; must be a finite number of seconds within +-%g", o->scan_time,
+                         LSIM_MOTION_MAX_TIME);
     if (o->fields & ~LSIM_FIELDS_ALL)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "fields 0x%x has bits of no field; use LSIM_FIELD_BIT(LSIM_FIELD_...) bits (0: every field)",
@@ -265,6 +352,9 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
     lsim_frame_workspace *ws = NULL;
     lsim_scan_stats stats;
     lsim_points *slice = NULL;
+    lsim_sensor framed;
+    frame_sensor(sensor, options, &framed);
+    sensor = &framed;
     st = scene_workspace(scene, &ws);
     if (st == LSIM_OK)
         st = frame_measure(scene, sensor, options, ws, fields, threads, &stats);
@@ -290,9 +380,10 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
         return st;
     }
     frame_viewpoint(sensor, options, slice->viewpoint);
+    frame_sensor_pose(scene, sensor, options, slice);
     lsim_point_stream stream;
-    st = lsim_point_stream_begin(&stream, ctx, path, resolved, total, slice->viewpoint, slice->labels,
-                                 slice->label_count);
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, total, slice->viewpoint,
+                                 slice->timed ? slice->sensor_pose : NULL, slice->labels, slice->label_count);
     for (size_t c = 0; st == LSIM_OK && c < chunks;) {
         size_t e = c + 1;
         while (e < chunks && offset[e + 1] - offset[c] <= cap)

@@ -68,6 +68,7 @@ lsim_status lsim_points_alloc_fields(lsim_context *ctx, size_t capacity, uint32_
     p->ctx = ctx;
     p->capacity = capacity;
     p->viewpoint[3] = 1.0; /* identity */
+    p->sensor_pose[3] = 1.0;
     size_t n = capacity ? capacity : 1;
     p->fields = fields;
     for (int f = 0; f < LSIM_FIELD_COUNT; ++f) {
@@ -93,6 +94,7 @@ lsim_status lsim_points_create(lsim_context *ctx, lsim_points **out)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating a point buffer");
     p->ctx = ctx;
     p->viewpoint[3] = 1.0; /* identity */
+    p->sensor_pose[3] = 1.0;
     *out = p;
     return LSIM_OK;
 }
@@ -180,6 +182,15 @@ const void *lsim_points_column(const lsim_points *points, lsim_field field)
 }
 
 uint32_t lsim_points_fields(const lsim_points *points) { return points ? points->fields : 0; }
+
+lsim_status lsim_points_sensor_pose(const lsim_points *points, double out[7])
+{
+    if (!points || !out)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < 7; ++i)
+        out[i] = points->sensor_pose[i];
+    return LSIM_OK;
+}
 
 lsim_status lsim_points_require(const lsim_points *points, uint32_t fields, const char *what)
 {

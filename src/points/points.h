@@ -21,6 +21,11 @@ struct lsim_points {
     /* The sensor in the points' frame, as PCD's VIEWPOINT: tx ty tz qw qx qy qz (identity in the
      * sensor frame, the sensor pose in the world frame). Bird's-eye images centre on it. */
     double viewpoint[7];
+    /* The sensor's pose in the world at the frame start (scan_time): tx ty tz qw qx qy qz. Writers
+     * put it in the header (a comment line in PCD and PLY) when `timed`: the frame has motion or
+     * a non-zero scan time (without, the files stay as they were). */
+    double sensor_pose[7];
+    int timed;
     lsim_label_entry *labels; /* the scene's label map (defaults + scene's own), sorted by id */
     size_t label_count;
 };

@@ -16,7 +16,9 @@ static float clamp_to_float(double x)
 
 void lsim_transform_vertices(float *v, size_t n, const lsim_object_desc *desc)
 {
-    lsim_pose pose = lsim_pose_make(desc->position, desc->rotation_deg);
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    const int own_frame = lsim_object_desc_motion(desc) == 1; /* the motion places it */
+    lsim_pose pose = lsim_pose_make(own_frame ? zero : desc->position, own_frame ? zero : desc->rotation_deg);
     for (size_t i = 0; i < n; ++i) {
         lsim_vec3 p = lsim_v3_scale(lsim_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]), desc->scale);
         p = lsim_v3_add(lsim_mat3_mul(&pose.r, p), pose.t);
@@ -113,8 +115,9 @@ lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_o
     memset(&o, 0, sizeof o);
     o.shape = LSIM_SHAPE_SPHERE;
     strcpy(o.kind, "sphere");
+    const int own_frame = lsim_object_desc_motion(desc) == 1; /* the motion places it */
     for (int i = 0; i < 3; ++i)
-        o.center[i] = desc->position[i];
+        o.center[i] = own_frame ? 0.0 : desc->position[i];
     o.radius = radius * desc->scale;
     return lsim_scene_take_object(scene, &o, desc);
 }

@@ -5,6 +5,7 @@
 #include "core/text.h"
 #include "calib/calibration.h"
 #include "core/motion.h"
+#include "core/motion_make.h"
 #include "geometry/engine.h"
 
 #include <math.h>
@@ -283,7 +284,38 @@ lsim_status lsim_object_desc_validate(lsim_context *ctx, const lsim_object_desc 
                              desc->position[0], desc->position[1], desc->position[2]);
     if (!(desc->scale > 0.0) || !(desc->scale <= 1e6))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "object scale %g must be a number in (0, 1e6]", desc->scale);
-    return LSIM_OK;
+    lsim_status st = lsim_motion_check_rates(ctx, "object", desc->velocity, desc->angular_velocity_deg_s);
+    if (st == LSIM_OK && desc->trajectory_count > 0)
+        st = lsim_motion_check_keys(ctx, "object", desc->trajectory_count, desc->trajectory_t,
+                                    desc->trajectory_position, desc->trajectory_rpy_deg);
+    return st;
+}
+
+int lsim_object_desc_motion(const lsim_object_desc *desc)
+{
+    if (desc->trajectory_count > 0)
+        return 2;
+    for (int i = 0; i < 3; ++i)
+        if (desc->velocity[i] != 0.0 || desc->angular_velocity_deg_s[i] != 0.0)
+            return 1;
+    return 0;
+}
+
+/* The motion of a new object (NULL for a static one): constant rates from desc's pose at t = 0,
+ * or desc's trajectory (the arrays already sit on its body, lsim_transform_vertices). */
+static lsim_status object_motion(lsim_context *ctx, const lsim_object_desc *desc, struct lsim_motion **out)
+{
+    *out = NULL;
+    switch (lsim_object_desc_motion(desc)) {
+    case 1:
+        return lsim_motion_make_rates(ctx, "object", desc->position, desc->rotation_deg, desc->velocity,
+                                      desc->angular_velocity_deg_s, out);
+    case 2:
+        return lsim_motion_make_keys(ctx, "object", desc->trajectory_count, desc->trajectory_t,
+                                     desc->trajectory_position, desc->trajectory_rpy_deg, out);
+    default:
+        return LSIM_OK;
+    }
 }
 
 static lsim_status check_extent(lsim_context *ctx, const lsim_object *o)
@@ -312,6 +344,9 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
     uint32_t label = 0;
     if (st == LSIM_OK)
         st = lsim_label_map_resolve(ctx, &scene->labels, desc->label ? desc->label : "unlabeled", &label);
+    struct lsim_motion *motion = NULL;
+    if (st == LSIM_OK)
+        st = object_motion(ctx, desc, &motion);
     if (st == LSIM_OK && scene->object_count == scene->object_capacity) {
         size_t cap = scene->object_capacity ? 2 * scene->object_capacity : 16;
         lsim_object *grown = realloc(scene->objects, cap * sizeof *grown);
@@ -323,9 +358,11 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
         }
     }
     if (st != LSIM_OK) {
+        lsim_motion_free(motion);
         object_free(object);
         return st;
     }
+    object->motion = motion;
     object->material = (uint32_t)mat;
     object->label = label;
     object->instance = (uint32_t)scene->object_count + 1;

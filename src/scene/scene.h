@@ -98,7 +98,14 @@ void lsim_label_map_free(lsim_label_map *map);
 lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t *id);
 lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t id);
 
-/* Transform n points (xyz interleaved, in place) by scale, rotation and translation of desc. */
+/* How desc moves: 0 static, 1 constant rates (the object's arrays are then in its own frame,
+ * scaled only, placed by the motion), 2 a trajectory (the arrays are placed on the trajectory's
+ * body by desc's scale, rotation and position). */
+int lsim_object_desc_motion(const lsim_object_desc *desc);
+
+/* Transform n points (xyz interleaved, in place) by scale, rotation and translation of desc:
+ * into the world for a static object or one on a trajectory (the body frame), scale only for an
+ * object with constant rates (lsim_object_desc_motion). */
 void lsim_transform_vertices(float *vertices, size_t n, const lsim_object_desc *desc);
 
 /* Read a mesh file: checked (mesh_check.h), imported by assimp in a contained child

@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "calib/calibration.h"
 #include "scene/mesh_cache.h"
+#include "scene/trajectory_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,8 @@
 static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", "max_bounces", "atmosphere",
                                         "ambient", NULL};
 static const char *const object_keys[] = {"box", "sphere", "plane", "mesh", "position", "rotation",
-                                          "scale", "material", "label", NULL};
+                                          "scale", "material", "label", "velocity", "angular_velocity_deg_s",
+                                          "trajectory", NULL};
 static const char *const box_keys[] = {"size", NULL};
 static const char *const sphere_keys[] = {"radius", NULL};
 static const char *const plane_keys[] = {"size", NULL};
@@ -286,18 +288,42 @@ static lsim_status at_node(lsim_yaml *y, yaml_node_t *node, const char *key, lsi
     return lsim_yaml_fail(y, node, st, key, "%s", msg);
 }
 
+static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, const char *dir, lsim_scene *scene,
+                              lsim_mesh_cache *meshes, lsim_object_desc *desc);
+
+/* One object: its placement, semantics and motion, then its shape. */
 static lsim_status read_object(lsim_yaml *y, yaml_node_t *obj, size_t index, const char *dir, lsim_scene *scene,
                                lsim_mesh_cache *meshes)
 {
-    char key[64], sub[96];
+    char key[64];
     snprintf(key, sizeof key, "objects[%zu]", index);
     lsim_status st = lsim_yaml_check_keys(y, obj, key, object_keys);
     if (st != LSIM_OK)
         return st;
+    lsim_motion_keys motion;
+    st = lsim_scene_file_read_motion(y, obj, key, dir, &motion);
+    if (st != LSIM_OK)
+        return st;
     lsim_object_desc desc;
     lsim_object_desc_init(&desc);
+    memcpy(desc.velocity, motion.velocity, sizeof desc.velocity);
+    memcpy(desc.angular_velocity_deg_s, motion.angular_velocity_deg_s, sizeof desc.angular_velocity_deg_s);
+    desc.trajectory_count = motion.trajectory.count;
+    desc.trajectory_t = motion.trajectory.t;
+    desc.trajectory_position = (const double(*)[3])motion.trajectory.position;
+    desc.trajectory_rpy_deg = (const double(*)[3])motion.trajectory.rpy_deg;
+    st = read_shape(y, obj, key, dir, scene, meshes, &desc);
+    lsim_trajectory_free(&motion.trajectory);
+    return st;
+}
+
+static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, const char *dir, lsim_scene *scene,
+                              lsim_mesh_cache *meshes, lsim_object_desc *descp)
+{
+    lsim_object_desc desc = *descp;
+    char sub[96];
     snprintf(sub, sizeof sub, "%s.position", key);
-    st = lsim_yaml_opt_vec(y, obj, "position", sub, desc.position, 3);
+    lsim_status st = lsim_yaml_opt_vec(y, obj, "position", sub, desc.position, 3);
     snprintf(sub, sizeof sub, "%s.rotation", key);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_vec(y, obj, "rotation", sub, desc.rotation_deg, 3);

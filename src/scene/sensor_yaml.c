@@ -1,5 +1,6 @@
 /* The `sensor:` section of a scene file: a preset or an inline spec, overrides, pose. */
 #include "scene/scene_file.h"
+#include "scene/trajectory_file.h"
 
 #include "core/context.h"
 #include "core/text.h"
@@ -12,7 +13,8 @@
 static const char *const sensor_keys[] = {
     "preset", "type", "position", "rotation", "range", "noise", "detection_reflectance", "rate_hz",
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
-    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution", NULL};
+    "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution",
+    "velocity", "angular_velocity_deg_s", "trajectory", NULL};
 static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
@@ -281,17 +283,34 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
         st = at_sensor_key(y, map, LSIM_ERR_PARSE);
     if (st == LSIM_OK && lsim_sensor_check_pose(y->ctx, position, rotation) != LSIM_OK)
         st = at_sensor_key(y, map, LSIM_ERR_PARSE);
+    lsim_motion_keys motion;
+    memset(&motion, 0, sizeof motion);
+    if (st == LSIM_OK)
+        st = lsim_scene_file_read_motion(y, map, "sensor", dir, &motion);
     if (st != LSIM_OK) {
         lsim_sensor_spec_free(&spec);
         return st;
     }
     lsim_sensor *sensor = NULL;
     st = lsim_sensor_create_from_spec(y->ctx, &spec, &sensor);
-    if (st != LSIM_OK)
+    if (st != LSIM_OK) {
+        lsim_trajectory_free(&motion.trajectory);
         return st;
+    }
     if (lsim_sensor_set_pose(sensor, position, rotation) != LSIM_OK) {
         lsim_sensor_destroy(sensor);
+        lsim_trajectory_free(&motion.trajectory);
         return at_sensor_key(y, map, LSIM_ERR_PARSE); /* "sensor.position: ..." at that key's line */
+    }
+    /* Motion after the pose: rates start from it; a trajectory carries the sensor mounted at it. */
+    const lsim_trajectory *tr = &motion.trajectory;
+    st = tr->count ? lsim_sensor_set_trajectory(sensor, tr->count, tr->t, (const double(*)[3])tr->position,
+                                                (const double(*)[3])tr->rpy_deg)
+                   : lsim_sensor_set_motion(sensor, motion.velocity, motion.angular_velocity_deg_s);
+    lsim_trajectory_free(&motion.trajectory);
+    if (st != LSIM_OK) {
+        lsim_sensor_destroy(sensor);
+        return at_sensor_key(y, map, st == LSIM_ERR_OUT_OF_MEMORY ? st : LSIM_ERR_PARSE);
     }
     *out = sensor;
     return LSIM_OK;

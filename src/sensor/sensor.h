@@ -107,9 +107,29 @@ struct lsim_sensor {
     lsim_context *ctx;
     lsim_sensor_spec spec;
     lsim_beams beams;
-    lsim_pose pose; /* sensor -> world */
+    lsim_pose pose; /* sensor -> world (at t = 0 with rates; the mount on the trajectory with keys) */
     double position[3], rotation_deg[3];
+    /* Motion on the scene's clock (owned; NULL: the sensor stays at `pose`). Constant rates: from
+     * position / rotation_deg at t = 0 (kept in step by lsim_sensor_set_pose). Keyframes: the
+     * trajectory's body pose, with the sensor mounted on that body at `pose`. */
+    struct lsim_motion *motion;
+    /* Only in the pipeline's per-frame copy (pipeline/scan.c): the frame's start on the scene
+     * clock, and 1 if the pose changes during the frame (rays then start from the pose at each
+     * beam's own time). `pose` is then the pose at the frame start. */
+    double frame_start;
+    int frame_moves;
+    const struct lsim_sensor *frame_of; /* per-frame copy: the sensor it copies (motion and mount) */
 };
+
+/* Pose of the sensor (sensor -> world) at time t on the scene clock. */
+lsim_pose lsim_sensor_pose_at(const lsim_sensor *sensor, double t);
+/* In a frame's copy: the pose at a beam's time within the frame (frame_start + time). */
+static inline lsim_pose lsim_sensor_beam_pose(const lsim_sensor *frame, double time)
+{
+    return lsim_sensor_pose_at(frame->frame_of ? frame->frame_of : frame, frame->frame_start + time);
+}
+/* 1 if the sensor has a motion that changes its pose. */
+int lsim_sensor_moves(const lsim_sensor *sensor);
 
 /* "rotating", "planar", "camera", "pattern", "rosette" (static), or "unknown". */
 const char *lsim_sensor_kind_name(lsim_sensor_kind kind);

@@ -3,6 +3,7 @@
 #include "sensor/beam.h"
 
 #include "core/context.h"
+#include "core/motion.h"
 #include "core/text.h"
 
 #include <math.h>
@@ -142,6 +143,7 @@ void lsim_sensor_destroy(lsim_sensor *sensor)
         return;
     lsim_beams_free(&sensor->beams);
     lsim_sensor_spec_free(&sensor->spec);
+    lsim_motion_free(sensor->motion);
     free(sensor);
 }
 
@@ -159,6 +161,11 @@ lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], 
         sensor->rotation_deg[i] = r[i];
     }
     sensor->pose = lsim_pose_make(p, r);
+    if (sensor->motion && !sensor->motion->keys) /* constant rates start from this pose */
+        for (int i = 0; i < 3; ++i) {
+            sensor->motion->position[i] = p[i];
+            sensor->motion->rpy_deg[i] = r[i];
+        }
     return LSIM_OK;
 }
 
