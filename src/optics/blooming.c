@@ -19,7 +19,8 @@
  * changes a result). The other slices are processed in parallel (dynamic schedule, increasing s):
  * the separable convolution is evaluated only where the beams need it, a horizontal pass that
  * scatters each pixel of the slice into the beam columns within half_u of it (buffer per thread,
- * column-major [beam column][row], with the first and last row written per column) and a vertical
+ * row-major [row][beam column], with the first and last row written per column; runs of
+ * neighbouring pixels in a row update those once) and a vertical
  * pass evaluated only at the beams whose vertical window meets those rows (four partial sums);
  * only the written rows are cleared. Each thread keeps the nearest slice per beam (a beam with an
  * echo in a nearer slice is not evaluated again by that thread); the per-thread results are
@@ -55,6 +56,37 @@ typedef struct bloom_setup {
     double sumh, sumv;
 } bloom_setup;
 
+/* A buffer of the workspace: slot `slot` grown to `bytes` (contents not kept), zeroed if asked;
+ * NULL (and *ok = 0) when out of memory. */
+static void *ws_get(lsim_bloom_workspace *w, int slot, size_t bytes, int zero, int *ok)
+{
+    if (!*ok)
+        return NULL;
+    if (bytes == 0)
+        bytes = 1;
+    if (w->bytes[slot] < bytes) {
+        free(w->buf[slot]);
+        w->buf[slot] = malloc(bytes);
+        w->bytes[slot] = w->buf[slot] ? bytes : 0;
+        if (!w->buf[slot]) {
+            *ok = 0;
+            return NULL;
+        }
+    }
+    if (zero)
+        memset(w->buf[slot], 0, bytes);
+    return w->buf[slot];
+}
+
+void lsim_bloom_workspace_free(lsim_bloom_workspace *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < LSIM_BLOOM_WS_SLOTS; ++i)
+        free(w->buf[i]);
+    memset(w, 0, sizeof *w);
+}
+
 /* Slice of one pixel, -1 when it holds no target. */
 static inline int32_t pixel_slice(const bloom_setup *st, float intensity, float range)
 {
@@ -84,23 +116,20 @@ typedef struct bloom_px {
 } bloom_px;
 
 static lsim_status beam_iteration(lsim_context *ctx, const bloom_setup *st, size_t beams, const float *bu_in,
-                                  const float *bv_in, float *range, float *power, lsim_bloom_stats *stats)
+                                  const float *bv_in, float *range, float *power, lsim_bloom_stats *stats,
+                                  lsim_bloom_workspace *w)
 {
     const int U = st->U, V = st->V, M = st->M, N = st->N, T = st->threads;
     const size_t UV = (size_t)U * (size_t)V, S = st->S;
     const size_t window = (size_t)(2 * M + 1) * (size_t)(2 * N + 1);
     const size_t cap = window < S ? window : S;
-    bloom_px *px = malloc(UV * sizeof *px);
-    double *acc = calloc((size_t)T * S, sizeof *acc);
-    int32_t *touched = malloc((size_t)T * cap * sizeof *touched);
-    unsigned char *occupied = stats ? calloc(S, 1) : NULL;
-    if (!px || !acc || !touched || (stats && !occupied)) {
-        free(px);
-        free(acc);
-        free(touched);
-        free(occupied);
+    int ok = 1;
+    bloom_px *px = ws_get(w, 0, UV * sizeof *px, 0, &ok);
+    double *acc = ws_get(w, 1, (size_t)T * S * sizeof *acc, 1, &ok);
+    int32_t *touched = ws_get(w, 2, (size_t)T * cap * sizeof *touched, 0, &ok);
+    unsigned char *occupied = stats ? ws_get(w, 3, S, 1, &ok) : NULL;
+    if (!ok)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "blooming: out of memory for %zu pixels and %zu slices", UV, S);
-    }
     const float *I = st->im->intensity, *R = st->im->range;
 #pragma omp parallel for num_threads(T) schedule(static)
     for (size_t p = 0; p < UV; ++p) {
@@ -113,7 +142,6 @@ static lsim_status beam_iteration(lsim_context *ctx, const bloom_setup *st, size
                 occupied[px[p].s] = 1;
         for (size_t s = 0; s < S; ++s)
             stats->slices_occupied += occupied[s];
-        free(occupied);
     }
     const double *hd = st->h, *vd = st->v;
     const double thr = st->thr, bin = st->bin;
@@ -176,9 +204,6 @@ static lsim_status beam_iteration(lsim_context *ctx, const bloom_setup *st, size
     }
     if (stats)
         stats->echoes = echoes;
-    free(px);
-    free(acc);
-    free(touched);
     return LSIM_OK;
 }
 
@@ -190,37 +215,32 @@ typedef struct slice_box {
 
 static lsim_status range_stacking(lsim_context *ctx, const bloom_setup *st, int keep_dim, size_t beams,
                                   const float *bu_in, const float *bv_in, float *range, float *power,
-                                  lsim_bloom_stats *stats)
+                                  lsim_bloom_stats *stats, lsim_bloom_workspace *w)
 {
     const int U = st->U, V = st->V, M = st->M, N = st->N, T = st->threads;
     const size_t UV = (size_t)U * (size_t)V, S = st->S;
     const size_t ucols = (size_t)U + 2 * (size_t)M, vrows = (size_t)V + 2 * (size_t)N;
     const size_t cmax = beams < ucols ? beams : ucols;
-    lsim_status status = LSIM_OK;
-
-    int32_t *pbin = malloc(UV * sizeof *pbin);
-    uint32_t *order = malloc(UV * sizeof *order);
-    float *sw = malloc(UV * sizeof *sw);
-    uint32_t *start = calloc(S + 1, sizeof *start), *cursor = malloc(S * sizeof *cursor);
-    float *smaxi = calloc(S, sizeof *smaxi);
-    slice_box *box = malloc(S * sizeof *box);
-    int32_t *list = malloc(S * sizeof *list);
-    int32_t *bu = malloc(beams * sizeof *bu), *bv = malloc(beams * sizeof *bv);
-    size_t *sorted = malloc(beams * sizeof *sorted), *tmp = malloc(beams * sizeof *tmp);
-    size_t *cnt_v = calloc(vrows + 1, sizeof *cnt_v), *cnt_u = calloc(ucols + 1, sizeof *cnt_u);
-    int32_t *col_u = malloc(cmax * sizeof *col_u);
-    size_t *col_start = malloc((cmax + 1) * sizeof *col_start);
-    int32_t *lo = malloc((size_t)U * sizeof *lo), *hi = malloc((size_t)U * sizeof *hi);
-    int32_t *best_s = malloc((size_t)T * beams * sizeof *best_s);
-    double *best_p = malloc((size_t)T * beams * sizeof *best_p);
-    double *hbuf = NULL;
-    int32_t *rows_used = NULL; /* per thread, per beam column: first and last row written in the slice */
-    if (!pbin || !order || !sw || !start || !cursor || !smaxi || !box || !list || !bu || !bv || !sorted || !tmp ||
-        !cnt_v || !cnt_u || !col_u || !col_start || !lo || !hi || !best_s || !best_p) {
-        status = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "blooming: out of memory for %zu pixels, %zu slices, %zu beams",
-                           UV, S, beams);
-        goto done;
-    }
+    int ok = 1;
+    int32_t *pbin = ws_get(w, 4, UV * sizeof *pbin, 0, &ok);
+    uint32_t *order = ws_get(w, 5, UV * sizeof *order, 0, &ok);
+    float *sw = ws_get(w, 6, UV * sizeof *sw, 0, &ok);
+    uint32_t *start = ws_get(w, 7, (S + 1) * sizeof *start, 1, &ok), *cursor = ws_get(w, 8, S * sizeof *cursor, 0, &ok);
+    float *smaxi = ws_get(w, 9, S * sizeof *smaxi, 1, &ok);
+    slice_box *box = ws_get(w, 10, S * sizeof *box, 0, &ok);
+    int32_t *list = ws_get(w, 11, S * sizeof *list, 0, &ok);
+    int32_t *bu = ws_get(w, 12, beams * sizeof *bu, 0, &ok), *bv = ws_get(w, 13, beams * sizeof *bv, 0, &ok);
+    size_t *sorted = ws_get(w, 14, beams * sizeof *sorted, 0, &ok), *tmp = ws_get(w, 15, beams * sizeof *tmp, 0, &ok);
+    size_t *cnt_v = ws_get(w, 16, (vrows + 1) * sizeof *cnt_v, 1, &ok),
+           *cnt_u = ws_get(w, 17, (ucols + 1) * sizeof *cnt_u, 1, &ok);
+    int32_t *col_u = ws_get(w, 18, cmax * sizeof *col_u, 0, &ok);
+    size_t *col_start = ws_get(w, 19, (cmax + 1) * sizeof *col_start, 0, &ok);
+    int32_t *lo = ws_get(w, 20, (size_t)U * sizeof *lo, 0, &ok), *hi = ws_get(w, 21, (size_t)U * sizeof *hi, 0, &ok);
+    int32_t *best_s = ws_get(w, 22, (size_t)T * beams * sizeof *best_s, 0, &ok);
+    double *best_p = ws_get(w, 23, (size_t)T * beams * sizeof *best_p, 0, &ok);
+    if (!ok)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "blooming: out of memory for %zu pixels, %zu slices, %zu beams",
+                         UV, S, beams);
 
     /* beams: rounded pixels, sorted by column then row (two stable counting sorts) */
     size_t nb = 0;
@@ -263,15 +283,15 @@ static lsim_status range_stacking(lsim_context *ctx, const bloom_setup *st, int 
             hi[u] = (int32_t)z;
         }
     }
-    hbuf = calloc((size_t)T * (C ? C : 1) * (size_t)V, sizeof *hbuf);
-    rows_used = malloc((size_t)T * 2 * (C ? C : 1) * sizeof *rows_used);
-    if (!hbuf || !rows_used) {
-        status = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
-                           "blooming: out of memory for the range-stacking buffers (%d threads x %zu beam columns x %d "
-                           "rows)",
-                           T, C, V);
-        goto done;
-    }
+    /* per thread: the horizontal pass's sums, row-major [row][beam column] (the columns a pixel
+     * reaches are neighbours), and per beam column the first and last row written in the slice */
+    double *hbuf = ws_get(w, 24, (size_t)T * (C ? C : 1) * (size_t)V * sizeof *hbuf, 1, &ok);
+    int32_t *rows_used = ws_get(w, 25, (size_t)T * 2 * (C ? C : 1) * sizeof *rows_used, 0, &ok);
+    if (!ok)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
+                         "blooming: out of memory for the range-stacking buffers (%d threads x %zu beam columns x %d "
+                         "rows)",
+                         T, C, V);
 
     /* pixels: slice per pixel, then per slice count, brightest pixel and bounding box */
     const float *I = st->im->intensity, *R = st->im->range;
@@ -336,17 +356,64 @@ static lsim_status range_stacking(lsim_context *ctx, const bloom_setup *st, int 
         for (size_t i = 0; i < nlist; ++i) {
             const int32_t s = list[i];
             const slice_box bx = box[s];
-            /* horizontal pass: scatter the slice's pixels into the beam columns (rows increase) */
-            for (uint32_t k = start[s]; k < start[s + 1]; ++k) {
+            /* horizontal pass: scatter the slice's pixels into the beam columns (rows increase), a
+             * run of neighbouring pixels of one row at a time; each sum still adds its pixels one
+             * by one in increasing column order */
+            for (uint32_t k = start[s], kend = start[s + 1]; k < kend;) {
                 const uint32_t p = order[k];
-                const int r = (int)(p / (uint32_t)U), u = (int)(p - (uint32_t)r * (uint32_t)U);
-                const double w = sw[k];
-                for (int32_t c = lo[u]; c < hi[u]; ++c) {
-                    H[(size_t)c * (size_t)V + (size_t)r] += w * hd[u - col_u[c] + M];
+                const int r = (int)(p / (uint32_t)U), u0 = (int)(p - (uint32_t)r * (uint32_t)U);
+                uint32_t e = k + 1;
+                while (e < kend && order[e] == order[e - 1] + 1 && u0 + (int)(e - k) < U)
+                    ++e;
+                double *Hr = H + (size_t)r * C;
+                uint32_t q = k;
+                /* four pixels at a time: the columns all four reach take their four terms in a row */
+                for (; q + 4 <= e; q += 4) {
+                    const int u = u0 + (int)(q - k);
+                    const double w0 = sw[q], w1 = sw[q + 1], w2 = sw[q + 2], w3 = sw[q + 3];
+                    const int32_t ca = lo[u], cb = hi[u + 3], ia = lo[u + 3], ib = hi[u];
+                    const int32_t mid0 = ia < ib ? ia : cb, mid1 = ia < ib ? ib : cb;
+                    for (int32_t c = ca; c < cb; ++c) {
+                        if (c == mid0 && mid0 < mid1) {
+                            for (; c < mid1; ++c) {
+                                const double *h = hd + u + M - col_u[c];
+                                double x = Hr[c];
+                                x += w0 * h[0];
+                                x += w1 * h[1];
+                                x += w2 * h[2];
+                                x += w3 * h[3];
+                                Hr[c] = x;
+                            }
+                            if (c >= cb)
+                                break;
+                        }
+                        const double *h = hd + u + M - col_u[c];
+                        double x = Hr[c];
+                        if (c >= lo[u] && c < hi[u])
+                            x += w0 * h[0];
+                        if (c >= lo[u + 1] && c < hi[u + 1])
+                            x += w1 * h[1];
+                        if (c >= lo[u + 2] && c < hi[u + 2])
+                            x += w2 * h[2];
+                        if (c >= lo[u + 3] && c < hi[u + 3])
+                            x += w3 * h[3];
+                        Hr[c] = x;
+                    }
+                }
+                for (; q < e; ++q) {
+                    const int u = u0 + (int)(q - k);
+                    const double wq = sw[q];
+                    const double *hu = hd + u + M; /* hd[u - col_u[c] + M] */
+                    for (int32_t c = lo[u]; c < hi[u]; ++c)
+                        Hr[c] += wq * hu[-col_u[c]];
+                }
+                /* every beam column of [lo[u0], hi[u1]) got at least one pixel of the run */
+                for (int32_t c = lo[u0], c1 = hi[u0 + (int)(e - k) - 1]; c < c1; ++c) {
                     if (rfirst[c] == INT32_MAX)
                         rfirst[c] = r;
                     rlast[c] = r;
                 }
+                k = e;
             }
             /* vertical pass at the beams whose window meets the rows written in their column */
             const int32_t c0 = lo[bx.u0], c1 = hi[bx.u1];
@@ -354,7 +421,7 @@ static lsim_status range_stacking(lsim_context *ctx, const bloom_setup *st, int 
                 const int32_t f = rfirst[c], l = rlast[c];
                 if (l < 0)
                     continue;
-                double *Hc = H + (size_t)c * (size_t)V;
+                double *Hc = H + c; /* row r at Hc[r * C] */
                 const size_t kend = col_start[c + 1];
                 /* first beam with bv + N >= f (rows sorted within the column) */
                 size_t a = col_start[c], z = kend;
@@ -378,20 +445,21 @@ static lsim_status range_stacking(lsim_context *ctx, const bloom_setup *st, int 
                     double x0 = 0.0, x1 = 0.0, x2 = 0.0, x3 = 0.0;
                     int r = ra;
                     for (; r + 3 <= rb; r += 4) {
-                        x0 += vd[r + voff] * Hc[r];
-                        x1 += vd[r + 1 + voff] * Hc[r + 1];
-                        x2 += vd[r + 2 + voff] * Hc[r + 2];
-                        x3 += vd[r + 3 + voff] * Hc[r + 3];
+                        x0 += vd[r + voff] * Hc[(size_t)r * C];
+                        x1 += vd[r + 1 + voff] * Hc[(size_t)(r + 1) * C];
+                        x2 += vd[r + 2 + voff] * Hc[(size_t)(r + 2) * C];
+                        x3 += vd[r + 3 + voff] * Hc[(size_t)(r + 3) * C];
                     }
                     for (; r <= rb; ++r)
-                        x0 += vd[r + voff] * Hc[r];
+                        x0 += vd[r + voff] * Hc[(size_t)r * C];
                     const double xi = (x0 + x1) + (x2 + x3);
                     if (xi >= thr) {
                         bs[b] = s;
                         bp[b] = xi;
                     }
                 }
-                memset(Hc + f, 0, (size_t)(l - f + 1) * sizeof *Hc);
+                for (int32_t r = f; r <= l; ++r)
+                    Hc[(size_t)r * C] = 0.0;
                 rfirst[c] = INT32_MAX;
                 rlast[c] = -1;
             }
@@ -423,30 +491,7 @@ static lsim_status range_stacking(lsim_context *ctx, const bloom_setup *st, int 
         stats->echoes = echoes;
     }
 
-done:
-    free(pbin);
-    free(order);
-    free(sw);
-    free(start);
-    free(cursor);
-    free(smaxi);
-    free(box);
-    free(list);
-    free(bu);
-    free(bv);
-    free(sorted);
-    free(tmp);
-    free(cnt_v);
-    free(cnt_u);
-    free(col_u);
-    free(col_start);
-    free(lo);
-    free(hi);
-    free(best_s);
-    free(best_p);
-    free(hbuf);
-    free(rows_used);
-    return status;
+    return LSIM_OK;
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -455,6 +500,18 @@ lsim_status lsim_bloom_nearest_stats(lsim_context *ctx, lsim_bloom_algorithm alg
                                      const lsim_kernel *kernel, const lsim_bloom_params *params, size_t beams,
                                      const float *u, const float *v, float *range, float *power,
                                      lsim_bloom_stats *stats)
+{
+    lsim_bloom_workspace w;
+    memset(&w, 0, sizeof w);
+    lsim_status st = lsim_bloom_nearest_ws(ctx, algorithm, image, kernel, params, beams, u, v, range, power, stats, &w);
+    lsim_bloom_workspace_free(&w);
+    return st;
+}
+
+lsim_status lsim_bloom_nearest_ws(lsim_context *ctx, lsim_bloom_algorithm algorithm, const lsim_bloom_image *image,
+                                  const lsim_kernel *kernel, const lsim_bloom_params *params, size_t beams,
+                                  const float *u, const float *v, float *range, float *power, lsim_bloom_stats *stats,
+                                  lsim_bloom_workspace *w)
 {
     if (stats)
         memset(stats, 0, sizeof *stats);
@@ -548,9 +605,9 @@ lsim_status lsim_bloom_nearest_stats(lsim_context *ctx, lsim_bloom_algorithm alg
     lsim_status status = LSIM_OK;
     if (beams) {
         if (algorithm == LSIM_BLOOM_BEAM_ITERATION)
-            status = beam_iteration(ctx, &st, beams, u, v, range, power, stats);
+            status = beam_iteration(ctx, &st, beams, u, v, range, power, stats, w);
         else
-            status = range_stacking(ctx, &st, params->keep_dim_slices, beams, u, v, range, power, stats);
+            status = range_stacking(ctx, &st, params->keep_dim_slices, beams, u, v, range, power, stats, w);
     }
     free(kd);
     return status;

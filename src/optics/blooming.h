@@ -88,4 +88,18 @@ lsim_status lsim_bloom_nearest_stats(lsim_context *ctx, lsim_bloom_algorithm alg
                                      const float *u, const float *v, float *range, float *power,
                                      lsim_bloom_stats *stats);
 
+/* The algorithms' buffers, kept between calls (they only grow): zero-initialise, then pass the same
+ * workspace to every call (one call at a time); lsim_bloom_workspace_free releases it. */
+#define LSIM_BLOOM_WS_SLOTS 26
+typedef struct lsim_bloom_workspace {
+    void *buf[LSIM_BLOOM_WS_SLOTS];
+    size_t bytes[LSIM_BLOOM_WS_SLOTS];
+} lsim_bloom_workspace;
+void lsim_bloom_workspace_free(lsim_bloom_workspace *w);
+/* lsim_bloom_nearest_stats with the buffers of `w` (no allocation once they are large enough). */
+lsim_status lsim_bloom_nearest_ws(lsim_context *ctx, lsim_bloom_algorithm algorithm, const lsim_bloom_image *image,
+                                  const lsim_kernel *kernel, const lsim_bloom_params *params, size_t beams,
+                                  const float *u, const float *v, float *range, float *power, lsim_bloom_stats *stats,
+                                  lsim_bloom_workspace *w);
+
 #endif

@@ -75,7 +75,7 @@ static uint32_t *u32_at(const emit_frame *f, lsim_points *p, lsim_field field, s
 
 /* A moving sensor: each point from the sensor pose at its beam's time. World frame: true world
  * positions t(time) + R(time) d r; sensor frame: d r as before (the sensor frame at the firing
- * time), normals by R(time)^T. The pose is computed once per beam (its echoes follow each other). */
+ * time), normals by R(time)^T. The pose is computed once per beam time (echoes and columns share one). */
 static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o)
 {
     const lsim_beams *b = &f->sensor->beams;
@@ -89,13 +89,13 @@ static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it
         dc[a] = f32_at(f, p, clean[a], o);
         dn[a] = f->world ? NULL : f32_at(f, p, normal[a], o); /* world normals: as before */
     }
-    uint32_t last = UINT32_MAX;
+    float posed_at = NAN; /* the beam time of `pose` (a beam's echoes and a column share one) */
     lsim_pose pose = f->sensor->pose;
     for (size_t k = 0; k < m; ++k) {
         const uint32_t i = it[k].beam, s = it[k].slot;
-        if (i != last) {
-            pose = lsim_sensor_beam_pose(f->sensor, b->time[i]);
-            last = i;
+        if (!(b->time[i] == posed_at)) {
+            posed_at = b->time[i];
+            pose = lsim_sensor_beam_pose(f->sensor, posed_at);
         }
         const lsim_vec3 d = lsim_v3(b->dx[i], b->dy[i], b->dz[i]);
         const lsim_vec3 w = lsim_mat3_mul(&pose.r, d);

@@ -74,6 +74,7 @@ struct lsim_bloom_state {
     uint32_t *object;
     int32_t *slice;           /* floor(range / range_bin) where intensity > 0, else -1 */
     float *blockmax;          /* [row][tile column]: brightest pixel of the tile's row */
+    lsim_bloom_workspace bloom; /* the blooming algorithms' buffers */
     /* per thread: one tile's rays and hits */
     int batches;
     lsim_rays *rays;
@@ -137,6 +138,7 @@ void lsim_frame_bloom_free(lsim_frame_workspace *ws)
     if (!s)
         return;
     lsim_kernel_free(&s->kernel);
+    lsim_bloom_workspace_free(&s->bloom);
     void *arrays[] = {s->ug,        s->vg,      s->bu,       s->cu,       s->cv,      s->order,  s->su,
                       s->sv,        s->srange,  s->spower,   s->ca,       s->sa,      s->ce,     s->se,
                       s->col_start, s->need_lo, s->need_hi,  s->covered,  s->sectors, s->jobs,   s->intensity,
@@ -280,7 +282,11 @@ static void clear_tile(struct lsim_bloom_state *s, const render_job *j, int lc, 
     }
 }
 
-/* Render tile (lc, ty) of the sector image (lc: tile column within the sector) as one batch. */
+/* Render tile (lc, ty) of the sector image (lc: tile column within the sector) as one batch.
+ * The batch runs through the tile in blocks of PACK_W x PACK_H pixels, so that the engine's
+ * packets of consecutive rays are compact. */
+#define PACK_W 4
+#define PACK_H 2
 static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc, int ty, lsim_rays *rays,
                         lsim_hits *hits)
 {
@@ -288,68 +294,76 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
     const int y0 = ty * TILE_H, y1 = y0 + TILE_H < g->height ? y0 + TILE_H : g->height;
     const int gx0 = (j->bx0 + lc) * TILE_W, gx1 = gx0 + TILE_W < g->width ? gx0 + TILE_W : g->width;
     const float (*m)[3] = j->m;
+    const double *ce = s->ce, *se = s->se, *ca = s->ca, *sa = s->sa;
+    const float tfar = j->optics->range_max;
+    uint16_t at[TILE_PX]; /* pixel of ray n: (y - y0) * TILE_W + (x - gx0) */
     size_t n = 0;
-    for (int y = y0; y < y1; ++y)
-        for (int x = gx0; x < gx1; ++x) {
-            const float ds[3] = {(float)(s->ce[y] * s->ca[x]), (float)(s->ce[y] * s->sa[x]), (float)s->se[y]};
-            rays->ox[n] = j->org[0];
-            rays->oy[n] = j->org[1];
-            rays->oz[n] = j->org[2];
-            rays->dx[n] = m[0][0] * ds[0] + m[0][1] * ds[1] + m[0][2] * ds[2];
-            rays->dy[n] = m[1][0] * ds[0] + m[1][1] * ds[1] + m[1][2] * ds[2];
-            rays->dz[n] = m[2][0] * ds[0] + m[2][1] * ds[1] + m[2][2] * ds[2];
-            /* Per-pixel time would go here (seconds from the frame start, e.g. the time of the beams
-             * at this pixel's azimuth) once the sensor moves during the sweep; 0 for a static pose. */
-            rays->time[n] = 0.0f;
-            rays->tnear[n] = 0.0f;
-            rays->tfar[n] = j->optics->range_max;
-            rays->mask[n] = LSIM_RAY_MASK_ALL;
-            ++n;
-        }
+    for (int by = y0; by < y1; by += PACK_H)
+        for (int bx = gx0; bx < gx1; bx += PACK_W)
+            for (int y = by; y < by + PACK_H && y < y1; ++y)
+                for (int x = bx; x < bx + PACK_W && x < gx1; ++x) {
+                    const float ds[3] = {(float)(ce[y] * ca[x]), (float)(ce[y] * sa[x]), (float)se[y]};
+                    at[n] = (uint16_t)((y - y0) * TILE_W + (x - gx0));
+                    rays->ox[n] = j->org[0];
+                    rays->oy[n] = j->org[1];
+                    rays->oz[n] = j->org[2];
+                    rays->dx[n] = m[0][0] * ds[0] + m[0][1] * ds[1] + m[0][2] * ds[2];
+                    rays->dy[n] = m[1][0] * ds[0] + m[1][1] * ds[1] + m[1][2] * ds[2];
+                    rays->dz[n] = m[2][0] * ds[0] + m[2][1] * ds[1] + m[2][2] * ds[2];
+                    /* Per-pixel time would go here (seconds from the frame start, e.g. the time of
+                     * the beams at this pixel's azimuth) once the sensor moves during the sweep; 0
+                     * for a static pose. */
+                    rays->time[n] = 0.0f;
+                    rays->tnear[n] = 0.0f;
+                    rays->tfar[n] = tfar;
+                    rays->mask[n] = LSIM_RAY_MASK_ALL;
+                    ++n;
+                }
     lsim_engine_intersect(j->optics->engine, rays, n, hits);
-    const int bpr = j->stride / TILE_W; /* blocks per row */
-    n = 0;
+    /* clear the tile (also its columns past the global image's last one), then shade the hits */
+    float *I = s->intensity, *R = s->range, *C = s->cos_incidence, *NX = s->nx, *NY = s->ny, *NZ = s->nz;
+    uint32_t *O = s->object;
+    int32_t *SL = s->slice;
+    const size_t stride = (size_t)j->stride, base = (size_t)y0 * stride + (size_t)lc * TILE_W;
     for (int y = y0; y < y1; ++y) {
-        const size_t row = (size_t)y * (size_t)j->stride - (size_t)j->bx0 * TILE_W;
-        float bmax = 0.0f;
-        for (int x = gx0; x < gx1; ++x, ++n) {
-            const size_t p = row + (size_t)x;
-            s->intensity[p] = s->range[p] = s->cos_incidence[p] = 0.0f;
-            s->nx[p] = s->ny[p] = s->nz[p] = 0.0f;
-            s->object[p] = LSIM_NO_HIT;
-            s->slice[p] = -1;
-            const uint32_t obj = hits->object[n];
-            if (obj == LSIM_NO_HIT)
-                continue;
-            const float org[3] = {rays->ox[n], rays->oy[n], rays->oz[n]};
-            const float d[3] = {rays->dx[n], rays->dy[n], rays->dz[n]};
-            const float ng[3] = {hits->ngx[n], hits->ngy[n], hits->ngz[n]};
-            lsim_contribution c[4];
-            if (lsim_optics_follow(j->optics, org, d, hits->t[n], obj, ng, 1.0f, c, 0, 4, NULL) == 0)
-                continue;
-            s->intensity[p] = c[0].amplitude;
-            s->range[p] = c[0].range;
-            s->cos_incidence[p] = c[0].cos_incidence;
-            s->nx[p] = c[0].nx;
-            s->ny[p] = c[0].ny;
-            s->nz[p] = c[0].nz;
-            s->object[p] = obj;
-            if (c[0].amplitude > 0.0f) {
-                const double q = floor((double)c[0].range / j->bin);
-                s->slice[p] = q >= 0.0 && q < 2147483647.0 ? (int32_t)q : -2; /* -2: matches no echo's slice */
-                if (c[0].amplitude > bmax)
-                    bmax = c[0].amplitude;
-            }
+        const size_t p = base + (size_t)(y - y0) * stride;
+        for (int x = 0; x < TILE_W; ++x) {
+            I[p + x] = R[p + x] = C[p + x] = NX[p + x] = NY[p + x] = NZ[p + x] = 0.0f;
+            O[p + x] = LSIM_NO_HIT;
+            SL[p + x] = -1;
         }
-        for (int x = gx1; x < gx0 + TILE_W; ++x) { /* past the global image's last column */
-            const size_t p = row + (size_t)x;
-            s->intensity[p] = s->range[p] = s->cos_incidence[p] = 0.0f;
-            s->nx[p] = s->ny[p] = s->nz[p] = 0.0f;
-            s->object[p] = LSIM_NO_HIT;
-            s->slice[p] = -1;
-        }
-        s->blockmax[(size_t)y * (size_t)bpr + (size_t)lc] = bmax;
     }
+    float bmax[TILE_H] = {0};
+    const double bin = j->bin;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t obj = hits->object[i];
+        if (obj == LSIM_NO_HIT)
+            continue;
+        const float org[3] = {rays->ox[i], rays->oy[i], rays->oz[i]};
+        const float d[3] = {rays->dx[i], rays->dy[i], rays->dz[i]};
+        const float ng[3] = {hits->ngx[i], hits->ngy[i], hits->ngz[i]};
+        lsim_contribution c[4];
+        if (lsim_optics_follow(j->optics, org, d, hits->t[i], obj, ng, 1.0f, c, 0, 4, NULL) == 0)
+            continue;
+        const int ry = at[i] / TILE_W;
+        const size_t p = base + (size_t)ry * stride + (size_t)(at[i] % TILE_W);
+        I[p] = c[0].amplitude;
+        R[p] = c[0].range;
+        C[p] = c[0].cos_incidence;
+        NX[p] = c[0].nx;
+        NY[p] = c[0].ny;
+        NZ[p] = c[0].nz;
+        O[p] = obj;
+        if (c[0].amplitude > 0.0f) {
+            const double q = floor((double)c[0].range / bin);
+            SL[p] = q >= 0.0 && q < 2147483647.0 ? (int32_t)q : -2; /* -2: matches no echo's slice */
+            if (c[0].amplitude > bmax[ry])
+                bmax[ry] = c[0].amplitude;
+        }
+    }
+    const int bpr = j->stride / TILE_W; /* blocks per row */
+    for (int y = y0; y < y1; ++y)
+        s->blockmax[(size_t)y * (size_t)bpr + (size_t)lc] = bmax[y - y0];
 }
 
 /* Move the tile columns [from, from + keep) of the sector image to [0, keep) (every row). */
@@ -633,7 +647,8 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
             s->sv[i - b0] = s->vg[beam];
         }
         const lsim_bloom_image image = {stride, H, g.az0 + c0 * g.step, g.el0, g.step, s->intensity, s->range};
-        st = lsim_bloom_nearest(ctx, alg, &image, k, &params, b1 - b0, s->su, s->sv, s->srange, s->spower);
+        st = lsim_bloom_nearest_ws(ctx, alg, &image, k, &params, b1 - b0, s->su, s->sv, s->srange, s->spower, NULL,
+                                   &s->bloom);
         if (st != LSIM_OK)
             break;
         /* The echo's surface: the pixel of the winning range slice with the largest weighted

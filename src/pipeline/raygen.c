@@ -25,9 +25,11 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
     pose_floats(&sensor->pose, m, org);
     const int moves = sensor->frame_moves;
     const int s_count = subrays ? subrays->count : 1;
+    float posed_at = NAN; /* the beam time of m and org (every channel of a column shares one) */
     for (size_t i = 0; i < count; ++i) {
-        if (moves) {
-            lsim_pose p = lsim_sensor_beam_pose(sensor, b->time[begin + i]);
+        if (moves && !(b->time[begin + i] == posed_at)) {
+            posed_at = b->time[begin + i];
+            lsim_pose p = lsim_sensor_beam_pose(sensor, posed_at);
             pose_floats(&p, m, org);
         }
         const float ox = org[0], oy = org[1], oz = org[2];
