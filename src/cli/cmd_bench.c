@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 
 #include "bench_blooming.h"
+#include "bench_pulses.h"
 #include "bench_run.h"
 #include "bench_scene.h"
 
@@ -26,7 +27,12 @@ static void bench_usage(FILE *out)
             "       lidarsim bench blooming [--threads N] [--repeat N]\n\n"
             "Beam divergence and blooming at the pbr paper's size (16,384 beams, 4096 x 308 px render,\n"
             "68-px kernel, 1,200 range bins): Alg. 1 (beam iteration) and Alg. 2 (range stacking), best of\n"
-            "--repeat runs each (default 3), checked against each other; prints one JSON line.\n");
+            "--repeat runs each (default 3), checked against each other; prints one JSON line.\n\n"
+            "       lidarsim bench pulses [--threads N] [--repeat N] [--rings R] [--json]\n\n"
+            "Pulses per second of a VLP-16 (preset vlp16, 28,800 pulses) in the middle of the ~1M-triangle\n"
+            "mesh: a full frame (lsim_scene_scan_into) with one ray a pulse (beam mode single) and one with\n"
+            "sub-rays (mode rays, --rings R rings, default 2: 19 rays a pulse), best of --repeat frames\n"
+            "(default 5) after a warm-up frame; prints pulses/s and rays/s of each.\n");
 }
 
 static int bench_blooming(int argc, char **argv)
@@ -74,10 +80,88 @@ static int bench_blooming(int argc, char **argv)
     return r.mismatches == 0 ? LSIM_EXIT_OK : LSIM_EXIT_FAILURE;
 }
 
+static void print_pulses_case(const char *name, const lsim_bench_pulses_case *c, const lsim_bench_pulses_result *r,
+                              int json)
+{
+    if (json)
+        printf("{\"case\": \"%s\", \"pulses\": %zu, \"triangles\": %zu, \"threads\": %d, \"rings\": %d, "
+               "\"rays_per_pulse\": %d, \"frame_ms\": %.3f, \"trace_ms\": %.3f, \"shade_ms\": %.3f, "
+               "\"noise_ms\": %.3f, \"pulses_per_s\": %.0f, \"rays_per_s\": %.0f, \"points\": %llu}\n",
+               name, r->pulses, r->triangles, r->threads, c->rings, c->rays_per_pulse, c->frame_ms, c->trace_ms,
+               c->shade_ms, c->noise_ms, c->pulses_per_s, c->rays_per_s, (unsigned long long)c->points);
+    else
+        printf("%-10s %-8zu %-8d %5d %10.3f %13.0f %13.0f %9llu   %.2f/%.2f/%.2f\n", name, r->pulses, r->threads,
+               c->rays_per_pulse, c->frame_ms, c->pulses_per_s, c->rays_per_s, (unsigned long long)c->points,
+               c->trace_ms, c->shade_ms, c->noise_ms);
+}
+
+static int bench_pulses(int argc, char **argv)
+{
+    int threads = 0, repeat = 5, json = 0;
+    long rings = 2;
+    for (int i = 2; i < argc; ++i) {
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        long v;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            bench_usage(stdout);
+            return LSIM_EXIT_OK;
+        } else if (strcmp(opt, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(opt, "--threads") == 0 && val) {
+            ++i;
+            if (lsim_arg_long(val, 0, 1024, &v)) {
+                fprintf(stderr, "lidarsim bench pulses: --threads '%s': expected 0..1024\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+            threads = (int)v;
+        } else if (strcmp(opt, "--repeat") == 0 && val) {
+            ++i;
+            if (lsim_arg_long(val, 1, 1000, &v)) {
+                fprintf(stderr, "lidarsim bench pulses: --repeat '%s': expected 1..1000\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+            repeat = (int)v;
+        } else if (strcmp(opt, "--rings") == 0 && val) {
+            ++i;
+            if (lsim_arg_long(val, 1, 8, &rings)) {
+                fprintf(stderr, "lidarsim bench pulses: --rings '%s': expected 1..8\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "lidarsim bench pulses: unknown or incomplete option '%s' (see lidarsim bench --help)\n",
+                    opt);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    lsim_bench_mesh mesh;
+    if (lsim_bench_mesh_make(1000000, &mesh)) {
+        fprintf(stderr, "lidarsim bench pulses: out of memory for the mesh\n");
+        return LSIM_EXIT_FAILURE;
+    }
+    lsim_bench_pulses_result r;
+    char err[512];
+    int rc = lsim_bench_pulses_run(&mesh, threads, repeat, (int)rings, &r, err, sizeof err);
+    lsim_bench_mesh_free(&mesh);
+    if (rc) {
+        fprintf(stderr, "lidarsim bench pulses: %s\n", err);
+        return LSIM_EXIT_FAILURE;
+    }
+    if (!json)
+        printf("%-10s %-8s %-8s %5s %10s %13s %13s %9s   %s\n", "beam", "pulses", "threads", "rays", "frame_ms",
+               "pulses/s", "rays/s", "points", "split trace/shade/noise ms");
+    print_pulses_case("single", &r.single, &r, json);
+    char name[16];
+    snprintf(name, sizeof name, "rings%d", r.rays.rings);
+    print_pulses_case(name, &r.rays, &r, json);
+    return LSIM_EXIT_OK;
+}
+
 int lsim_cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "blooming") == 0)
         return bench_blooming(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "pulses") == 0)
+        return bench_pulses(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
     int nsizes = 5, threads = 0, repeat = 5, json = 0;
     long triangles = 1000000;
