@@ -28,7 +28,6 @@ typedef struct lsim_surfaces {
 } lsim_surfaces;
 
 typedef struct lsim_optics {
-    const lsim_engine *engine;
     const lsim_surfaces *surfaces;
     int max_bounces;
     float extinction;        /* alpha, 1/m */
@@ -40,11 +39,10 @@ typedef struct lsim_optics {
     float sun_level;         /* E_sun Omega_rx / P_t: background of a white surface facing the sun */
 } lsim_optics;
 
-/* Follow a sub-ray whose first hit (t, object, ng; object LSIM_NO_HIT for a miss) the batch
- * trace found. Appends contributions to out[count..cap) and returns the new count; adds the
- * ambient background of the first surface (weighted) to *background. Allocation-free. */
-int lsim_optics_follow(const lsim_optics *o, const float org[3], const float dir[3], float t, uint32_t object,
-                       const float ng[3], float weight, lsim_contribution *out, int count, int cap,
-                       float *background);
+/* The first surface's own return for a sub-ray along dir (unit) whose hit (t, object, ng) the batch
+ * trace found: writes *out and returns 1, or returns 0 (a miss, or no light back). The whole answer
+ * when lsim_optics_needs_paths says no (optics/wavefront.h follows the rest). */
+int lsim_optics_first_return(const lsim_optics *o, const float dir[3], float t, uint32_t object, const float ng[3],
+                             float weight, lsim_contribution *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include "geometry/engine.h"
 #include "optics/fog.h"
 #include "optics/path.h"
+#include "optics/wavefront.h"
 #include "optics/subrays.h"
 #include "receiver/pulsed.h"
 #include "sensor/sensor.h"
@@ -65,6 +66,9 @@ typedef struct lsim_frame_scratch {
     uint32_t *beam_start;             /* LSIM_FRAME_CHUNK: first contribution of a batch's beam */
     uint16_t *beam_count;
     float *beam_background;
+    lsim_paths paths;                 /* the path trees of the slice's mirror/glass/shadowed sub-rays */
+    uint32_t path_ray[LSIM_PATH_GROUP]; /* slice ray of each group member */
+    int path_at;                      /* next member to take */
 } lsim_frame_scratch;
 
 /* Kernel (blooming) mode: per-beam nearest echo over the rendered image. */

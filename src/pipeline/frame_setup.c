@@ -49,7 +49,6 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     const double divergence = spec->beam.divergence_mrad * 1e-3;
     lsim_subrays_make(&f->subrays, divergence, spec->beam.mode == LSIM_BEAM_RAYS ? spec->beam.rings : 0);
     lsim_optics *o = &f->optics;
-    o->engine = scene->engine;
     o->surfaces = &ws->surfaces;
     o->max_bounces = scene->max_bounces;
     o->extinction = (float)scene->extinction;

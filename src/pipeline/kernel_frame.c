@@ -12,7 +12,7 @@
  * echo-surface search give the same results as on the global image. Consecutive sectors share
  * their margins: the shared tile columns are moved, not rendered again, so every covered tile is
  * traced once per frame. Each tile is one batch of rays through the geometry engine (per-thread
- * batches, allocated once), shaded single-bounce with lsim_optics_follow.
+ * batches, allocated once), shaded single-bounce with lsim_optics_first_return.
  *
  * Everything is kept in the frame workspace for the next frame (ws->bloom_state): the kernel,
  * keyed by the sensor's kernel settings (and the kernel file's size and modification time), and
@@ -258,6 +258,7 @@ typedef struct bloom_grid {
 /* What rendering a sector shares. */
 typedef struct render_job {
     const lsim_optics *optics; /* single bounce */
+    const lsim_engine *engine;
     float org[3];
     float m[3][3];
     double bin;
@@ -319,7 +320,7 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
                     rays->mask[n] = LSIM_RAY_MASK_ALL;
                     ++n;
                 }
-    lsim_engine_intersect(j->optics->engine, rays, n, hits);
+    lsim_engine_intersect(j->engine, rays, n, hits);
     /* clear the tile (also its columns past the global image's last one), then shade the hits */
     float *I = s->intensity, *R = s->range, *C = s->cos_incidence, *NX = s->nx, *NY = s->ny, *NZ = s->nz;
     uint32_t *O = s->object;
@@ -339,11 +340,10 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
         const uint32_t obj = hits->object[i];
         if (obj == LSIM_NO_HIT)
             continue;
-        const float org[3] = {rays->ox[i], rays->oy[i], rays->oz[i]};
         const float d[3] = {rays->dx[i], rays->dy[i], rays->dz[i]};
         const float ng[3] = {hits->ngx[i], hits->ngy[i], hits->ngz[i]};
-        lsim_contribution c[4];
-        if (lsim_optics_follow(j->optics, org, d, hits->t[i], obj, ng, 1.0f, c, 0, 4, NULL) == 0)
+        lsim_contribution c[1];
+        if (!lsim_optics_first_return(j->optics, d, hits->t[i], obj, ng, 1.0f, c))
             continue;
         const int ry = at[i] / TILE_W;
         const size_t p = base + (size_t)ry * stride + (size_t)(at[i] % TILE_W);
@@ -595,7 +595,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     single.baseline = 0;
     single.divergence = 0.0f;
     single.sun_level = 0.0f;
-    render_job job = {&single, {(float)sensor->pose.t.x, (float)sensor->pose.t.y, (float)sensor->pose.t.z},
+    render_job job = {&single, scene->engine, {(float)sensor->pose.t.x, (float)sensor->pose.t.y, (float)sensor->pose.t.z},
                       {{0}}, spec->range_bin, &g, stride, 0, 0};
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)

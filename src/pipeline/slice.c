@@ -6,14 +6,50 @@
 #include "core/rng.h"
 #include "noise/calibrated.h"
 #include "optics/fog.h"
+#include "optics/wavefront.h"
 #include "scene/scene.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Optics of beam lo + i: its sub-rays' paths (or its blooming echo) and fog, into c. */
-static int beam_contributions(const lsim_frame_setup *f, const lsim_frame_workspace *ws, const lsim_frame_scratch *s,
-                              size_t lo, size_t i, lsim_contribution *c, float *background)
+/* Follow the path trees of the next LSIM_PATH_GROUP sub-rays from slice ray `from` on that need
+ * them (mirror, glass, bistatic receiver, sunlight): the engine traces each bounce depth's rays as
+ * one batch and each depth's shadow rays as another. */
+static void paths_group(const lsim_frame_setup *f, const lsim_engine *engine, lsim_frame_scratch *s, size_t from,
+                        size_t rays)
+{
+    lsim_paths *p = &s->paths;
+    lsim_paths_begin(p, 1);
+    const int sub = f->subrays.count;
+    size_t r = from;
+    for (; r < rays && p->members < LSIM_PATH_GROUP; ++r) {
+        if (!lsim_optics_needs_paths(&f->optics, s->hits.object[r], 1))
+            continue;
+        const float org[3] = {s->rays.ox[r], s->rays.oy[r], s->rays.oz[r]};
+        const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
+        const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
+        s->path_ray[p->members] = (uint32_t)r;
+        lsim_paths_add(p, org, dir, s->rays.time[r], s->hits.t[r], s->hits.object[r], ng,
+                       f->subrays.weight[r % (size_t)sub]);
+    }
+    s->path_at = 0;
+    while (lsim_paths_pending(p)) {
+        lsim_paths_shade(&f->optics, p);
+        if (p->shadow_count)
+            lsim_engine_occluded(engine, &p->shadow_rays, p->shadow_count, p->blocked);
+        lsim_paths_resolve(&f->optics, p);
+        const size_t n = lsim_paths_advance(&f->optics, p);
+        if (n)
+            lsim_engine_intersect(engine, &p->rays, n, &p->hits);
+        lsim_paths_hit(p);
+    }
+}
+
+/* Optics of beam lo + i: its sub-rays' contributions (the first return, or the path tree's) or its
+ * blooming echo, and fog, into c. */
+static int beam_contributions(const lsim_frame_setup *f, const lsim_engine *engine, const lsim_frame_workspace *ws,
+                              lsim_frame_scratch *s, size_t lo, size_t i, size_t rays, lsim_contribution *c,
+                              float *background)
 {
     const int sub = f->subrays.count;
     int n = 0;
@@ -30,16 +66,26 @@ static int beam_contributions(const lsim_frame_setup *f, const lsim_frame_worksp
     } else {
         for (int k = 0; k < sub; ++k) {
             size_t r = i * (size_t)sub + (size_t)k;
-            const float org[3] = {s->rays.ox[r], s->rays.oy[r], s->rays.oz[r]};
-            const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
-            const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
-            n = lsim_optics_follow(&f->optics, org, dir, s->hits.t[r], s->hits.object[r], ng, f->subrays.weight[k], c,
-                                   n, LSIM_MAX_CONTRIBUTIONS, background);
+            const uint32_t object = s->hits.object[r];
+            if (lsim_optics_needs_paths(&f->optics, object, 1)) {
+                if (s->path_at >= s->paths.members)
+                    paths_group(f, engine, s, r, rays);
+                const int m = s->path_at++; /* s->path_ray[m] == r: the group follows the slice's order */
+                int got;
+                const lsim_contribution *pc = lsim_paths_contributions(&s->paths, m, &got);
+                memcpy(c + n, pc, (size_t)got * sizeof *c);
+                n += got;
+                *background += s->paths.background[m];
+            } else {
+                const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
+                const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
+                n += lsim_optics_first_return(&f->optics, dir, s->hits.t[r], object, ng, f->subrays.weight[k], c + n);
+            }
             if (n > LSIM_MAX_CONTRIBUTIONS / 2) { /* room for the next sub-ray's path tree */
                 n = lsim_contributions_merge_close(c, n, f->merge_tolerance);
                 n = lsim_contributions_keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS / 2);
             }
-            if (k == 0 && s->hits.object[r] != LSIM_NO_HIT)
+            if (k == 0 && object != LSIM_NO_HIT)
                 first = s->hits.t[r];
         }
         n = lsim_contributions_keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS);
@@ -63,13 +109,16 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_f
     double b = lsim_now_ms();
     *trace_ms += b - a;
     size_t points = 0;
+    s->paths.members = s->path_at = 0; /* no path group yet */
+    const size_t rays = m * (size_t)f->subrays.count;
     for (size_t i = 0; i < m;) {
         double t0 = lsim_now_ms();
         size_t j = i, used = 0;
         for (; j < m && used + LSIM_BEAM_CONTRIBUTIONS <= LSIM_SLICE_CONTRIBUTIONS; ++j) {
             s->beam_background[j - i] = 0.0f;
             s->beam_start[j - i] = (uint32_t)used;
-            int n = beam_contributions(f, ws, s, lo, j, s->contributions + used, &s->beam_background[j - i]);
+            int n = beam_contributions(f, scene->engine, ws, s, lo, j, rays, s->contributions + used,
+                                       &s->beam_background[j - i]);
             s->beam_count[j - i] = (uint16_t)n;
             used += (size_t)n;
         }

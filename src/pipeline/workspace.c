@@ -24,6 +24,7 @@ static int scratch_alloc(lsim_frame_scratch *s)
     const size_t n = LSIM_FRAME_CHUNK;
     GROW(s->contributions, LSIM_SLICE_CONTRIBUTIONS);
     GROW(s->beam_start, n); GROW(s->beam_count, n); GROW(s->beam_background, n);
+    ok = lsim_paths_alloc(&s->paths) == 0 && ok;
     return ok ? 0 : -1;
 }
 
@@ -128,6 +129,7 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
         free(ws->scratch[t].beam_start);
         free(ws->scratch[t].beam_count);
         free(ws->scratch[t].beam_background);
+        lsim_paths_free(&ws->scratch[t].paths);
     }
     free(ws->scratch);
     memset(ws, 0, sizeof *ws);
