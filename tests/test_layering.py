@@ -26,7 +26,8 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
      inverse    they come (DESIGN.md §6)
  10  cli        the lidarsim command
 
-Two rules have no exceptions: nothing below src/pipeline/ includes a pipeline/ or tool header or
+Three rules have no exceptions: only src/geometry/ uses Embree (headers, rtc* calls, RTC_*
+names; also in bench/, tests/, fuzz/, include/); nothing below src/pipeline/ includes a pipeline/ or tool header or
 calls a function defined in src/pipeline/ or in a tool folder (the public lsim_scene_scan*
 included), and only src/cli/ includes cli/ headers.
 
@@ -186,6 +187,35 @@ def main():
             problems.append(f"{rel}:{line_no}: {stage} calls {m.group(1)}, defined in {defined[m.group(1)]} "
                             f"above it (DESIGN.md §6: a stage never calls a stage above it)")
 
+    # Rule 3: the geometry engines are the only code that knows Embree (the engine seam): no Embree
+    # header, call, type or constant anywhere else in src/, bench/, tests/, fuzz/ or include/.
+    embree = re.compile(r"(\bembree3/|\brtc[A-Z]\w*|\bRTC_\w+)")
+    checked = 0
+    for top in ("src", "bench", "tests", "fuzz", "include"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                if rel.startswith("src/geometry/"):
+                    continue
+                checked += 1
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                code = strip_comments_and_strings(text)
+                for m in INCLUDE.finditer(text):
+                    if m.group(2).startswith("embree"):
+                        problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: includes {m.group(2)}; "
+                                        f"only src/geometry/ may use Embree (go through geometry/engine.h)")
+                for m in embree.finditer(code):
+                    if m.group(1).startswith("embree3/"):
+                        continue  # reported as an include above
+                    problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: uses {m.group(1)}; only "
+                                    f"src/geometry/ may use Embree (go through geometry/engine.h)")
+    if checked == 0:
+        problems.append("found no sources outside src/geometry/ to check for Embree")
+
     for key in sorted(set(KNOWN) - seen_known):
         print(f"note: KNOWN entry no longer found, remove it: {key[0]} includes {key[1]}")
     if problems:
@@ -194,6 +224,7 @@ def main():
         for p in problems:
             print("  " + p)
         return 1
+    print(f"embree: used only in src/geometry/ ({checked} other files checked)")
     print(f"layering: {len(files)} files, {includes} includes across stages, {len(defined)} functions of the "
           f"pipeline and tools, all in order ({len(seen_known)} known upward includes)")
     return 0
