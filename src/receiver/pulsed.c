@@ -914,8 +914,313 @@ static void beam_init(beam *b, const lsim_receiver *rx)
     b->tol = fmin(2e-6, 1e-5 * b->sigma);
 }
 
-int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, int count, lsim_rng_stream *rng,
-                         lsim_echo *out)
+/* Noise-free fast path: the beam's valid contributions are points close together in range (the
+ * sub-rays of one beam on one surface). With every centre within FAST_SPAN_SIGMAS = 1 sigma of
+ * the others, xi is log-concave ((ln xi)'' = (Var_p(r_j) - sigma^2) / sigma^4 < 0, p_j the shares
+ * of xi at r): one maximum and at most one interval above T, so one echo or none, found without
+ * sampling a grid (the sampled path sees the same single interval).
+ *
+ * In u = (r - m) / sigma around the amplitude-weighted mean m, with e_j = (r_j - m) / sigma and
+ * A = sum a_j, the Hermite generating function exp(u e - e^2/2) = sum_k He_k(u) e^k / k! gives
+ *   xi(u)   =  A exp(-u^2/2) P0(u),  P0 = sum_k s_k He_k(u),  s_k = sum_j (a_j / A) e_j^k / k!,
+ *   xi'(u)  = -A exp(-u^2/2) P1(u),  P1 = sum_k s_k He_{k+1}(u),
+ *   xi''(u) =  A exp(-u^2/2) P2(u),  P2 = sum_k s_k He_{k+2}(u),
+ * so each evaluation is one Hermite recurrence of K terms, not an exp per contribution. K is the
+ * first where the series' tail is below FAST_REL_TOL of P0 (and of P1 at the same scale) for every
+ * |u| <= U = eps + sqrt(2 ln(A / T)), beyond which xi < T: |He_k(u)| <= 2^(k/2-1) (|u|^k + (k-1)!!)
+ * (He_k(u) = E (u + iZ)^k), |e_j| <= eps, and P0 >= exp(-|u| eps - eps^2 / 2). Where no
+ * K <= FAST_MAX_TERMS is enough, or anything else is out of the ordinary, the sampled path runs.
+ * The peak is the root of (ln xi)' = -P1/P0 (Newton on it, kept inside [min e_j, max e_j] where
+ * the maximum lies); each crossing of T is the root of ln xi - ln T on its side, by Newton from
+ * the quadratic estimate at the peak (monotone once outside, ln xi being concave), both to
+ * FAST_U_TOL sigma. The sampled path refines the same three points to b->tol (2e-6 m), so the two
+ * agree to that tolerance (tests/test_receiver.c compares them on random contributions). The
+ * dominant contribution is found as dominant_at does (largest a_j g_j at the peak; among equal
+ * values the first by window start, then index), with an exp only when the amplitudes and the
+ * distances to the peak do not already decide. */
+#define FAST_MAX_TERMS 40
+#define FAST_REL_TOL 1e-13
+#define FAST_SPAN_SIGMAS 1.0
+#define FAST_U_TOL 1e-11
+#define FAST_STEP 1e-7 /* a Newton step this small leaves an error of about its square */
+#define FAST_MAX_ITER 60
+
+typedef struct fast_series {
+    double s[FAST_MAX_TERMS];
+    int K;
+} fast_series;
+
+/* P0, P1 and (p2 != NULL) P2 at u. */
+static inline void fast_eval(const fast_series *fs, double u, double *p0, double *p1, double *p2)
+{
+    const int K = fs->K;
+    double hm = 1.0, h = u;            /* He_{k-1}, He_k for k = 1 */
+    double a0 = fs->s[0], a1 = fs->s[0] * u, a2 = 0.0;
+    for (int k = 1; k < K; ++k) {
+        double hn = u * h - (double)k * hm; /* He_{k+1} */
+        a0 += fs->s[k] * h;
+        a1 += fs->s[k] * hn;
+        a2 += fs->s[k - 1] * hn;
+        hm = h;
+        h = hn;
+    }
+    *p0 = a0;
+    *p1 = a1;
+    if (p2)
+        *p2 = a2 + fs->s[K - 1] * (u * h - (double)K * hm);
+}
+
+/* P0 and P1 at two points at once (the two crossings: independent chains). */
+static inline void fast_eval2(const fast_series *fs, double u, double v, double *u0, double *u1, double *v0,
+                              double *v1)
+{
+    const int K = fs->K;
+    double hmu = 1.0, hu = u, hmv = 1.0, hv = v;
+    double a0 = fs->s[0], a1 = fs->s[0] * u, b0 = fs->s[0], b1 = fs->s[0] * v;
+    for (int k = 1; k < K; ++k) {
+        double hnu = u * hu - (double)k * hmu, hnv = v * hv - (double)k * hmv;
+        a0 += fs->s[k] * hu;
+        a1 += fs->s[k] * hnu;
+        b0 += fs->s[k] * hv;
+        b1 += fs->s[k] * hnv;
+        hmu = hu;
+        hu = hnu;
+        hmv = hv;
+        hv = hnv;
+    }
+    *u0 = a0;
+    *u1 = a1;
+    *v0 = b0;
+    *v1 = b1;
+}
+
+/* Terms of the series for |u| <= U and |e_j| <= eps, or 0 when FAST_MAX_TERMS are not enough.
+ * Term k of P0's bound is scale (x^k / k! + y^k / k!!), x = sqrt2 U eps, y = sqrt2 eps, times
+ * sqrt2 (U + 1 + (k + 1) / 2) >= sqrt2 (U + 1 + sqrt k) for what He_{k+1} / He_k adds to P1.
+ * Once k + 1 >= 2 x the x parts fall by at least 2/3 a term (with the factor's growth), and once
+ * y^2 / (k + 2) <= 0.4 the y parts by 0.6 every two terms: the tail from K is below
+ * 3 (x part of t_K) + 3 (y parts of t_K and t_{K+1}). */
+static int fast_terms(double U, double eps)
+{
+    if (!(U >= 0.0 && U < 1e3 && eps >= 0.0 && eps <= 2.0))
+        return 0;
+    const double sqrt2 = 1.4142135623730951;
+    const double scale = 0.5 * exp(U * eps + 0.5 * eps * eps);
+    const double x = sqrt2 * U * eps, y = sqrt2 * eps;
+    double tx = 1.0, ty = 1.0, ty1 = y; /* x^k / k!, y^k / k!!, y^(k+1) / (k+1)!! */
+    for (int k = 0; k <= FAST_MAX_TERMS; ++k) {
+        if (k > 0) {
+            tx *= x / (double)k;
+            double ty2 = ty * y * y / (double)(k + 1); /* y^(k+1) / (k+1)!! */
+            ty = ty1;
+            ty1 = ty2;
+        }
+        double tail = 3.0 * scale * (tx + ty + ty1) * sqrt2 * (U + 1.0 + 0.5 * (double)(k + 1));
+        if ((double)(k + 1) >= 2.0 * x && y * y <= 0.4 * (double)(k + 2) && tail <= FAST_REL_TOL)
+            return k < 2 ? 2 : k;
+    }
+    return 0;
+}
+
+/* Window start of a point contribution, as prepare() computes it. */
+static double point_window_lo(const beam *b, double a, double r)
+{
+    double ln_ratio = log(a) - log(b->T) - LN_WINDOW_EPS;
+    return r - (0.0 + b->sigma * sqrt(2.0 * (ln_ratio > 0.0 ? ln_ratio : 0.0)));
+}
+
+/* The whole noise-free beam when it qualifies: returns the echoes written (0 or 1), or -1 when the
+ * sampled path must run. */
+static int fast_beam(const beam *b, const lsim_contribution *c, int count, lsim_echo *out)
+{
+    if (count < 2 || count > LSIM_RECEIVER_MAX_CONTRIBUTIONS)
+        return -1;
+    const double T = b->T, sigma = b->sigma;
+    int idx[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
+    int n = 0;
+    double A = 0.0, Ar = 0.0, rmin = INFINITY, rmax = -INFINITY;
+    for (int i = 0; i < count; ++i) { /* what prepare() keeps */
+        double a = c[i].amplitude, r = c[i].range, w = c[i].spread;
+        if (!(a > 0.0) || !isfinite(a) || !isfinite(r) || fabs(r) > MAX_ABS_RANGE)
+            continue;
+        if (!(w > 0.0))
+            w = 0.0;
+        if (w > MAX_SPREAD)
+            continue;
+        if (!(w <= 1e-4 * sigma))
+            return -1; /* a spread (box) contribution */
+        if (!(a >= WINDOW_EPS * T))
+            continue;
+        idx[n++] = i;
+        A += a;
+        Ar += a * r;
+        rmin = r < rmin ? r : rmin;
+        rmax = r > rmax ? r : rmax;
+    }
+    if (n < 2 || !(rmax - rmin <= FAST_SPAN_SIGMAS * sigma) || !isfinite(A))
+        return -1; /* none or one: the general path is already cheap */
+    if (!(A > T))
+        return 0; /* xi <= sum a_j <= T everywhere */
+    const double m = Ar / A, inv_sigma = b->inv_sigma;
+    const double eps = fmax(rmax - m, m - rmin) * inv_sigma;
+    const double U = eps + sqrt(2.0 * log(A / T));
+    fast_series fs;
+    fs.K = fast_terms(U, eps);
+    if (!fs.K)
+        return -1;
+    const int K = fs.K;
+
+    /* moments sum_j (a_j / A) e_j^k, four contributions at a time (independent chains) */
+    double mom[FAST_MAX_TERMS];
+    for (int k = 0; k < K; ++k)
+        mom[k] = 0.0;
+    const double inv_A = 1.0 / A;
+    double e[LSIM_RECEIVER_MAX_CONTRIBUTIONS + 3], p[LSIM_RECEIVER_MAX_CONTRIBUTIONS + 3];
+    for (int q = 0; q < n; ++q) {
+        const lsim_contribution *x = &c[idx[q]];
+        e[q] = ((double)x->range - m) * inv_sigma;
+        p[q] = (double)x->amplitude * inv_A;
+    }
+    for (int q = n; q < ((n + 3) & ~3); ++q)
+        e[q] = p[q] = 0.0;
+    for (int q = 0; q < n; q += 4) {
+        double p0 = p[q], p1 = p[q + 1], p2 = p[q + 2], p3 = p[q + 3];
+        const double e0 = e[q], e1 = e[q + 1], e2 = e[q + 2], e3 = e[q + 3];
+        mom[0] += (p0 + p1) + (p2 + p3);
+        for (int k = 1; k < K; ++k) {
+            p0 *= e0;
+            p1 *= e1;
+            p2 *= e2;
+            p3 *= e3;
+            mom[k] += (p0 + p1) + (p2 + p3);
+        }
+    }
+    double fact = 1.0;
+    for (int k = 0; k < K; ++k) {
+        if (k > 0)
+            fact *= (double)k;
+        fs.s[k] = mom[k] / fact;
+    }
+
+    /* the peak: root of (ln xi)' in [min e_j, max e_j]; Newton converges quadratically, so a
+     * step below FAST_STEP leaves an error of about its square */
+    double lo = (rmin - m) * inv_sigma, hi = (rmax - m) * inv_sigma, u = fmin(fmax(0.0, lo), hi);
+    double p0, p1, p2;
+    int done = 0;
+    for (int it = 0; it < FAST_MAX_ITER && !done; ++it) {
+        fast_eval(&fs, u, &p0, &p1, &p2);
+        if (!(p0 > 0.0))
+            return -1;
+        double g = -p1 / p0, gp = p2 / p0 - g * g;
+        if (g > 0.0)
+            lo = u;
+        else if (g < 0.0)
+            hi = u;
+        else {
+            done = 1;
+            break;
+        }
+        double next = gp < 0.0 ? u - g / gp : 0.5 * (lo + hi);
+        int newton = next >= lo && next <= hi;
+        if (!newton)
+            next = 0.5 * (lo + hi);
+        done = (newton && fabs(next - u) <= FAST_STEP) || hi - lo <= FAST_U_TOL;
+        u = next;
+    }
+    if (!done)
+        return -1;
+    fast_eval(&fs, u, &p0, &p1, &p2);
+    const double peak = A * exp(-0.5 * u * u) * p0;
+    if (!(p0 > 0.0) || !isfinite(peak))
+        return -1;
+    if (!(peak > T))
+        return 0;
+
+    /* the crossings: ln xi(x) = ln T on each side, both Newton iterations side by side */
+    const double ln_t = log(T * inv_A);
+    double kappa = -p2 / p0;
+    if (!(kappa > 0.0))
+        kappa = 1.0;
+    const double half0 = sqrt(2.0 * log(peak / T) / kappa);
+    double xl = fmax(u - half0, -U), xr = fmin(u + half0, U);
+    int ok_l = 0, ok_r = 0;
+    for (int it = 0; it < FAST_MAX_ITER && !(ok_l && ok_r); ++it) {
+        double l0, l1, r0, r1;
+        fast_eval2(&fs, xl, xr, &l0, &l1, &r0, &r1);
+        if (!(l0 > 0.0) || !(r0 > 0.0))
+            return -1;
+        if (!ok_l) {
+            double phi = -0.5 * xl * xl + log(l0) - ln_t, dphi = -l1 / l0;
+            if (!(dphi > 0.0))
+                return -1;
+            double next = xl - phi / dphi;
+            ok_l = fabs(next - xl) <= FAST_STEP;
+            xl = next;
+        }
+        if (!ok_r) {
+            double phi = -0.5 * xr * xr + log(r0) - ln_t, dphi = -r1 / r0;
+            if (!(dphi < 0.0))
+                return -1;
+            double next = xr - phi / dphi;
+            ok_r = fabs(next - xr) <= FAST_STEP;
+            xr = next;
+        }
+        if (!(fabs(xl) <= U + 1.0 && fabs(xr) <= U + 1.0))
+            return -1;
+    }
+    if (!(ok_l && ok_r))
+        return -1;
+
+    /* the dominant contribution at the peak, as dominant_at() picks it */
+    const double r_peak = m + sigma * u;
+    int best = -1;
+    double best_v = -1.0, best_a = 0.0, best_d2 = 0.0;
+    for (int q = 0; q < n; ++q) {
+        const int i = idx[q];
+        const double a = c[i].amplitude, d = r_peak - (double)c[i].range, d2 = d * d;
+        if (best >= 0) {
+            if (a <= best_a && d2 >= best_d2 && (a < best_a || d2 > best_d2))
+                continue; /* strictly smaller */
+            if (a >= best_a && d2 <= best_d2 && (a > best_a || d2 < best_d2)) {
+                best = i; /* strictly larger */
+                best_a = a;
+                best_d2 = d2;
+                best_v = -1.0;
+                continue;
+            }
+            if (a == best_a && d2 == best_d2) { /* equal: the earlier window start, then index */
+                double lo_i = point_window_lo(b, a, c[i].range), lo_b = point_window_lo(b, best_a, c[best].range);
+                if (lo_i < lo_b || (lo_i == lo_b && i < best)) {
+                    best = i;
+                    best_d2 = d2;
+                }
+                continue;
+            }
+        }
+        if (best >= 0 && best_v < 0.0)
+            best_v = best_a * exp(-best_d2 * b->inv_2s2);
+        const double v = a * exp(-d2 * b->inv_2s2);
+        int take = best < 0 || v > best_v;
+        if (best >= 0 && v == best_v) {
+            double lo_i = point_window_lo(b, a, c[i].range), lo_b = point_window_lo(b, best_a, c[best].range);
+            take = lo_i < lo_b || (lo_i == lo_b && i < best);
+        }
+        if (take) {
+            best = i;
+            best_v = v;
+            best_a = a;
+            best_d2 = d2;
+        }
+    }
+    out->range = (float)r_peak;
+    out->power = (float)peak;
+    out->epw = (float)(sigma * (xr - xl));
+    out->dominant = best;
+    return 1;
+}
+
+static int receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, int count, lsim_rng_stream *rng,
+                           lsim_echo *out, int fast)
 {
     if (!out || !receiver_valid(rx))
         return 0;
@@ -934,6 +1239,11 @@ int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, in
         b.k = rx->shot_noise;
         b.B = rx->background > 0.0 && rx->background <= DBL_MAX ? rx->background : 0.0;
         b.rng = rng;
+    }
+    if (fast && !b.noisy) {
+        int m = fast_beam(&b, c, count, out);
+        if (m >= 0)
+            return m;
     }
 
     wcontrib w[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
@@ -1016,6 +1326,18 @@ int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, in
         break;
     }
     return m;
+}
+
+int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, int count, lsim_rng_stream *rng,
+                         lsim_echo *out)
+{
+    return receiver_echoes(rx, c, count, rng, out, 1);
+}
+
+int lsim_receiver_echoes_sampled(const lsim_receiver *rx, const lsim_contribution *c, int count,
+                                 lsim_rng_stream *rng, lsim_echo *out)
+{
+    return receiver_echoes(rx, c, count, rng, out, 0);
 }
 
 double lsim_receiver_waveform(const lsim_receiver *rx, const lsim_contribution *c, int count, double r)

@@ -63,6 +63,12 @@ typedef struct lsim_echo {
 int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, int count, lsim_rng_stream *rng,
                          lsim_echo *out);
 
+/* The same without the noise-free fast path for sub-ray clusters (pulsed.c, fast_beam): every
+ * cluster of several contributions is sampled on the grid. The reference the fast path is tested
+ * against (tests/test_receiver.c); not used in the hot path. */
+int lsim_receiver_echoes_sampled(const lsim_receiver *rx, const lsim_contribution *c, int count,
+                                 lsim_rng_stream *rng, lsim_echo *out);
+
 /* The noise-free received waveform xi(r) at range r (metres): every valid contribution's
  * closed form, none left out (for tests, plots and checks; not used in the hot path). */
 double lsim_receiver_waveform(const lsim_receiver *rx, const lsim_contribution *c, int count, double r);
