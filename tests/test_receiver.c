@@ -447,7 +447,8 @@ static void test_robustness(void)
 /* The noise-free fast path for sub-ray clusters (pulsed.c, fast_beam) against the sampled path
  * (lsim_receiver_echoes_sampled) on random contributions: clusters like a beam's sub-rays on one
  * surface (points within a fraction of sigma, amplitudes over 1e-7..1e5 of the threshold, weights
- * like the rings'), every return mode, and wider ones the fast path leaves to the sampled path.
+ * like the rings'), every return mode, a second surface behind some (two clusters, each solved
+ * alone, or one the fast path leaves to the sampled path), and wider ones.
  * Same echo count; range and EPW within the sampled path's own tolerance (2e-6 m each crossing or
  * peak) plus float rounding; power within 1e-6 relative; the same dominant contribution unless two
  * tie at the peak to 1e-6. Cases whose peak is within 1e-6 of the threshold are left out (the grid
@@ -491,6 +492,9 @@ static void test_fast_path_matches_sampled(void)
             c[j] = contrib((float)(base + span * (fast_u01() - 0.5)), (float)(total * w[j] / wsum), spread);
             c[j].object = (uint32_t)j;
         }
+        if (iter % 3 == 1) /* a second surface behind (glass and wall; an edge): two clusters or one */
+            for (int j = 2 * n / 3; j < n; ++j)
+                c[j].range += (float)(sigma * (2.0 + 30.0 * fast_u01()));
         if (iter % 7 == 0) /* exact duplicates: ties in the dominant */
             c[1] = c[0];
         ++cases;

@@ -1031,37 +1031,52 @@ static double point_window_lo(const beam *b, double a, double r)
 
 /* The whole noise-free beam when it qualifies: returns the echoes written (0 or 1), or -1 when the
  * sampled path must run. */
-static int fast_beam(const beam *b, const lsim_contribution *c, int count, lsim_echo *out)
+/* Contributions for the fast solver: amplitude, range, index in the caller's array and window
+ * start (NULL: computed as prepare() would, only where two tie for the dominant). */
+typedef struct fast_set {
+    int n;
+    double a[LSIM_RECEIVER_MAX_CONTRIBUTIONS + 3], r[LSIM_RECEIVER_MAX_CONTRIBUTIONS + 3];
+    int index[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
+    const double *lo;
+    double A, Ar, rmin, rmax;
+} fast_set;
+
+static void fast_set_init(fast_set *f)
 {
-    if (count < 2 || count > LSIM_RECEIVER_MAX_CONTRIBUTIONS)
+    f->n = 0;
+    f->lo = NULL;
+    f->A = f->Ar = 0.0;
+    f->rmin = INFINITY;
+    f->rmax = -INFINITY;
+}
+
+static void fast_set_add(fast_set *f, double a, double r, int index)
+{
+    f->a[f->n] = a;
+    f->r[f->n] = r;
+    f->index[f->n++] = index;
+    f->A += a;
+    f->Ar += a * r;
+    f->rmin = r < f->rmin ? r : f->rmin;
+    f->rmax = r > f->rmax ? r : f->rmax;
+}
+
+static double fast_lo(const beam *b, const fast_set *f, int q)
+{
+    return f->lo ? f->lo[q] : point_window_lo(b, f->a[q], f->r[q]);
+}
+
+/* The echo of a set of point contributions within FAST_SPAN_SIGMAS sigma: 1 and the echo, 0 when
+ * the waveform stays at or below T, -1 when the sampled path must run. */
+static int fast_solve(const beam *b, fast_set *f, double *range, double *power, double *epw, int *dominant)
+{
+    const double T = b->T, sigma = b->sigma, A = f->A, rmin = f->rmin, rmax = f->rmax;
+    const int n = f->n;
+    if (n < 1 || !(rmax - rmin <= FAST_SPAN_SIGMAS * sigma) || !isfinite(A) || !isfinite(f->Ar))
         return -1;
-    const double T = b->T, sigma = b->sigma;
-    int idx[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
-    int n = 0;
-    double A = 0.0, Ar = 0.0, rmin = INFINITY, rmax = -INFINITY;
-    for (int i = 0; i < count; ++i) { /* what prepare() keeps */
-        double a = c[i].amplitude, r = c[i].range, w = c[i].spread;
-        if (!(a > 0.0) || !isfinite(a) || !isfinite(r) || fabs(r) > MAX_ABS_RANGE)
-            continue;
-        if (!(w > 0.0))
-            w = 0.0;
-        if (w > MAX_SPREAD)
-            continue;
-        if (!(w <= 1e-4 * sigma))
-            return -1; /* a spread (box) contribution */
-        if (!(a >= WINDOW_EPS * T))
-            continue;
-        idx[n++] = i;
-        A += a;
-        Ar += a * r;
-        rmin = r < rmin ? r : rmin;
-        rmax = r > rmax ? r : rmax;
-    }
-    if (n < 2 || !(rmax - rmin <= FAST_SPAN_SIGMAS * sigma) || !isfinite(A))
-        return -1; /* none or one: the general path is already cheap */
     if (!(A > T))
         return 0; /* xi <= sum a_j <= T everywhere */
-    const double m = Ar / A, inv_sigma = b->inv_sigma;
+    const double m = f->Ar / A, inv_sigma = b->inv_sigma;
     const double eps = fmax(rmax - m, m - rmin) * inv_sigma;
     const double U = eps + sqrt(2.0 * log(A / T));
     fast_series fs;
@@ -1077,9 +1092,8 @@ static int fast_beam(const beam *b, const lsim_contribution *c, int count, lsim_
     const double inv_A = 1.0 / A;
     double e[LSIM_RECEIVER_MAX_CONTRIBUTIONS + 3], p[LSIM_RECEIVER_MAX_CONTRIBUTIONS + 3];
     for (int q = 0; q < n; ++q) {
-        const lsim_contribution *x = &c[idx[q]];
-        e[q] = ((double)x->range - m) * inv_sigma;
-        p[q] = (double)x->amplitude * inv_A;
+        e[q] = (f->r[q] - m) * inv_sigma;
+        p[q] = f->a[q] * inv_A;
     }
     for (int q = n; q < ((n + 3) & ~3); ++q)
         e[q] = p[q] = 0.0;
@@ -1176,46 +1190,106 @@ static int fast_beam(const beam *b, const lsim_contribution *c, int count, lsim_
     int best = -1;
     double best_v = -1.0, best_a = 0.0, best_d2 = 0.0;
     for (int q = 0; q < n; ++q) {
-        const int i = idx[q];
-        const double a = c[i].amplitude, d = r_peak - (double)c[i].range, d2 = d * d;
+        const double a = f->a[q], d = r_peak - f->r[q], d2 = d * d;
         if (best >= 0) {
             if (a <= best_a && d2 >= best_d2 && (a < best_a || d2 > best_d2))
                 continue; /* strictly smaller */
             if (a >= best_a && d2 <= best_d2 && (a > best_a || d2 < best_d2)) {
-                best = i; /* strictly larger */
+                best = q; /* strictly larger */
                 best_a = a;
                 best_d2 = d2;
                 best_v = -1.0;
                 continue;
             }
-            if (a == best_a && d2 == best_d2) { /* equal: the earlier window start, then index */
-                double lo_i = point_window_lo(b, a, c[i].range), lo_b = point_window_lo(b, best_a, c[best].range);
-                if (lo_i < lo_b || (lo_i == lo_b && i < best)) {
-                    best = i;
-                    best_d2 = d2;
-                }
-                continue;
-            }
         }
-        if (best >= 0 && best_v < 0.0)
-            best_v = best_a * exp(-best_d2 * b->inv_2s2);
-        const double v = a * exp(-d2 * b->inv_2s2);
-        int take = best < 0 || v > best_v;
-        if (best >= 0 && v == best_v) {
-            double lo_i = point_window_lo(b, a, c[i].range), lo_b = point_window_lo(b, best_a, c[best].range);
-            take = lo_i < lo_b || (lo_i == lo_b && i < best);
+        int take;
+        if (best >= 0 && a == best_a && d2 == best_d2) {
+            take = -1; /* equal */
+        } else {
+            if (best >= 0 && best_v < 0.0)
+                best_v = best_a * exp(-best_d2 * b->inv_2s2);
+            const double v = a * exp(-d2 * b->inv_2s2);
+            take = best < 0 || v > best_v ? 1 : v == best_v ? -1 : 0;
+            if (take == 1)
+                best_v = v;
+        }
+        if (take < 0) { /* a tie: the earlier window start, then the lower index */
+            double lo_q = fast_lo(b, f, q), lo_b = fast_lo(b, f, best);
+            take = lo_q < lo_b || (lo_q == lo_b && f->index[q] < f->index[best]);
         }
         if (take) {
-            best = i;
-            best_v = v;
+            best = q;
             best_a = a;
             best_d2 = d2;
         }
     }
-    out->range = (float)r_peak;
-    out->power = (float)peak;
-    out->epw = (float)(sigma * (xr - xl));
-    out->dominant = best;
+    *range = r_peak;
+    *power = peak;
+    *epw = sigma * (xr - xl);
+    *dominant = f->index[best];
+    return 1;
+}
+
+/* The whole noise-free beam when its valid contributions are points within FAST_SPAN_SIGMAS
+ * sigma (before gather(): no heap, no sort, no window): the echoes written (0 or 1), or -1 when
+ * the general path must run. */
+static int fast_beam(const beam *b, const lsim_contribution *c, int count, lsim_echo *out)
+{
+    if (count < 2 || count > LSIM_RECEIVER_MAX_CONTRIBUTIONS)
+        return -1;
+    const double T = b->T, sigma = b->sigma;
+    fast_set f;
+    fast_set_init(&f);
+    for (int i = 0; i < count; ++i) { /* what prepare() keeps */
+        double a = c[i].amplitude, r = c[i].range, w = c[i].spread;
+        if (!(a > 0.0) || !isfinite(a) || !isfinite(r) || fabs(r) > MAX_ABS_RANGE)
+            continue;
+        if (!(w > 0.0))
+            w = 0.0;
+        if (w > MAX_SPREAD)
+            continue;
+        if (!(w <= 1e-4 * sigma))
+            return -1; /* a spread (box) contribution */
+        if (!(a >= WINDOW_EPS * T))
+            continue;
+        fast_set_add(&f, a, r, i);
+    }
+    if (f.n < 2)
+        return -1; /* none or one: the general path is already cheap */
+    double range, power, epw;
+    int dominant;
+    int m = fast_solve(b, &f, &range, &power, &epw, &dominant);
+    if (m == 1) {
+        out->range = (float)range;
+        out->power = (float)power;
+        out->epw = (float)epw;
+        out->dominant = dominant;
+    }
+    return m;
+}
+
+/* A noise-free cluster of several point contributions within FAST_SPAN_SIGMAS sigma (w[c0..c1),
+ * sorted by window start): its echo into the selection; 0 when the sampled path must run. */
+static int fast_cluster(const beam *b, int c0, int c1, selection *s)
+{
+    fast_set f;
+    fast_set_init(&f);
+    double lo[LSIM_RECEIVER_MAX_CONTRIBUTIONS];
+    for (int j = c0; j < c1; ++j) {
+        const wcontrib *w = &b->w[j];
+        if (w->box)
+            return 0;
+        lo[f.n] = w->lo;
+        fast_set_add(&f, w->a, w->r, w->index);
+    }
+    f.lo = lo;
+    double range, power, epw;
+    int dominant;
+    int m = fast_solve(b, &f, &range, &power, &epw, &dominant);
+    if (m < 0)
+        return 0;
+    if (m == 1)
+        consider(s, range, power, epw, dominant);
     return 1;
 }
 
@@ -1276,7 +1350,7 @@ static int receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, 
         b.c1 = wc1[k];
         if (!b.noisy && wc1[k] - wc0[k] == 1)
             lone_echo(&b, &w[wc0[k]], &s);
-        else
+        else if (!(fast && !b.noisy && fast_cluster(&b, wc0[k], wc1[k], &s)))
             scan_cluster(&b, wlo[k], whi[k], &s);
     }
     if (b.noisy) {
