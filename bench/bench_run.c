@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int repeat, lsim_bench_result *out,
-                   char *error, size_t error_size)
+int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int repeat, uint32_t fields, int noise,
+                   lsim_bench_result *out, char *error, size_t error_size)
 {
     memset(out, 0, sizeof *out);
     lsim_context *ctx = NULL;
@@ -33,6 +33,8 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int r
     lsim_scan_options opt;
     lsim_scan_options_init(&opt);
     opt.threads = threads;
+    opt.fields = fields;
+    opt.noise = noise;
     const double zero[3] = {0, 0, 0};
 
     if (lsim_context_create(&ctx) != LSIM_OK || lsim_scene_create(ctx, &scene) != LSIM_OK ||

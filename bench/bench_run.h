@@ -15,8 +15,9 @@ typedef struct lsim_bench_result {
     size_t raw_hits, frame_points;
 } lsim_bench_result;
 
-/* Run `repeat` frames of each kind, alternating, keeping the best. 0 on success. */
-int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int repeat, lsim_bench_result *out,
-                   char *error, size_t error_size);
+/* Run `repeat` frames of each kind, alternating, keeping the best. The frame fills the point
+ * fields of `fields` (LSIM_FIELD_BIT mask; 0: every field), with noise on or off. 0 on success. */
+int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int repeat, uint32_t fields, int noise,
+                   lsim_bench_result *out, char *error, size_t error_size);
 
 #endif

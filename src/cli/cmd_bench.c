@@ -23,6 +23,9 @@ static void bench_usage(FILE *out)
             "  --triangles N      mesh size (default 1000000)\n"
             "  --threads N        threads, 0 = all cores (default 0)\n"
             "  --repeat N         repetitions per size (default 5)\n"
+            "  --fields LIST      point fields the frame fills, comma-separated names as in the CSV header\n"
+            "                     (e.g. x,y,z,intensity,ring,time), or all (default)\n"
+            "  --noise on|off     range and intensity noise (default on)\n"
             "  --json             one JSON object per size instead of the table\n\n"
             "       lidarsim bench blooming [--threads N] [--repeat N]\n\n"
             "Beam divergence and blooming at the pbr paper's size (16,384 beams, 4096 x 308 px render,\n"
@@ -156,6 +159,39 @@ static int bench_pulses(int argc, char **argv)
     return LSIM_EXIT_OK;
 }
 
+/* --fields: "all", or point field names (the CSV header's) separated by commas. */
+static int parse_fields(const char *list, uint32_t *fields)
+{
+    *fields = 0;
+    if (strcmp(list, "all") == 0)
+        return 0;
+    char buf[512];
+    if (strlen(list) >= sizeof buf) {
+        fprintf(stderr, "lidarsim bench: --fields is too long (%zu characters)\n", strlen(list));
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = -1;
+        for (int f = 0; f < LSIM_FIELD_COUNT && found < 0; ++f)
+            if (strcmp(tok, lsim_field_name((lsim_field)f)) == 0)
+                found = f;
+        if (found < 0) {
+            fprintf(stderr, "lidarsim bench: --fields: '%s' is not a point field; fields:", tok);
+            for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
+                fprintf(stderr, " %s", lsim_field_name((lsim_field)f));
+            fprintf(stderr, "\n");
+            return -1;
+        }
+        *fields |= LSIM_FIELD_BIT(found);
+    }
+    if (!*fields) {
+        fprintf(stderr, "lidarsim bench: --fields '%s' names no field\n", list);
+        return -1;
+    }
+    return 0;
+}
+
 int lsim_cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "blooming") == 0)
@@ -163,7 +199,8 @@ int lsim_cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "pulses") == 0)
         return bench_pulses(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
-    int nsizes = 5, threads = 0, repeat = 5, json = 0;
+    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1;
+    uint32_t fields = 0;
     long triangles = 1000000;
     for (int i = 1; i < argc; ++i) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -188,6 +225,17 @@ int lsim_cmd_bench(int argc, char **argv)
                 }
                 sizes[nsizes++] = (size_t)v;
             }
+        } else if (strcmp(opt, "--fields") == 0 && val) {
+            ++i;
+            if (parse_fields(val, &fields))
+                return LSIM_EXIT_USAGE;
+        } else if (strcmp(opt, "--noise") == 0 && val) {
+            ++i;
+            if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) {
+                fprintf(stderr, "lidarsim bench: --noise '%s': expected on or off\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+            noise = strcmp(val, "on") == 0;
         } else if (strcmp(opt, "--triangles") == 0 && val) {
             ++i;
             if (lsim_arg_long(val, 64, 100000000, &triangles)) {
@@ -226,7 +274,7 @@ int lsim_cmd_bench(int argc, char **argv)
     for (int s = 0; s < nsizes; ++s) {
         lsim_bench_result r;
         char err[512];
-        if (lsim_bench_run(&mesh, sizes[s], threads, repeat, &r, err, sizeof err)) {
+        if (lsim_bench_run(&mesh, sizes[s], threads, repeat, fields, noise, &r, err, sizeof err)) {
             fprintf(stderr, "lidarsim bench: %s\n", err);
             rc = LSIM_EXIT_FAILURE;
             break;
