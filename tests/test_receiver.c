@@ -546,6 +546,44 @@ static void test_fast_path_matches_sampled(void)
            cases, compared, echoes, max_dr, max_depw, max_dp);
 }
 
+/* lsim_receiver_single (the frame's closed form for one return, no noise) against
+ * lsim_receiver_echoes on random single contributions: points and spreads from 1e-4 to 10 sigma,
+ * amplitudes 1..1e8 x T. Same count and range; power within 1e-6; EPW within the closed form's
+ * Newton tolerance (1e-7 m per crossing) plus float rounding, where the erf difference is accurate
+ * (a / T x sigma / w <= 1e6; beyond it both carry rounding of the cancelling erfs). */
+static void test_single_closed_form(void)
+{
+    int echoes = 0;
+    double max_depw = 0.0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        lsim_receiver rx = make_rx(LSIM_RETURN_STRONGEST);
+        rx.pulse_width_ns = 1.0 + 9.0 * fast_u01();
+        rx.threshold = 1e-5;
+        const double sigma = sigma_of(rx.pulse_width_ns);
+        const double amp = rx.threshold * pow(10.0, 8.0 * fast_u01());
+        const double w = iter % 4 == 0 ? 0.0 : sigma * pow(10.0, -4.0 + 5.0 * fast_u01());
+        if (w > 0.0 && amp * sigma > 1e6 * rx.threshold * w)
+            continue;
+        lsim_contribution c = contrib((float)(1.0 + 150.0 * fast_u01()), (float)amp, (float)w);
+        lsim_echo a, b[LSIM_MAX_RETURNS];
+        int na = lsim_receiver_single(&rx, &c, &a), nb = lsim_receiver_echoes(&rx, &c, 1, NULL, b);
+        /* right at the threshold either may see the sliver */
+        if (na != nb && fabs(amp - rx.threshold) <= 1e-6 * rx.threshold)
+            continue;
+        CHECK(na == nb);
+        if (na != 1 || nb != 1)
+            continue;
+        ++echoes;
+        CHECK(a.range == b[0].range);
+        CHECK(fabs(a.power - b[0].power) <= 1e-6 * b[0].power);
+        double depw = fabs((double)a.epw - (double)b[0].epw);
+        max_depw = fmax(max_depw, depw);
+        CHECK(depw <= 2.5e-7 + 2.0 * 1.2e-7 * b[0].epw);
+    }
+    CHECK(echoes > 5000);
+    printf("single closed form vs receiver: %d echoes, max |d epw| %.3g m\n", echoes, max_depw);
+}
+
 int main(void)
 {
     test_single_target();
@@ -554,5 +592,6 @@ int main(void)
     test_ambient();
     test_robustness();
     test_fast_path_matches_sampled();
+    test_single_closed_form();
     return lsim_test_summary("test_receiver");
 }
