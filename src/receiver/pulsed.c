@@ -953,6 +953,13 @@ static void beam_init(beam *b, const lsim_receiver *rx)
 #define FAST_STEP 1e-7 /* a Newton step this small leaves an error of about its square */
 #define FAST_MAX_ITER 60
 
+/* 1/k and 1/k! for k = 0..FAST_MAX_TERMS + 1 (1/0 unused) */
+static const double FAST_INV[FAST_MAX_TERMS + 2] = {
+    0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8, 1.0 / 9, 1.0 / 10, 1.0 / 11,
+    1.0 / 12, 1.0 / 13, 1.0 / 14, 1.0 / 15, 1.0 / 16, 1.0 / 17, 1.0 / 18, 1.0 / 19, 1.0 / 20, 1.0 / 21,
+    1.0 / 22, 1.0 / 23, 1.0 / 24, 1.0 / 25, 1.0 / 26, 1.0 / 27, 1.0 / 28, 1.0 / 29, 1.0 / 30, 1.0 / 31,
+    1.0 / 32, 1.0 / 33, 1.0 / 34, 1.0 / 35, 1.0 / 36, 1.0 / 37, 1.0 / 38, 1.0 / 39, 1.0 / 40, 1.0 / 41};
+
 typedef struct fast_series {
     double s[FAST_MAX_TERMS];
     int K;
@@ -1016,10 +1023,11 @@ static int fast_terms(double U, double eps)
     const double scale = 0.5 * exp(U * eps + 0.5 * eps * eps);
     const double x = sqrt2 * U * eps, y = sqrt2 * eps;
     double tx = 1.0, ty = 1.0, ty1 = y; /* x^k / k!, y^k / k!!, y^(k+1) / (k+1)!! */
+    const double yy = y * y;
     for (int k = 0; k <= FAST_MAX_TERMS; ++k) {
         if (k > 0) {
-            tx *= x / (double)k;
-            double ty2 = ty * y * y / (double)(k + 1); /* y^(k+1) / (k+1)!! */
+            tx *= x * FAST_INV[k];
+            double ty2 = ty * yy * FAST_INV[k + 1]; /* y^(k+1) / (k+1)!! */
             ty = ty1;
             ty1 = ty2;
         }
@@ -1086,7 +1094,8 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
         return 0; /* xi <= sum a_j <= T everywhere */
     const double m = f->Ar / A, inv_sigma = b->inv_sigma;
     const double eps = fmax(rmax - m, m - rmin) * inv_sigma;
-    const double U = eps + sqrt(2.0 * log(A / T));
+    const double ln_at = log(A / T); /* > 0 */
+    const double U = eps + sqrt(2.0 * ln_at);
     fast_series fs;
     fs.K = fast_terms(U, eps);
     if (!fs.K)
@@ -1117,11 +1126,10 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
             mom[k] += (p0 + p1) + (p2 + p3);
         }
     }
-    double fact = 1.0;
+    double inv_fact = 1.0;
     for (int k = 0; k < K; ++k) {
-        if (k > 0)
-            fact *= (double)k;
-        fs.s[k] = mom[k] / fact;
+        inv_fact *= k > 0 ? FAST_INV[k] : 1.0;
+        fs.s[k] = mom[k] * inv_fact;
     }
 
     /* the peak: root of (ln xi)' in [min e_j, max e_j]; Newton converges quadratically, so a
@@ -1159,7 +1167,7 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
         return 0;
 
     /* the crossings: ln xi(x) = ln T on each side, both Newton iterations side by side */
-    const double ln_t = log(T * inv_A);
+    const double ln_t = -ln_at; /* ln(T / A) */
     double kappa = -p2 / p0;
     if (!(kappa > 0.0))
         kappa = 1.0;
