@@ -334,12 +334,22 @@ lsim_status lsim_format_parse(const char *name, lsim_format *out);
 /* The fields a format writes (LSIM_FIELD_BIT mask), to pass as lsim_scan_options.fields: KITTI
  * x, y, z, reflectivity, label, instance; the others every field. AUTO: every field. */
 uint32_t lsim_format_fields(lsim_format format);
-/* Write atomically (temporary file + rename); on failure no output file is left behind. */
+/* Write atomically (temporary file + rename); on failure no output file is left behind. Every
+ * field the format holds (lsim_format_fields) must be in the points. */
 lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
+/* The columns a file of `format` holds when `fields` (LSIM_FIELD_BIT mask) are asked for: PCD, PLY
+ * and CSV the fields asked for (0: every field), in field order; KITTI its fixed layout. */
+uint32_t lsim_format_columns(lsim_format format, uint32_t fields);
+/* lsim_points_write with only the columns lsim_format_columns(format, fields) gives (0: every
+ * field): e.g. x, y, z, intensity, ring and time for a PCD a driver would publish. The points must
+ * hold those columns. */
+lsim_status lsim_points_write_fields(const lsim_points *points, const char *path, lsim_format format,
+                                     uint32_t fields);
 /* Scan one frame and write it to `path` (as lsim_points_write would: the same bytes, atomically,
  * nothing left on failure) without a frame-sized point buffer: the points are emitted and written
  * a slice at a time (about 262,144 points), so a frame needs its echoes and beam table plus one
- * slice. options->fields is ignored: the scan fills the fields the format writes. `out_stats`
+ * slice. The file holds lsim_format_columns(format, options->fields): every field by default, or
+ * only those of options->fields (PCD, PLY, CSV; KITTI's layout is fixed). `out_stats`
  * (may be NULL) receives the scan's statistics; write_ms counts point emission and writing. The
  * point count is hits, plus rays - beams_returned with keep_misses. When the frame was computed
  * but writing failed, out_stats is filled too (rays > 0, write_ms 0). */

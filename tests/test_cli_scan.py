@@ -16,6 +16,9 @@ usage: test_cli_scan.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the 
   h  `lidarsim presets vlp16 --beams`: 28800 rows, elevations -15..15 step 2 per ring
   i  meshes: an OBJ cube and an ASCII STL cube (relative to the YAML) at known places, ranges to
      their faces within 1 mm
+  j  --fields: PCD, PCD ASCII, PLY and CSV hold exactly the listed columns (in field order), with
+     the values of a full scan; bad names, an empty entry and a KITTI output are usage errors that
+     leave no file
 Standard library and numpy only. Exits 1 with one line per failed check.
 """
 import json
@@ -129,12 +132,13 @@ def read_ply(path):
     return np.frombuffer(data, dtype=dtype, count=n, offset=end)
 
 
-def read_csv(path):
+def read_csv(path, expected=None):
     with open(path) as f:
         lines = f.read().splitlines()
     names = lines[0].split(",")
-    check(names == NAMES, "%s: header %s" % (path, names))
-    dtype = np.dtype([(n, "<" + t) for n, t in FIELDS])
+    check(names == (expected or NAMES), "%s: header %s" % (path, names))
+    types = dict(FIELDS)
+    dtype = np.dtype([(n, "<" + types.get(n, "f4")) for n in names])
     return parse_text_rows(lines[1:], ",", dtype, len(lines) - 1, path)
 
 
@@ -579,11 +583,42 @@ def world_directions_all(columns):
     return np.stack([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)], axis=1)
 
 
+def part_j():
+    d = os.path.join(WORK, "j")
+    scene = write(os.path.join(d, "room.yaml"), room_scene())
+    lidarsim("scan", scene, "-o", os.path.join(d, "full.pcd"), "--seed", "3", "--quiet")
+    full = read_pcd(os.path.join(d, "full.pcd"))
+    listed = ["time", "x", "y", "z", "intensity", "ring"]  # any order on the command line
+    want = [n for n in NAMES if n in listed]              # field order in the file
+    for name, extra in (("sub.pcd", []), ("sub_ascii.pcd", ["--format", "pcd-ascii"]), ("sub.ply", []),
+                        ("sub.csv", [])):
+        path = os.path.join(d, name)
+        lidarsim("scan", scene, "-o", path, "--seed", "3", "--quiet", "--fields", ",".join(listed), *extra)
+        got = read_ply(path) if name.endswith(".ply") else read_csv(path, want) if name.endswith(".csv") \
+            else read_pcd(path)
+        check(list(got.dtype.names) == want, "j: %s columns %s, expected %s" % (name, got.dtype.names, want))
+        check(len(got) == len(full), "j: %s has %d points, the full scan %d" % (name, len(got), len(full)))
+        if len(got) == len(full) and list(got.dtype.names) == want:
+            for field in want:
+                same = np.array_equal(got[field], full[field]) if name in ("sub.pcd", "sub.ply") \
+                    else same_values(got[field], full[field])
+                check(same, "j: %s field %s differs from the full scan" % (name, field))
+    check(os.path.getsize(os.path.join(d, "sub.pcd")) < os.path.getsize(os.path.join(d, "full.pcd")) / 3,
+          "j: a 6-column PCD is not smaller than a third of the full one")
+    for bad, out, needle in ((["--fields", "x,bogus"], "bad.pcd", "'bogus' is not a point field"),
+                             (["--fields", "x,,y"], "bad.csv", "'' is not a point field"),
+                             (["--fields", "x,y,z"], "bad.bin", "does not apply to a KITTI")):
+        rc, _, err = lidarsim("scan", scene, "-o", os.path.join(d, out), *bad, ok=False)
+        check(rc == 2, "j: %s: exit %d, expected 2 (usage)" % (bad, rc))
+        check(needle in err, "j: %s: message lacks %r: %s" % (bad, needle, err.strip()))
+        check(not os.path.exists(os.path.join(d, out)), "j: %s left %s behind" % (bad, out))
+
+
 def main():
     if os.path.isdir(WORK):
         shutil.rmtree(WORK)
     os.makedirs(WORK)
-    for part in (part_a, part_b, part_c, part_d, part_e_f, part_g, part_h, part_i):
+    for part in (part_a, part_b, part_c, part_d, part_e_f, part_g, part_h, part_i, part_j):
         try:
             part()
         except Exception as e:  # one broken part must not hide the others

@@ -349,3 +349,31 @@ static lsim_status outputs_commit(lsim_cli_outputs *o)
     outputs_clear(o);
     return LSIM_OK;
 }
+
+int lsim_arg_fields(const char *command, const char *list, uint32_t *out)
+{
+    *out = 0;
+    const char *p = list;
+    while (1) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int found = -1;
+        for (int f = 0; f < LSIM_FIELD_COUNT && found < 0; ++f) {
+            const char *name = lsim_field_name((lsim_field)f);
+            if (strlen(name) == len && strncmp(name, p, len) == 0)
+                found = f;
+        }
+        if (found < 0) {
+            fprintf(stderr, "lidarsim %s: --fields: '%.*s' is not a point field; give names separated by commas from:",
+                    command, (int)(len < 64 ? len : 64), p);
+            for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
+                fprintf(stderr, " %s", lsim_field_name((lsim_field)f));
+            fputc('\n', stderr);
+            return -1;
+        }
+        *out |= LSIM_FIELD_BIT(found);
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}

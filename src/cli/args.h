@@ -14,6 +14,11 @@ int lsim_arg_double(const char *s, double lo, double hi, double *out);
 
 #include "lidarsim.h"
 
+/* Parse a comma-separated list of point field names (the CSV header's) into a LSIM_FIELD_BIT mask;
+ * 0 on success. Otherwise prints "lidarsim COMMAND: --fields: ..." naming the bad entry and every
+ * field, and returns -1. */
+int lsim_arg_fields(const char *command, const char *list, uint32_t *out);
+
 /* Print "lidarsim COMMAND: OPT 'VALUE' is invalid; expected VALID" and return LSIM_EXIT_USAGE. */
 int lsim_arg_invalid(const char *command, const char *opt, const char *value, const char *valid);
 

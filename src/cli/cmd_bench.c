@@ -159,39 +159,6 @@ static int bench_pulses(int argc, char **argv)
     return LSIM_EXIT_OK;
 }
 
-/* --fields: "all", or point field names (the CSV header's) separated by commas. */
-static int parse_fields(const char *list, uint32_t *fields)
-{
-    *fields = 0;
-    if (strcmp(list, "all") == 0)
-        return 0;
-    char buf[512];
-    if (strlen(list) >= sizeof buf) {
-        fprintf(stderr, "lidarsim bench: --fields is too long (%zu characters)\n", strlen(list));
-        return -1;
-    }
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        int found = -1;
-        for (int f = 0; f < LSIM_FIELD_COUNT && found < 0; ++f)
-            if (strcmp(tok, lsim_field_name((lsim_field)f)) == 0)
-                found = f;
-        if (found < 0) {
-            fprintf(stderr, "lidarsim bench: --fields: '%s' is not a point field; fields:", tok);
-            for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
-                fprintf(stderr, " %s", lsim_field_name((lsim_field)f));
-            fprintf(stderr, "\n");
-            return -1;
-        }
-        *fields |= LSIM_FIELD_BIT(found);
-    }
-    if (!*fields) {
-        fprintf(stderr, "lidarsim bench: --fields '%s' names no field\n", list);
-        return -1;
-    }
-    return 0;
-}
-
 int lsim_cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "blooming") == 0)
@@ -227,7 +194,9 @@ int lsim_cmd_bench(int argc, char **argv)
             }
         } else if (strcmp(opt, "--fields") == 0 && val) {
             ++i;
-            if (parse_fields(val, &fields))
+            if (strcmp(val, "all") == 0)
+                fields = 0;
+            else if (lsim_arg_fields("bench", val, &fields))
                 return LSIM_EXIT_USAGE;
         } else if (strcmp(opt, "--noise") == 0 && val) {
             ++i;

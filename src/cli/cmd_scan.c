@@ -21,6 +21,7 @@ typedef struct scan_args {
     double import_seconds, import_mb; /* mesh import limits (0: automatic) */
     lsim_format format;
     lsim_scan_options options;
+    uint32_t fields; /* --fields: the columns of the point cloud (0: every field the format holds) */
     int stats, quiet;
     long bev_pixels;
     double bev_extent;
@@ -42,6 +43,9 @@ static void scan_usage(FILE *out)
             "  --threads N             worker threads, 0 = all cores (default 0)\n"
             "  --frame sensor|world    coordinate frame of x, y, z and normals (default sensor)\n"
             "  --keep-misses           also write beams without a return (range 0, NaN coordinates)\n"
+            "  --fields LIST           columns of a PCD, PLY or CSV cloud, comma-separated (e.g.\n"
+            "                          x,y,z,intensity,ring,time; default every field); the scan computes\n"
+            "                          only those\n"
             "  --bev FILE.png          also write a bird's-eye PNG coloured by intensity\n"
             "  --bev-size PIXELS       PNG width and height (default 1024)\n"
             "  --bev-extent M          half-width of the bird's-eye view in metres (default 50)\n"
@@ -120,6 +124,10 @@ static int parse_args(int argc, char **argv, scan_args *a)
             a->options.frame = strcmp(val, "world") == 0 ? LSIM_FRAME_WORLD : LSIM_FRAME_SENSOR;
         } else if (strcmp(opt, "--keep-misses") == 0) {
             a->options.keep_misses = 1;
+        } else if (strcmp(opt, "--fields") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_fields("scan", val, &a->fields))
+                return LSIM_EXIT_USAGE;
         } else if (strcmp(opt, "--bev") == 0) {
             NEED_VALUE();
             a->bev = val;
@@ -276,9 +284,15 @@ int lsim_cmd_scan(int argc, char **argv)
         lsim_context_destroy(ctx);
         return rc;
     }
+    if (a.fields && format == LSIM_FORMAT_KITTI) {
+        fprintf(stderr, "lidarsim scan: --fields does not apply to a KITTI .bin, whose columns are fixed (x, y, z, "
+                        "reflectivity; label and instance in the .label); write .pcd, .ply or .csv to choose columns\n");
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_USAGE;
+    }
     /* Fill only the point fields the outputs write: a KITTI frame then needs far less memory. */
-    a.options.fields = lsim_format_fields(format) | (a.bev ? LSIM_BIRDSEYE_FIELDS : 0u) |
-                       (a.range_image ? LSIM_RANGE_IMAGE_FIELDS : 0u);
+    const uint32_t columns = lsim_format_columns(format, a.fields);
+    a.options.fields = columns | (a.bev ? LSIM_BIRDSEYE_FIELDS : 0u) | (a.range_image ? LSIM_RANGE_IMAGE_FIELDS : 0u);
     /* Without images, the cloud is streamed: points are emitted and written a slice at a time, so
      * no frame-sized point buffer is needed (the same bytes). The PNGs need every point at once,
      * so with --bev or --range-image the whole frame is scanned into a point buffer first. */
@@ -298,7 +312,7 @@ int lsim_cmd_scan(int argc, char **argv)
     if (rc == LSIM_EXIT_OK && !streamed) {
         lsim_points_get_stats(points, &stats);
         double t0 = lsim_now_ms();
-        if (lsim_points_write(points, a.output, a.format) != LSIM_OK)
+        if (lsim_points_write_fields(points, a.output, a.format, columns) != LSIM_OK)
             rc = fail(ctx, "cannot write the point cloud");
         else if (a.bev && lsim_points_write_birdseye(points, a.bev, (int)a.bev_pixels, a.bev_extent) != LSIM_OK) {
             rc = fail(ctx, "cannot write the bird's-eye image");

@@ -30,17 +30,19 @@ static inline void lsim_io_put_f32le(unsigned char *d, float v)
     lsim_io_put_u32le(d, bits);
 }
 
-/* Bytes of one row holding every field in lsim_field order (packed, no padding). */
-size_t lsim_io_row_bytes(void);
+/* Bytes of one row holding the fields of `columns` (LSIM_FIELD_BIT mask) in lsim_field order
+ * (packed, no padding). */
+size_t lsim_io_row_bytes(uint32_t columns);
 
-/* Write every point as a little-endian packed row (all fields in enum order).
+/* Write every point as a little-endian packed row (the fields of `columns`, in enum order).
  * LSIM_ERR_OUT_OF_MEMORY (message names `path`) or LSIM_OK. */
-lsim_status lsim_io_write_binary_rows(const lsim_points *points, FILE *fp, const char *path);
+lsim_status lsim_io_write_binary_rows(const lsim_points *points, uint32_t columns, FILE *fp, const char *path);
 
 /* Print one value: floats "%.9g" (round-trips float32 exactly; NaN as "nan"), integers "%u". */
 void lsim_io_print_value(FILE *fp, const lsim_points *points, lsim_field field, size_t index);
 
-/* Print every point as one text line, all fields in enum order separated by `separator`. */
-void lsim_io_write_text_rows(const lsim_points *points, FILE *fp, char separator);
+/* Print every point as one text line, the fields of `columns` in enum order separated by
+ * `separator`. */
+void lsim_io_write_text_rows(const lsim_points *points, uint32_t columns, FILE *fp, char separator);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
-                                    size_t count, const double viewpoint[7], const double *sensor_pose,
+                                    uint32_t columns, size_t count, const double viewpoint[7], const double *sensor_pose,
                                     const lsim_label_entry *labels, size_t label_count)
 {
     memset(s, 0, sizeof *s);
@@ -18,6 +18,7 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
     s->path = path;
     s->format = format;
     s->expected = count;
+    s->columns = columns;
     if (format == LSIM_FORMAT_KITTI) {
         lsim_status st = lsim_kitti_check_path(ctx, path);
         if (st != LSIM_OK)
@@ -44,10 +45,10 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
     if (st != LSIM_OK)
         return st;
     switch (format) {
-    case LSIM_FORMAT_PCD: lsim_pcd_header(s->fp, count, viewpoint, sensor_pose, 1); break;
-    case LSIM_FORMAT_PCD_ASCII: lsim_pcd_header(s->fp, count, viewpoint, sensor_pose, 0); break;
-    case LSIM_FORMAT_PLY: lsim_ply_header(s->fp, count, sensor_pose); break;
-    case LSIM_FORMAT_CSV: lsim_csv_header(s->fp); break;
+    case LSIM_FORMAT_PCD: lsim_pcd_header(s->fp, columns, count, viewpoint, sensor_pose, 1); break;
+    case LSIM_FORMAT_PCD_ASCII: lsim_pcd_header(s->fp, columns, count, viewpoint, sensor_pose, 0); break;
+    case LSIM_FORMAT_PLY: lsim_ply_header(s->fp, columns, count, sensor_pose); break;
+    case LSIM_FORMAT_CSV: lsim_csv_header(s->fp, columns); break;
     default:
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': no writer for format '%s'", path,
                          lsim_format_name(format));
@@ -66,10 +67,10 @@ lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *po
     switch (s->format) {
     case LSIM_FORMAT_PCD:
     case LSIM_FORMAT_PLY:
-        st = lsim_io_write_binary_rows(points, s->fp, s->path);
+        st = lsim_io_write_binary_rows(points, s->columns, s->fp, s->path);
         break;
-    case LSIM_FORMAT_PCD_ASCII: lsim_io_write_text_rows(points, s->fp, ' '); break;
-    case LSIM_FORMAT_CSV: lsim_io_write_text_rows(points, s->fp, ','); break;
+    case LSIM_FORMAT_PCD_ASCII: lsim_io_write_text_rows(points, s->columns, s->fp, ' '); break;
+    case LSIM_FORMAT_CSV: lsim_io_write_text_rows(points, s->columns, s->fp, ','); break;
     case LSIM_FORMAT_KITTI:
         st = lsim_kitti_check_instances(s->ctx, points, s->path);
         if (st == LSIM_OK)

@@ -16,6 +16,19 @@ uint32_t lsim_format_fields(lsim_format format)
 
 lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format)
 {
+    return lsim_points_write_fields(points, path, format, 0);
+}
+
+uint32_t lsim_format_columns(lsim_format format, uint32_t fields)
+{
+    const uint32_t all = lsim_format_fields(format);
+    if (format == LSIM_FORMAT_KITTI || !fields)
+        return all; /* KITTI's layout is fixed */
+    return fields & all;
+}
+
+lsim_status lsim_points_write_fields(const lsim_points *points, const char *path, lsim_format format, uint32_t fields)
+{
     if (!points)
         return LSIM_ERR_INVALID_ARGUMENT; /* no context to report into */
     lsim_context *ctx = points->ctx;
@@ -28,14 +41,19 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
     if (points->label_count && !points->labels)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': corrupt label map", path);
 
+    if (fields & ~LSIM_FIELDS_ALL)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write '%s': fields 0x%x has bits of no field; use LSIM_FIELD_BIT(LSIM_FIELD_...) bits "
+                         "(0: every field the format holds)", path, (unsigned)fields);
     lsim_format resolved;
     lsim_status st = lsim_format_resolve(ctx, path, format, &resolved);
     if (st != LSIM_OK)
         return st;
+    const uint32_t columns = lsim_format_columns(resolved, fields);
     if (points->count) { /* the columns this format writes (a scan may have filled fewer) */
         char what[600];
         snprintf(what, sizeof what, "cannot write '%.500s' as %s", path, lsim_format_name(resolved));
-        st = lsim_points_require(points, lsim_format_fields(resolved), what);
+        st = lsim_points_require(points, columns, what);
         if (st != LSIM_OK)
             return st;
     }
@@ -48,7 +66,7 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
     }
     /* The whole buffer as one slice of a stream (the same code as lsim_scene_scan_write). */
     lsim_point_stream stream;
-    st = lsim_point_stream_begin(&stream, ctx, path, resolved, points->count, points->viewpoint,
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, columns, points->count, points->viewpoint,
                                  points->timed ? points->sensor_pose : NULL, points->labels, points->label_count);
     if (st == LSIM_OK)
         st = lsim_point_stream_append(&stream, points);

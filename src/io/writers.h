@@ -22,14 +22,17 @@ typedef struct lsim_point_stream {
     FILE *fp, *label_fp;     /* the cloud; KITTI's .label */
     unsigned char *buf;      /* KITTI row buffer (16 x LSIM_KITTI_ROWS bytes) */
     size_t expected, written; /* points announced in the header, points appended so far */
+    uint32_t columns;         /* the fields written (PCD, PLY, CSV); KITTI's layout is fixed */
 } lsim_point_stream;
 
-/* Open the output files of `format` (resolved: not AUTO) for `count` points and write the header
+/* Open the output files of `format` (resolved: not AUTO) for `count` points with the fields of
+ * `columns` (LSIM_FIELD_BIT mask; PCD, PLY and CSV: the columns written, in field order; KITTI: its
+ * fixed layout, whatever `columns` says) and write the header
  * (PCD with `viewpoint`; PCD and PLY with a comment line giving `sensor_pose`, the sensor's pose
  * at the frame start, when it is not NULL; KITTI's .labels.yaml from `labels`, sorted by id).
  * Always call lsim_point_stream_finish afterwards, whatever this returns. */
 lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
-                                    size_t count, const double viewpoint[7], const double *sensor_pose,
+                                    uint32_t columns, size_t count, const double viewpoint[7], const double *sensor_pose,
                                     const lsim_label_entry *labels, size_t label_count);
 /* Append the next points->count points (the columns the format writes must be present). */
 lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *points);
@@ -37,14 +40,15 @@ lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *po
  * every file; frees the stream's buffers. Returns the resulting status. */
 lsim_status lsim_point_stream_finish(lsim_point_stream *s, lsim_status status);
 
-/* PCD v0.7 header, every field; binary != 0: "DATA binary" (packed rows), else "DATA ascii".
+/* PCD v0.7 header, the fields of `columns`; binary != 0: "DATA binary" (packed rows), else "DATA ascii".
  * sensor_pose (may be NULL): "# sensor_pose_at_frame_start x y z qw qx qy qz" after the first line. */
-void lsim_pcd_header(FILE *fp, size_t count, const double viewpoint[7], const double *sensor_pose, int binary);
-/* PLY 1.0 binary_little_endian header: one vertex element with every field as a property.
+void lsim_pcd_header(FILE *fp, uint32_t columns, size_t count, const double viewpoint[7], const double *sensor_pose,
+                     int binary);
+/* PLY 1.0 binary_little_endian header: one vertex element with the fields of `columns` as properties.
  * sensor_pose (may be NULL): "comment sensor_pose_at_frame_start x y z qw qx qy qz". */
-void lsim_ply_header(FILE *fp, size_t count, const double *sensor_pose);
-/* CSV header line: the field names. */
-void lsim_csv_header(FILE *fp);
+void lsim_ply_header(FILE *fp, uint32_t columns, size_t count, const double *sensor_pose);
+/* CSV header line: the names of the fields of `columns`. */
+void lsim_csv_header(FILE *fp, uint32_t columns);
 
 /* KITTI rows packed per fwrite. */
 #define LSIM_KITTI_ROWS 4096

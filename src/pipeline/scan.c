@@ -346,8 +346,9 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
         st = lsim_kitti_check_path(ctx, path);
     if (st != LSIM_OK)
         return st;
-    /* The frame keeps what the format writes, whatever options->fields says. */
-    const uint32_t fields = lsim_format_fields(resolved);
+    /* The frame keeps what the file holds: the format's fields, or those of options->fields
+     * (PCD, PLY, CSV; KITTI's layout is fixed). */
+    const uint32_t fields = lsim_format_columns(resolved, options->fields);
     const int threads = lsim_threads_resolve(options->threads);
     lsim_frame_workspace *ws = NULL;
     lsim_scan_stats stats;
@@ -382,7 +383,7 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
     frame_viewpoint(sensor, options, slice->viewpoint);
     frame_sensor_pose(scene, sensor, options, slice);
     lsim_point_stream stream;
-    st = lsim_point_stream_begin(&stream, ctx, path, resolved, total, slice->viewpoint,
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, fields, total, slice->viewpoint,
                                  slice->timed ? slice->sensor_pose : NULL, slice->labels, slice->label_count);
     for (size_t c = 0; st == LSIM_OK && c < chunks;) {
         size_t e = c + 1;
