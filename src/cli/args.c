@@ -187,7 +187,9 @@ static lsim_status outputs_push(lsim_cli_outputs *o, const char *tmp, const char
     return st;
 }
 
-int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *what)
+/* lsim_cli_outputs_folder with the termination signals held back (the caller holds them), so that
+ * a signal cannot land between creating the folders and registering them for the handler. */
+static int outputs_folder_held(lsim_cli_outputs *o, const char *dir, const char *what)
 {
     struct stat info;
     char stage[4096];
@@ -215,15 +217,12 @@ int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *wh
         fprintf(stderr, "lidarsim %s: cannot write the %s '%s': %s; give a folder you can write to\n", o->command,
                 what, dir, strerror(errno));
     } else {
-        sigset_t old;
-        hold_signals(&old);
         o->dir = lsim_strdup(dir);
         o->stage = lsim_strdup(stage);
-        if (o->dir && o->stage)
+        if (o->dir && o->stage) {
             signal_outputs = o;
-        release_signals(&old);
-        if (o->dir && o->stage)
             return LSIM_EXIT_OK;
+        }
         fprintf(stderr, "lidarsim %s: out of memory\n", o->command);
         rmdir(stage);
     }
@@ -234,6 +233,15 @@ int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *wh
         rmdir(dir);
     o->made_dir = 0;
     return LSIM_EXIT_FAILURE;
+}
+
+int lsim_cli_outputs_folder(lsim_cli_outputs *o, const char *dir, const char *what)
+{
+    sigset_t old;
+    hold_signals(&old);
+    int rc = outputs_folder_held(o, dir, what);
+    release_signals(&old);
+    return rc;
 }
 
 lsim_status lsim_cli_outputs_add(lsim_cli_outputs *o, const char *name, const char *suffix, char *out, size_t size)
@@ -268,14 +276,20 @@ lsim_status lsim_cli_outputs_add_file(lsim_cli_outputs *o, const char *path, cha
     if (n < 0 || (size_t)n >= size)
         return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long (at most %zu bytes)",
                          path, size - 20);
+    sigset_t old; /* a signal must not land between creating the file and registering it */
+    hold_signals(&old);
+    lsim_status st = LSIM_OK;
     int fd = mkstemp(out);
-    if (fd < 0)
-        return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot create a file beside %s: %s; give a path in a folder you can "
-                         "write to", path, strerror(errno));
-    close(fd);
-    lsim_status st = outputs_push(o, out, path);
-    if (st != LSIM_OK)
-        unlink(out);
+    if (fd < 0) {
+        st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot create a file beside %s: %s; give a path in a folder you can "
+                       "write to", path, strerror(errno));
+    } else {
+        close(fd);
+        st = outputs_push(o, out, path);
+        if (st != LSIM_OK)
+            unlink(out);
+    }
+    release_signals(&old);
     return st;
 }
 
