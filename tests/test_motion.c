@@ -97,6 +97,41 @@ static void driving_sensor(lsim_context *ctx, int e)
     lsim_scene_destroy(scene);
 }
 
+/* 1b: the same drive with a bistatic receiver 0.1 m to the emitter's left: the receiver moves with
+ * the sensor, so in the sensor frame at each firing time the reported range is the bistatic mean
+ * 0.5 (L + |L d - b|), L = (10 - v t) / d_x the emitter's distance to the wall along the beam d. A
+ * receiver left at its frame-start place would be v t behind: up to 0.5 m off. */
+static void driving_bistatic(lsim_context *ctx, int e)
+{
+    lsim_scene *scene = wall_scene(ctx, engines[e], 10.0);
+    lsim_sensor *s = vlp16(ctx);
+    const double v[3] = {10.0, 0.0, 0.0}, b[3] = {0.0, 0.1, 0.0};
+    REQUIRE_OK(ctx, lsim_sensor_set_motion(s, v, NULL));
+    REQUIRE_OK(ctx, lsim_sensor_set_baseline(s, b));
+    lsim_points *p = scan(ctx, scene, s, LSIM_FRAME_SENSOR, 0, 0, 0.0);
+    const size_t n = lsim_points_count(p);
+    const float *r = fixture_f32(p, LSIM_FIELD_RANGE), *t = fixture_f32(p, LSIM_FIELD_TIME);
+    const float *az = fixture_f32(p, LSIM_FIELD_AZIMUTH), *el = fixture_f32(p, LSIM_FIELD_ELEVATION);
+    double worst = 0.0, late = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const double deg = 3.14159265358979323846 / 180.0, a = az[i] * deg, l = el[i] * deg;
+        const double d[3] = {cos(l) * cos(a), cos(l) * sin(a), sin(l)};
+        const double L = (10.0 - 10.0 * t[i]) / d[0];
+        const double q[3] = {L * d[0] - b[0], L * d[1] - b[1], L * d[2] - b[2]};
+        const double expect = 0.5 * (L + sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]));
+        worst = fmax(worst, fabs(r[i] - expect));
+        late = fmax(late, t[i]);
+    }
+    CHECK(n > 5000);
+    CHECK(late > 0.09); /* beams fired late in the sweep, when the sensor had moved ~1 m */
+    CHECK(worst < 1e-3);
+    printf("test 1b (%s): %zu points, bistatic receiver moving with the sensor, max range error %.3g m\n",
+           engine_names[e], n, worst);
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(scene);
+}
+
 /* 2: a box at 20 m/s toward a static sensor; world points on its face at their time. */
 static void driving_box(lsim_context *ctx, int e)
 {
@@ -466,6 +501,7 @@ int main(void)
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     for (int e = 0; e < 2; ++e) {
         driving_sensor(ctx, e);
+        driving_bistatic(ctx, e);
         driving_box(ctx, e);
         turning_sensor(ctx, e);
         keyed_drive(ctx, e);

@@ -54,12 +54,14 @@ void lsim_paths_begin(lsim_paths *p, int want_background)
 }
 
 int lsim_paths_add(lsim_paths *p, const float org[3], const float dir[3], float time, float t, uint32_t object,
-                   const float ng[3], float weight)
+                   const float ng[3], float weight, const float *receiver)
 {
     if (p->members >= LSIM_PATH_GROUP)
         return -1;
     const int m = p->members++;
     p->weight[m] = weight;
+    for (int k = 0; k < 3; ++k)
+        p->receiver[m][k] = receiver ? receiver[k] : NAN; /* NAN: the optics' receiver */
     p->background[m] = 0.0f;
     p->count[m] = 0;
     lsim_path_vertex *v = &p->cur[p->cur_count++];
@@ -150,7 +152,8 @@ static void own_return(const lsim_optics *o, lsim_paths *p, const lsim_path_vert
         return;
     lsim_path_shadow task = {(uint16_t)m, 0, 0.0f, {optical, amp, 0.0f, v->object, cos_t, n[0], n[1], n[2]}};
     if (v->depth == 0 && o->baseline) { /* bistatic: can the receiver see this point? */
-        float to_rx[3] = {o->receiver[0] - pt[0], o->receiver[1] - pt[1], o->receiver[2] - pt[2]};
+        const float *rx = isnan(p->receiver[m][0]) ? o->receiver : p->receiver[m];
+        float to_rx[3] = {rx[0] - pt[0], rx[1] - pt[1], rx[2] - pt[2]};
         float dist = sqrtf(lsim_dot3f(to_rx, to_rx));
         if (dist > 1e-6f) {
             float u[3] = {to_rx[0] / dist, to_rx[1] / dist, to_rx[2] / dist};

@@ -67,6 +67,7 @@ typedef struct lsim_paths {
     int members;
     int want_background;
     float weight[LSIM_PATH_GROUP];
+    float receiver[LSIM_PATH_GROUP][3]; /* each member's receiver position (world) at its beam's time */
     float background[LSIM_PATH_GROUP];
     uint16_t count[LSIM_PATH_GROUP]; /* contributions of each member */
     uint16_t width[LSIM_PATH_GROUP]; /* next-depth vertices of each member */
@@ -84,9 +85,10 @@ int lsim_optics_needs_paths(const lsim_optics *o, uint32_t object, int want_back
 /* Start a group; want_background: the members' ambient light is wanted. */
 void lsim_paths_begin(lsim_paths *p, int want_background);
 /* Add a member (returns its index, or -1 when the group is full): a sub-ray from org along dir
- * (unit) at `time`, whose first hit (t, object, ng) is known; weight: its share of the beam. */
+ * (unit) at `time`, whose first hit (t, object, ng) is known; weight: its share of the beam;
+ * receiver: where the bistatic receiver is at that time (world; NULL: the optics' receiver). */
 int lsim_paths_add(lsim_paths *p, const float org[3], const float dir[3], float time, float t, uint32_t object,
-                   const float ng[3], float weight);
+                   const float ng[3], float weight, const float *receiver);
 static inline int lsim_paths_pending(const lsim_paths *p) { return p->cur_count > 0; }
 /* The current depth: each vertex's own return (or a shadow ray deciding it), the sun's shadow
  * rays (depth 0) and the reflected and refracted rays of the next depth. */

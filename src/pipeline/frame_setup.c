@@ -55,10 +55,9 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     o->divergence = spec->beam.mode == LSIM_BEAM_SINGLE ? (float)divergence : 0.0f;
     o->range_max = (float)spec->range_max;
     o->baseline = spec->baseline[0] != 0.0 || spec->baseline[1] != 0.0 || spec->baseline[2] != 0.0;
-    /* The receiver's position for the baseline's occlusion test and bistatic range: from the pose
-     * at the frame start (`sensor` is the frame's copy, pipeline/scan.c). A sensor moving during the
-     * frame shifts its receiver by v * t (1 m over a 10 Hz sweep at 10 m/s): a baseline scan of a
-     * moving sensor uses the frame-start receiver (a known approximation). */
+    /* The receiver's position for the baseline's occlusion test and bistatic range, from the pose
+     * at the frame start (`sensor` is the frame's copy, pipeline/scan.c); a sensor moving during the
+     * frame gives each beam's paths the receiver at that beam's time (slice.c). */
     lsim_vec3 rx = lsim_v3_add(sensor->pose.t, lsim_mat3_mul(&sensor->pose.r, lsim_v3(spec->baseline[0],
                                                                                       spec->baseline[1],
                                                                                       spec->baseline[2])));

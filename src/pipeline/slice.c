@@ -28,9 +28,19 @@ static void paths_group(const lsim_frame_setup *f, const lsim_engine *engine, ls
         const float org[3] = {s->rays.ox[r], s->rays.oy[r], s->rays.oz[r]};
         const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
         const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
+        float receiver[3], *rx = NULL;
+        if (f->optics.baseline && f->sensor->frame_moves) { /* the receiver moves with the sensor */
+            const double *b = f->sensor->spec.baseline;
+            const lsim_pose pose = lsim_sensor_beam_pose(f->sensor, s->rays.time[r]);
+            const lsim_vec3 w = lsim_v3_add(pose.t, lsim_mat3_mul(&pose.r, lsim_v3(b[0], b[1], b[2])));
+            receiver[0] = (float)w.x;
+            receiver[1] = (float)w.y;
+            receiver[2] = (float)w.z;
+            rx = receiver;
+        }
         s->path_ray[p->members] = (uint32_t)r;
         lsim_paths_add(p, org, dir, s->rays.time[r], s->hits.t[r], s->hits.object[r], ng,
-                       f->subrays.weight[r % (size_t)sub]);
+                       f->subrays.weight[r % (size_t)sub], rx);
     }
     s->path_at = 0;
     while (lsim_paths_pending(p)) {
