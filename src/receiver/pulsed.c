@@ -947,7 +947,7 @@ static void beam_init(beam *b, const lsim_receiver *rx)
  * cluster after the windows have split the beam (glass and the wall behind; a beam across an
  * edge). Noisy beams (ambient light) always take the sampled path. */
 #define FAST_MAX_TERMS 40
-#define FAST_REL_TOL 1e-13
+#define FAST_REL_TOL 1e-11 /* crossing error about 1e-11 sigma / |(ln xi)'|: far below a float ulp */
 #define FAST_SPAN_SIGMAS 1.0
 #define FAST_U_TOL 1e-11 /* bracket width that ends the peak search */
 #define FAST_STEP 1e-7 /* a Newton step this small leaves an error of about its square */
