@@ -132,6 +132,46 @@ static void driving_bistatic(lsim_context *ctx, int e)
     lsim_scene_destroy(scene);
 }
 
+/* 1c: the same drive in kernel (blooming) mode: each tile column of the rendered image is drawn
+ * from the sensor's pose at its beams' mean firing time, so the points are skewed as in test 1
+ * (x + v t = 10) to within the image's pitch and a tile column's firing times. */
+static void driving_kernel(lsim_context *ctx, int e)
+{
+    lsim_scene *scene = wall_scene(ctx, engines[e], 10.0);
+    lsim_sensor *s = vlp16(ctx);
+    const double v[3] = {10.0, 0.0, 0.0};
+    REQUIRE_OK(ctx, lsim_sensor_set_motion(s, v, NULL));
+    REQUIRE_OK(ctx, lsim_sensor_set_beam(s, 3.0, LSIM_BEAM_KERNEL, 1));
+    REQUIRE_OK(ctx, lsim_sensor_set_kernel(s, 0.5, 1e-4, 0.5, NULL, 2, 0.2));
+    lsim_points *p = scan(ctx, scene, s, LSIM_FRAME_SENSOR, 0, 0, 0.0);
+    const size_t n = lsim_points_count(p);
+    const float *x = fixture_f32(p, LSIM_FIELD_X), *y = fixture_f32(p, LSIM_FIELD_Y);
+    const float *t = fixture_f32(p, LSIM_FIELD_TIME), *az = fixture_f32(p, LSIM_FIELD_AZIMUTH);
+    const float *el = fixture_f32(p, LSIM_FIELD_ELEVATION);
+    double worst = 0.0, ahead_min = INFINITY, ahead_max = -INFINITY;
+    size_t used = 0;
+    for (size_t i = 0; i < n; ++i) {
+        /* The echo's range is that of a pixel within the beam's kernel window (0.5 deg here), so
+         * it is exact to 1 cm on the wall only near its normal: rings +-1 and +-3 deg, 6 deg around. */
+        if (!(fabsf(az[i]) < 6.0f && fabsf(el[i]) < 4.0f))
+            continue;
+        ++used;
+        worst = fmax(worst, fabs(x[i] + 10.0 * t[i] - 10.0));
+        if (fabs(y[i]) < 0.5) {
+            ahead_min = fmin(ahead_min, x[i]);
+            ahead_max = fmax(ahead_max, x[i]);
+        }
+    }
+    CHECK(used > 100);
+    CHECK(worst < 0.02); /* a tile column (8 deg of azimuth here) spans 2.2 ms of firing: +-1.1 cm */
+    CHECK_NEAR(ahead_max - ahead_min, 1.0, 0.05);
+    printf("test 1c (%s): kernel mode, %zu points near ahead, max |x + v t - 10| = %.3g m, skew %.4f m\n",
+           engine_names[e], used, worst, ahead_max - ahead_min);
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(scene);
+}
+
 /* 2: a box at 20 m/s toward a static sensor; world points on its face at their time. */
 static void driving_box(lsim_context *ctx, int e)
 {
@@ -502,6 +542,7 @@ int main(void)
     for (int e = 0; e < 2; ++e) {
         driving_sensor(ctx, e);
         driving_bistatic(ctx, e);
+        driving_kernel(ctx, e);
         driving_box(ctx, e);
         turning_sensor(ctx, e);
         keyed_drive(ctx, e);

@@ -17,237 +17,15 @@
  * Everything is kept in the frame workspace for the next frame (ws->bloom_state): the kernel,
  * keyed by the sensor's kernel settings (and the kernel file's size and modification time), and
  * the buffers, which only grow. */
-#include "pipeline/frame.h"
+#include "pipeline/kernel_frame.h"
 
 #include "core/context.h"
-#include "optics/blooming.h"
 #include "scene/scene.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#define LSIM_BLOOM_MAX_PIXELS 60000000u
-/* A tile is one batch of rays: rows of TILE_W neighbouring pixels (coherent packets). */
-#define TILE_W 64
-#define TILE_H 16
-#define TILE_PX (TILE_W * TILE_H)
-/* Pixels of a sector's image (every row x its columns) at most, unless one tile column's beams
- * need more: 4 Mi pixels, 32 bytes each here plus the blooming's 8-12 bytes. */
-#define SECTOR_PIXELS ((size_t)4 << 20)
-
-typedef struct kernel_key {
-    char file[sizeof(((lsim_beam_spec *)0)->kernel_file)];
-    double divergence_mrad, core_fwhm_deg, halo_level, halo_extent_deg;
-    long long file_size, file_mtime_s, file_mtime_ns;
-} kernel_key;
-
-typedef struct sector {
-    int32_t ta, tb; /* tile columns whose beams it holds: [ta, tb) */
-    int32_t bx0, nb; /* its image: tile columns [bx0, bx0 + nb) */
-} sector;
-
-struct lsim_bloom_state {
-    /* the kernel of the last frame and what it was made from */
-    int kernel_ready;
-    kernel_key key;
-    lsim_kernel kernel;
-    /* per beam */
-    size_t beam_cap;
-    float *ug, *vg;           /* pixel coordinates in the global image, as the algorithms see them */
-    int32_t *bu, *cu, *cv;    /* rounded: the blooming's floor(x + 0.5) (column) and lrintf (search) */
-    uint32_t *order;          /* beams by home tile column */
-    float *su, *sv, *srange, *spower; /* one sector's beams */
-    /* per global column / row / tile column */
-    size_t col_cap, row_cap, tcol_cap, tile_cap, sector_cap;
-    double *ca, *sa, *ce, *se; /* cos and sin of the columns' azimuths and rows' elevations */
-    uint32_t *col_start;      /* [tc, tc + 1): beams of tile column tc in `order` */
-    int32_t *need_lo, *need_hi; /* columns the windows of tile column tc's beams reach */
-    uint8_t *covered;         /* per global tile column: some beam's window reaches it */
-    sector *sectors;
-    uint32_t *jobs;           /* tiles of a sector to render or clear */
-    /* a sector's image: stride x H, stride the widest sector's */
-    size_t px_cap, bm_cap;
-    float *intensity, *range, *cos_incidence, *nx, *ny, *nz;
-    uint32_t *object;
-    int32_t *slice;           /* floor(range / range_bin) where intensity > 0, else -1 */
-    float *blockmax;          /* [row][tile column]: brightest pixel of the tile's row */
-    lsim_bloom_workspace bloom; /* the blooming algorithms' buffers */
-    /* per thread: one tile's rays and hits */
-    int batches;
-    lsim_rays *rays;
-    lsim_hits *hits;
-};
-
-static void kernel_key_make(const lsim_beam_spec *b, kernel_key *k, int *cacheable)
-{
-    memset(k, 0, sizeof *k);
-    *cacheable = 1;
-    if (b->kernel_file[0]) {
-        memcpy(k->file, b->kernel_file, sizeof k->file);
-        struct stat st;
-        if (stat(b->kernel_file, &st) != 0) {
-            *cacheable = 0; /* read it, so that its error is reported */
-            return;
-        }
-        k->file_size = (long long)st.st_size;
-        k->file_mtime_s = (long long)st.st_mtim.tv_sec;
-        k->file_mtime_ns = (long long)st.st_mtim.tv_nsec;
-    } else {
-        k->divergence_mrad = b->divergence_mrad;
-        k->core_fwhm_deg = b->core_fwhm_deg;
-        k->halo_level = b->halo_level;
-        k->halo_extent_deg = b->halo_extent_deg;
-    }
-}
-
-static lsim_status make_kernel(lsim_context *ctx, const lsim_beam_spec *b, lsim_kernel *k)
-{
-    if (b->kernel_file[0])
-        return lsim_kernel_read(ctx, b->kernel_file, k);
-    /* The divergence is the full angle at 1/e^2 (4 sigma): FWHM = divergence sqrt(2 ln 2) / 2. */
-    double fwhm = b->core_fwhm_deg > 0.0 ? b->core_fwhm_deg
-                                          : b->divergence_mrad * 1e-3 * 180.0 / 3.14159265358979 * 0.5887050112577373;
-    double step = fwhm / 4.0;
-    return lsim_kernel_parametric(ctx, fwhm, b->halo_level, b->halo_extent_deg, step, k);
-}
-
-/* The sensor's kernel: the cached one when its settings (and file) are unchanged. */
-static lsim_status state_kernel(lsim_context *ctx, struct lsim_bloom_state *s, const lsim_beam_spec *b)
-{
-    kernel_key key;
-    int cacheable;
-    kernel_key_make(b, &key, &cacheable);
-    if (s->kernel_ready && cacheable && memcmp(&key, &s->key, sizeof key) == 0)
-        return LSIM_OK;
-    lsim_kernel_free(&s->kernel);
-    s->kernel_ready = 0;
-    lsim_status st = make_kernel(ctx, b, &s->kernel);
-    if (st != LSIM_OK)
-        return st;
-    s->key = key;
-    s->kernel_ready = cacheable;
-    return LSIM_OK;
-}
-
-void lsim_frame_bloom_free(lsim_frame_workspace *ws)
-{
-    struct lsim_bloom_state *s = ws->bloom_state;
-    if (!s)
-        return;
-    lsim_kernel_free(&s->kernel);
-    lsim_bloom_workspace_free(&s->bloom);
-    void *arrays[] = {s->ug,        s->vg,      s->bu,       s->cu,       s->cv,      s->order,  s->su,
-                      s->sv,        s->srange,  s->spower,   s->ca,       s->sa,      s->ce,     s->se,
-                      s->col_start, s->need_lo, s->need_hi,  s->covered,  s->sectors, s->jobs,   s->intensity,
-                      s->range,     s->cos_incidence, s->nx, s->ny,       s->nz,      s->object, s->slice,
-                      s->blockmax};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
-        free(arrays[i]);
-    for (int t = 0; t < s->batches; ++t) {
-        lsim_rays_free(&s->rays[t]);
-        lsim_hits_free(&s->hits[t]);
-    }
-    free(s->rays);
-    free(s->hits);
-    free(s);
-    ws->bloom_state = NULL;
-}
-
-static void *grow(void *old, size_t bytes, int *ok)
-{
-    void *p = realloc(old, bytes ? bytes : 1);
-    if (!p) {
-        *ok = 0;
-        return old;
-    }
-    return p;
-}
-
-#define GROW(field, n) ((field) = grow((field), (size_t)(n) * sizeof *(field), &ok))
-
-static int state_beams(struct lsim_bloom_state *s, size_t n)
-{
-    int ok = 1;
-    if (n <= s->beam_cap)
-        return 1;
-    GROW(s->ug, n); GROW(s->vg, n); GROW(s->bu, n); GROW(s->cu, n); GROW(s->cv, n); GROW(s->order, n);
-    GROW(s->su, n); GROW(s->sv, n); GROW(s->srange, n); GROW(s->spower, n);
-    if (ok)
-        s->beam_cap = n;
-    return ok;
-}
-
-static int state_grid(struct lsim_bloom_state *s, size_t cols, size_t rows, size_t tcols, size_t tiles)
-{
-    int ok = 1;
-    if (cols > s->col_cap) {
-        GROW(s->ca, cols); GROW(s->sa, cols);
-        if (ok)
-            s->col_cap = cols;
-    }
-    if (ok && rows > s->row_cap) {
-        GROW(s->ce, rows); GROW(s->se, rows);
-        if (ok)
-            s->row_cap = rows;
-    }
-    if (ok && tcols > s->tcol_cap) {
-        GROW(s->col_start, tcols + 1); GROW(s->need_lo, tcols); GROW(s->need_hi, tcols); GROW(s->sectors, tcols);
-        GROW(s->covered, tcols);
-        if (ok)
-            s->tcol_cap = tcols;
-    }
-    if (ok && tiles > s->tile_cap) {
-        GROW(s->jobs, tiles);
-        if (ok)
-            s->tile_cap = tiles;
-    }
-    return ok;
-}
-
-static int state_image(struct lsim_bloom_state *s, size_t px, size_t blocks)
-{
-    int ok = 1;
-    if (px > s->px_cap) {
-        GROW(s->intensity, px); GROW(s->range, px); GROW(s->cos_incidence, px); GROW(s->nx, px); GROW(s->ny, px);
-        GROW(s->nz, px); GROW(s->object, px); GROW(s->slice, px);
-        if (ok)
-            s->px_cap = px;
-    }
-    if (ok && blocks > s->bm_cap) {
-        GROW(s->blockmax, blocks);
-        if (ok)
-            s->bm_cap = blocks;
-    }
-    return ok;
-}
-
-static int state_batches(struct lsim_bloom_state *s, int threads)
-{
-    if (threads <= s->batches)
-        return 1;
-    lsim_rays *r = realloc(s->rays, (size_t)threads * sizeof *r);
-    if (!r)
-        return 0;
-    s->rays = r;
-    lsim_hits *h = realloc(s->hits, (size_t)threads * sizeof *h);
-    if (!h)
-        return 0;
-    s->hits = h;
-    for (int t = s->batches; t < threads; ++t) {
-        memset(&s->rays[t], 0, sizeof s->rays[t]);
-        memset(&s->hits[t], 0, sizeof s->hits[t]);
-        int ok = lsim_rays_alloc(&s->rays[t], TILE_PX) == 0;
-        ok = lsim_hits_alloc(&s->hits[t], TILE_PX) == 0 && ok;
-        s->batches = t + 1; /* freed by lsim_frame_bloom_free even if partial */
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
 /* The global image: what the full-image render covered (beams' extent plus the kernel). */
 typedef struct bloom_grid {
     int width, height;     /* W, H */
@@ -259,8 +37,6 @@ typedef struct bloom_grid {
 typedef struct render_job {
     const lsim_optics *optics; /* single bounce */
     const lsim_engine *engine;
-    float org[3];
-    float m[3][3];
     double bin;
     const bloom_grid *g;
     int stride;   /* pixels per row of the sector image */
@@ -283,6 +59,41 @@ static void clear_tile(struct lsim_bloom_state *s, const render_job *j, int lc, 
     }
 }
 
+/* When each tile column is rendered: the mean firing time of the beams whose centre lies in it
+ * (columns without beams take the nearest such column's), and the sensor's pose at that time. A
+ * rotating sensor's beams in one tile column fire within TILE_W pixels of azimuth of each other
+ * (0.8 ms for a 10 Hz VLP-16 at the 3 mrad kernel's pitch), so a moving sensor or object is rendered
+ * where the beams see it to within that time. */
+static void column_times(struct lsim_bloom_state *s, const lsim_sensor *sensor, int tiles)
+{
+    const float *t = sensor->beams.time;
+    float last = NAN;
+    for (int c = 0; c < tiles; ++c) {
+        double sum = 0.0;
+        const uint32_t a = s->col_start[c], b = s->col_start[c + 1];
+        for (uint32_t i = a; i < b; ++i)
+            sum += t[s->order[i]];
+        s->tc_time[c] = b > a ? (float)(sum / (double)(b - a)) : last;
+        last = s->tc_time[c];
+    }
+    last = 0.0f;
+    for (int c = tiles - 1; c >= 0; --c) /* leading empty columns, and no beams at all: 0 */
+        if (isnan(s->tc_time[c]))
+            s->tc_time[c] = last;
+        else
+            last = s->tc_time[c];
+    for (int c = 0; c < tiles; ++c) {
+        const lsim_pose p = sensor->frame_moves ? lsim_sensor_beam_pose(sensor, s->tc_time[c]) : sensor->pose;
+        float *q = s->tc_pose + 12 * (size_t)c;
+        q[0] = (float)p.t.x;
+        q[1] = (float)p.t.y;
+        q[2] = (float)p.t.z;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                q[3 + 3 * i + j] = (float)p.r.m[i][j];
+    }
+}
+
 /* Render tile (lc, ty) of the sector image (lc: tile column within the sector) as one batch.
  * The batch runs through the tile in blocks of PACK_W x PACK_H pixels, so that the engine's
  * packets of consecutive rays are compact. */
@@ -294,7 +105,10 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
     const bloom_grid *g = j->g;
     const int y0 = ty * TILE_H, y1 = y0 + TILE_H < g->height ? y0 + TILE_H : g->height;
     const int gx0 = (j->bx0 + lc) * TILE_W, gx1 = gx0 + TILE_W < g->width ? gx0 + TILE_W : g->width;
-    const float (*m)[3] = j->m;
+    /* the tile column's time and the sensor's pose then (a moving sensor or moving objects) */
+    const float *pose = s->tc_pose + 12 * (size_t)(j->bx0 + lc), time = s->tc_time[j->bx0 + lc];
+    const float *org = pose;
+    const float(*m)[3] = (const float(*)[3])(pose + 3);
     const double *ce = s->ce, *se = s->se, *ca = s->ca, *sa = s->sa;
     const float tfar = j->optics->range_max;
     uint16_t at[TILE_PX]; /* pixel of ray n: (y - y0) * TILE_W + (x - gx0) */
@@ -305,16 +119,13 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
                 for (int x = bx; x < bx + PACK_W && x < gx1; ++x) {
                     const float ds[3] = {(float)(ce[y] * ca[x]), (float)(ce[y] * sa[x]), (float)se[y]};
                     at[n] = (uint16_t)((y - y0) * TILE_W + (x - gx0));
-                    rays->ox[n] = j->org[0];
-                    rays->oy[n] = j->org[1];
-                    rays->oz[n] = j->org[2];
+                    rays->ox[n] = org[0];
+                    rays->oy[n] = org[1];
+                    rays->oz[n] = org[2];
                     rays->dx[n] = m[0][0] * ds[0] + m[0][1] * ds[1] + m[0][2] * ds[2];
                     rays->dy[n] = m[1][0] * ds[0] + m[1][1] * ds[1] + m[1][2] * ds[2];
                     rays->dz[n] = m[2][0] * ds[0] + m[2][1] * ds[1] + m[2][2] * ds[2];
-                    /* Per-pixel time would go here (seconds from the frame start, e.g. the time of
-                     * the beams at this pixel's azimuth) once the sensor moves during the sweep; 0
-                     * for a static pose. */
-                    rays->time[n] = 0.0f;
+                    rays->time[n] = time;
                     rays->tnear[n] = 0.0f;
                     rays->tfar[n] = tfar;
                     rays->mask[n] = LSIM_RAY_MASK_ALL;
@@ -447,14 +258,48 @@ static long echo_pixel(const struct lsim_bloom_state *s, const lsim_kernel *k, f
 }
 
 /* The global image and each beam's place in it; beams whose window misses it get no echo. */
-static lsim_status plan_grid(lsim_context *ctx, const lsim_sensor *sensor, const lsim_kernel *k, bloom_grid *g)
+/* The beams' azimuths on the image's axis (s->azd, degrees). When time matters (a moving sensor or
+ * object) and the beams go round the whole circle, they are unwrapped from the sweep's first beam
+ * in the direction of rotation, so that the image's seam (where the first beams meet the last
+ * ones, fired a sweep later) lies at its edges and no tile column holds beams from both ends of
+ * the sweep. Otherwise as they are, in (-180, 180]. */
+static void beam_azimuths(struct lsim_bloom_state *s, const lsim_scene *scene, const lsim_sensor *sensor)
+{
+    const lsim_beams *b = &sensor->beams;
+    const double to_deg = 180.0 / 3.14159265358979323846;
+    int timed = sensor->frame_moves;
+    for (size_t i = 0; i < scene->object_count && !timed; ++i)
+        timed = scene->objects[i].motion != NULL;
+    double turn = 0.0, lo = 1e9, hi = -1e9;
+    size_t first = 0;
+    for (size_t i = 0; i < b->count; ++i) {
+        s->azd[i] = b->azimuth[i] * to_deg;
+        lo = fmin(lo, s->azd[i]);
+        hi = fmax(hi, s->azd[i]);
+        if (b->time[i] < b->time[first])
+            first = i;
+        if (i > 0) /* signed turn from the previous beam, within +-180 */
+            turn += remainder(s->azd[i] - s->azd[i - 1], 360.0);
+    }
+    if (!timed || b->count == 0 || hi - lo < 300.0)
+        return;
+    const double a0 = s->azd[first];
+    for (size_t i = 0; i < b->count; ++i) {
+        double d = fmod(turn >= 0.0 ? s->azd[i] - a0 : a0 - s->azd[i], 360.0);
+        d += d < 0.0 ? 360.0 : 0.0;
+        s->azd[i] = turn >= 0.0 ? a0 + d : a0 - d;
+    }
+}
+
+static lsim_status plan_grid(lsim_context *ctx, const struct lsim_bloom_state *s, const lsim_sensor *sensor,
+                             const lsim_kernel *k, bloom_grid *g)
 {
     const lsim_beams *b = &sensor->beams;
     const double to_deg = 180.0 / 3.14159265358979323846;
     double az_lo = 1e9, az_hi = -1e9, el_lo = 1e9, el_hi = -1e9;
     for (size_t i = 0; i < b->count; ++i) {
-        az_lo = fmin(az_lo, b->azimuth[i] * to_deg);
-        az_hi = fmax(az_hi, b->azimuth[i] * to_deg);
+        az_lo = fmin(az_lo, s->azd[i]);
+        az_hi = fmax(az_hi, s->azd[i]);
         el_lo = fmin(el_lo, b->elevation[i] * to_deg);
         el_hi = fmax(el_hi, b->elevation[i] * to_deg);
     }
@@ -488,15 +333,18 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     if (!ws->bloom_state && !(ws->bloom_state = calloc(1, sizeof *ws->bloom_state)))
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming");
     struct lsim_bloom_state *s = ws->bloom_state;
-    if ((st = state_kernel(ctx, s, spec)) != LSIM_OK)
+    if ((st = lsim_bloom_state_kernel(ctx, s, spec)) != LSIM_OK)
         return st;
     const lsim_kernel *k = &s->kernel;
+    if (!lsim_bloom_state_beams(s, nbeams))
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming of %zu beams", nbeams);
+    beam_azimuths(s, scene, sensor);
     bloom_grid g;
-    if ((st = plan_grid(ctx, sensor, k, &g)) != LSIM_OK)
+    if ((st = plan_grid(ctx, s, sensor, k, &g)) != LSIM_OK)
         return st;
     const int M = k->half_u, N = k->half_v, W = g.width, H = g.height, TX = g.tiles_x, TY = g.tiles_y;
-    if (!state_beams(s, nbeams) || !state_grid(s, (size_t)W, (size_t)H, (size_t)TX, (size_t)TX * (size_t)TY) ||
-        !state_batches(s, threads))
+    if ( !lsim_bloom_state_grid(s, (size_t)W, (size_t)H, (size_t)TX, (size_t)TX * (size_t)TY) ||
+        !lsim_bloom_state_batches(s, threads))
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming of %zu beams (%d x %d pixels)",
                          nbeams, W, H);
     lsim_bloom_result *out = &ws->bloom;
@@ -513,7 +361,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     for (size_t i = 0; i < nbeams; ++i) {
         out->range[i] = out->power[i] = 0.0f;
         out->object[i] = LSIM_NO_HIT;
-        const float u = s->ug[i] = (float)((b->azimuth[i] * to_deg - g.az0) / g.step);
+        const float u = s->ug[i] = (float)((s->azd[i] - g.az0) / g.step);
         const float v = s->vg[i] = (float)((b->elevation[i] * to_deg - g.el0) / g.step);
         s->bu[i] = -1 - M; /* no window */
         if (!isfinite(u) || !isfinite(v))
@@ -574,7 +422,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
         t = tb;
     }
     const int stride = stride_t * TILE_W;
-    if (!state_image(s, (size_t)stride * (size_t)H, (size_t)stride_t * (size_t)H))
+    if (!lsim_bloom_state_image(s, (size_t)stride * (size_t)H, (size_t)stride_t * (size_t)H))
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
                          "out of memory rendering %d x %d pixels for blooming (a sector of the %d x %d image)", stride,
                          H, W, H);
@@ -595,11 +443,8 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     single.baseline = 0;
     single.divergence = 0.0f;
     single.sun_level = 0.0f;
-    render_job job = {&single, scene->engine, {(float)sensor->pose.t.x, (float)sensor->pose.t.y, (float)sensor->pose.t.z},
-                      {{0}}, spec->range_bin, &g, stride, 0, 0};
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            job.m[i][j] = (float)sensor->pose.r.m[i][j];
+    render_job job = {&single, scene->engine, spec->range_bin, &g, stride, 0, 0};
+    column_times(s, sensor, TX);
     float hmax = 0.0f;
     for (int i = 0; i <= 2 * M; ++i)
         hmax = k->h[i] > hmax ? k->h[i] : hmax;
