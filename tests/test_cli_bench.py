@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""`lidarsim bench` through the command line: small sizes, so it runs in a second.
+
+usage: test_cli_bench.py LIDARSIM_BINARY WORK_DIR
+
+  a  --json: one object per size with every key; every beam of the closed sphere returns, in the
+     frame and in raw Embree, so points == beams (noise off, no drop-outs)
+  b  --fields and --noise: a frame filling x, y, z and time only still returns every beam
+  c  bad options are usage errors (exit 2) naming the option: --fields with an unknown field,
+     --noise maybe, --beams 10, --repeat 0, and an unknown option
+Timings are printed, never asserted (they depend on the machine).
+"""
+import json
+import os
+import subprocess
+import sys
+
+BINARY = os.path.abspath(sys.argv[1])
+failures = []
+KEYS = {"beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms", "noise_ms", "ratio",
+        "points"}
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what, file=sys.stderr)
+    return bool(cond)
+
+
+def bench(*args):
+    p = subprocess.run([BINARY, "bench"] + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=300)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def rows(out):
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def main():
+    rc, out, err = bench("--beams", "1000,3000", "--triangles", "2000", "--repeat", "2", "--threads", "2", "--json",
+                         "--noise", "off")
+    check(rc == 0, "a: exit %d: %s" % (rc, err.strip()))
+    got = rows(out) if rc == 0 else []
+    check(len(got) == 2, "a: %d rows, expected 2" % len(got))
+    for r in got:
+        check(set(r) == KEYS, "a: keys %s" % sorted(r))
+        check(r["beams"] >= 1000 and r["beams"] % 128 == 0, "a: beams %s" % r["beams"])
+        check(r["points"] == r["beams"], "a: %s points for %s beams inside a closed sphere" % (r["points"], r["beams"]))
+        check(r["threads"] == 2, "a: threads %s" % r["threads"])
+        check(r["frame_ms"] > 0 and r["raw_embree_ms"] > 0, "a: times %s" % r)
+        check(abs(r["ratio"] - r["raw_embree_ms"] / r["frame_ms"]) < 1e-2 * max(1.0, r["ratio"]), "a: ratio %s" % r)
+        print("a: %d beams: frame %.3f ms, raw Embree %.3f ms" % (r["beams"], r["frame_ms"], r["raw_embree_ms"]))
+
+    rc, out, err = bench("--beams", "2000", "--triangles", "2000", "--repeat", "1", "--json", "--fields",
+                         "time,x,y,z", "--noise", "off")
+    check(rc == 0, "b: exit %d: %s" % (rc, err.strip()))
+    got = rows(out) if rc == 0 else []
+    check(len(got) == 1 and got[0]["points"] == got[0]["beams"], "b: %s" % got)
+
+    for args, needle in ((["--fields", "x,colour"], "'colour' is not a point field"),
+                         (["--noise", "maybe"], "--noise 'maybe'"),
+                         (["--beams", "10"], "--beams '10'"),
+                         (["--repeat", "0"], "--repeat '0'"),
+                         (["--frobnicate"], "'--frobnicate'")):
+        rc, out, err = bench(*args)
+        check(rc == 2, "c: %s: exit %d, expected 2" % (args, rc))
+        check(needle in err, "c: %s: message lacks %r: %s" % (args, needle, err.strip()))
+        check(out == "", "c: %s: printed %r" % (args, out))
+    if failures:
+        print("%d checks failed" % len(failures), file=sys.stderr)
+        return 1
+    print("test_cli_bench: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
