@@ -17,6 +17,10 @@ typedef struct lsim_bench_pulses_case {
     double trace_ms, shade_ms, noise_ms; /* the best frame's split (--stats) */
     double pulses_per_s, rays_per_s;
     uint64_t points;           /* echoes of the best frame */
+    /* The same frame's rays traced alone (best of the repetitions): lidarsim's engine in slices
+     * of 2,048 pulses on the same threads (what the frame's trace stage calls), and raw Embree
+     * (rtcIntersect1 per ray, geometry/embree_reference.h). Their pulses/s bound the frame's. */
+    double engine_trace_ms, raw_embree_ms;
 } lsim_bench_pulses_case;
 
 typedef struct lsim_bench_pulses_result {

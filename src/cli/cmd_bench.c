@@ -35,7 +35,9 @@ static void bench_usage(FILE *out)
             "Pulses per second of a VLP-16 (preset vlp16, 28,800 pulses) in the middle of the ~1M-triangle\n"
             "mesh: a full frame (lsim_scene_scan_into) with one ray a pulse (beam mode single) and one with\n"
             "sub-rays (mode rays, --rings R rings, default 2: 19 rays a pulse), best of --repeat frames\n"
-            "(default 5) after a warm-up frame; prints pulses/s and rays/s of each.\n");
+            "(default 5) after a warm-up frame; prints pulses/s and rays/s of each, the frame's split, and the\n"
+            "same rays traced alone: by lidarsim's engine (engine_ms) and by raw Embree, rtcIntersect1 per ray\n"
+            "(embree1_ms).\n");
 }
 
 static int bench_blooming(int argc, char **argv)
@@ -89,13 +91,16 @@ static void print_pulses_case(const char *name, const lsim_bench_pulses_case *c,
     if (json)
         printf("{\"case\": \"%s\", \"pulses\": %zu, \"triangles\": %zu, \"threads\": %d, \"rings\": %d, "
                "\"rays_per_pulse\": %d, \"frame_ms\": %.3f, \"trace_ms\": %.3f, \"shade_ms\": %.3f, "
-               "\"noise_ms\": %.3f, \"pulses_per_s\": %.0f, \"rays_per_s\": %.0f, \"points\": %llu}\n",
+               "\"noise_ms\": %.3f, \"pulses_per_s\": %.0f, \"rays_per_s\": %.0f, \"points\": %llu, "
+               "\"engine_trace_ms\": %.3f, \"raw_embree_ms\": %.3f}\n",
                name, r->pulses, r->triangles, r->threads, c->rings, c->rays_per_pulse, c->frame_ms, c->trace_ms,
-               c->shade_ms, c->noise_ms, c->pulses_per_s, c->rays_per_s, (unsigned long long)c->points);
+               c->shade_ms, c->noise_ms, c->pulses_per_s, c->rays_per_s, (unsigned long long)c->points,
+               c->engine_trace_ms, c->raw_embree_ms);
     else
-        printf("%-10s %-8zu %-8d %5d %10.3f %13.0f %13.0f %9llu   %.2f/%.2f/%.2f\n", name, r->pulses, r->threads,
-               c->rays_per_pulse, c->frame_ms, c->pulses_per_s, c->rays_per_s, (unsigned long long)c->points,
-               c->trace_ms, c->shade_ms, c->noise_ms);
+        printf("%-10s %-8zu %-8d %5d %10.3f %13.0f %13.0f %9llu   %5.2f/%.2f/%.2f   %10.3f %10.3f\n", name, r->pulses,
+               r->threads, c->rays_per_pulse, c->frame_ms, c->pulses_per_s, c->rays_per_s,
+               (unsigned long long)c->points, c->trace_ms, c->shade_ms, c->noise_ms, c->engine_trace_ms,
+               c->raw_embree_ms);
 }
 
 static int bench_pulses(int argc, char **argv)
@@ -150,8 +155,8 @@ static int bench_pulses(int argc, char **argv)
         return LSIM_EXIT_FAILURE;
     }
     if (!json)
-        printf("%-10s %-8s %-8s %5s %10s %13s %13s %9s   %s\n", "beam", "pulses", "threads", "rays", "frame_ms",
-               "pulses/s", "rays/s", "points", "split trace/shade/noise ms");
+        printf("%-10s %-8s %-8s %5s %10s %13s %13s %9s   %-18s %10s %10s\n", "beam", "pulses", "threads", "rays",
+               "frame_ms", "pulses/s", "rays/s", "points", "trace/shade/noise", "engine_ms", "embree1_ms");
     print_pulses_case("single", &r.single, &r, json);
     char name[16];
     snprintf(name, sizeof name, "rings%d", r.rays.rings);
