@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The mesh importer's own readers (plain triangle OBJ, binary PLY of x y z + triangles) give the
+same scan as assimp's: each file is scanned as written (read by lidarsim) and with one line that
+sends it to assimp instead (an OBJ group line, a PLY vertex property assimp ignores), noise on
+with a fixed seed, and the point clouds must be byte-identical. Timings are printed, never
+asserted. Usage: test_mesh_large.py LIDARSIM WORK_DIR [TRIANGLES]"""
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+LIDARSIM, WORK = sys.argv[1], sys.argv[2]
+TRIANGLES = int(sys.argv[3]) if len(sys.argv) > 3 else 48000
+failures = []
+
+
+def check(cond, message):
+    if not cond:
+        failures.append(message)
+        print("FAIL: " + message, file=sys.stderr)
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+# A bumpy torus around the sensor (no poles or seams: no two vertices at nearly one place).
+lat = max(8, int(math.sqrt(TRIANGLES / 2 / 6)))
+lon = max(8, TRIANGLES // (2 * lat))
+verts = []
+for i in range(lat):
+    a = 2 * math.pi * i / lat
+    for j in range(lon):
+        b = 2 * math.pi * j / lon
+        r = 5.0 + 0.3 * math.sin(7 * b) * math.cos(3 * a)
+        verts.append(((20 + r * math.cos(a)) * math.cos(b), (20 + r * math.cos(a)) * math.sin(b), r * math.sin(a)))
+faces = []
+for i in range(lat):
+    for j in range(lon):
+        p, q = i * lon + j, i * lon + (j + 1) % lon
+        s, t = (i + 1) % lat * lon + j, (i + 1) % lat * lon + (j + 1) % lon
+        faces += [(p, s, q), (q, s, t)]
+
+
+def write_obj(name, group):
+    with open(os.path.join(WORK, name), "w") as f:
+        f.write("# bumpy torus\no torus\n")
+        f.writelines("v %.9g %.9g %.9g\n" % v for v in verts)
+        if group:
+            f.write("g torus\n")
+        f.writelines("f %d %d %d\n" % (a + 1, b + 1, c + 1) for a, b, c in faces)
+
+
+def write_ply(name, extra):
+    with open(os.path.join(WORK, name), "wb") as f:
+        f.write(("ply\nformat binary_little_endian 1.0\nelement vertex %d\nproperty float x\nproperty float y\n"
+                 "property float z\n%selement face %d\nproperty list uchar int vertex_indices\nend_header\n"
+                 % (len(verts), "property float confidence\n" if extra else "", len(faces))).encode())
+        for v in verts:
+            f.write(struct.pack("<3f", *v) + (struct.pack("<f", 1.0) if extra else b""))
+        for a, b, c in faces:
+            f.write(struct.pack("<B3i", 3, a, b, c))
+
+
+def scan(mesh):
+    scene = os.path.join(WORK, mesh + ".yaml")
+    with open(scene, "w") as f:
+        f.write("sensor: {preset: vlp16, position: [0, 20, 0]}\nobjects:\n  - mesh: %s\n" % mesh)
+    out = os.path.join(WORK, mesh + ".pcd")
+    r = subprocess.run([LIDARSIM, "scan", scene, "-o", out, "--seed", "5", "--stats", "--quiet"],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, "%s: exit %d: %s" % (mesh, r.returncode, r.stderr.strip()))
+    stats = [line for line in r.stderr.splitlines() if line.startswith("{")]
+    print("%s: %s" % (mesh, stats[-1] if stats else r.stderr.strip()))
+    with open(out, "rb") as f:
+        return f.read()
+
+
+write_obj("plain.obj", False)
+write_obj("grouped.obj", True)
+write_ply("plain.ply", False)
+write_ply("extra.ply", True)
+a, b = scan("plain.obj"), scan("grouped.obj")
+check(a == b, "plain.obj (lidarsim's reader) and grouped.obj (assimp) scan differently")
+c, d = scan("plain.ply"), scan("extra.ply")
+check(c == d, "plain.ply (lidarsim's reader) and extra.ply (assimp) scan differently")
+check(len(a) > 100000 and len(c) > 100000, "the scans are nearly empty")
+print("%d triangles, %d vertices" % (len(faces), len(verts)))
+sys.exit(1 if failures else 0)
