@@ -163,6 +163,14 @@ static uint32_t position_hash(const struct aiVector3D *p)
     return (uint32_t)(mix(mix(mix(0x165667b19e3779f9ull, coord_bits(p->x)), coord_bits(p->y)), coord_bits(p->z)) >> 32);
 }
 
+/* The near-pair grid cell of a coordinate (clamped: coordinates that large fail lidarsim's range
+ * check anyway). */
+static int64_t near_cell(double c)
+{
+    const double f = floor(c / NEAR_CELL);
+    return f > 0x1p52 ? (int64_t)0x1p52 : f < -0x1p52 ? -(int64_t)0x1p52 : (int64_t)f;
+}
+
 static uint64_t cell_hash(const int64_t k[3])
 {
     return mix(mix(mix(0x27d4eb2f165667c5ull, (uint64_t)k[0]), (uint64_t)k[1]), (uint64_t)k[2]);
@@ -181,8 +189,7 @@ static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j
         return -1;
     for (uint32_t u = 0; u < j->count; ++u) {
         const struct aiVector3D *p = &vertices[j->unique[u]];
-        const int64_t k[3] = {(int64_t)floor(p->x / NEAR_CELL), (int64_t)floor(p->y / NEAR_CELL),
-                              (int64_t)floor(p->z / NEAR_CELL)};
+        const int64_t k[3] = {near_cell(p->x), near_cell(p->y), near_cell(p->z)};
         size_t s = cell_hash(k) & (cap - 1);
         while (table[s])
             s = (s + 1) & (cap - 1);
@@ -195,10 +202,9 @@ static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j
         int64_t k[3];
         int lo[3], hi[3]; /* neighbour cells to look in, per axis: -1..1 */
         for (int a = 0; a < 3; ++a) {
-            const double f = floor(c[a] / NEAR_CELL);
-            k[a] = (int64_t)f;
-            lo[a] = c[a] - NEAR_DISTANCE < f * NEAR_CELL ? -1 : 0;
-            hi[a] = c[a] + NEAR_DISTANCE >= (f + 1) * NEAR_CELL ? 1 : 0;
+            k[a] = near_cell(c[a]);
+            lo[a] = near_cell(c[a] - NEAR_DISTANCE) < k[a] ? -1 : 0;
+            hi[a] = near_cell(c[a] + NEAR_DISTANCE) > k[a] ? 1 : 0;
         }
         for (int dx = lo[0]; dx <= hi[0] && !found; ++dx)
             for (int dy = lo[1]; dy <= hi[1] && !found; ++dy)
