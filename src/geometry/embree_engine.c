@@ -58,6 +58,11 @@ static void embree_destroy(void *state)
     free(e);
 }
 
+/* The object's arrays are shared with Embree, not copied (18 MB for 1M triangles): the scene
+ * keeps them, unchanged, for as long as the engine lives (lsim_scene_destroy and every geometry
+ * change destroy the engine first). Embree reads a vertex buffer's last element with a 16-byte
+ * load, so only a mesh's vertices, which lsim_mesh_place pads by a float, are shared; other
+ * objects' few vertices are copied. */
 static RTCGeometry make_triangles(embree_state *e, const lsim_object *o, lsim_context *ctx, lsim_status *st)
 {
     RTCGeometry g = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_TRIANGLE);
@@ -65,18 +70,24 @@ static RTCGeometry make_triangles(embree_state *e, const lsim_object *o, lsim_co
         *st = lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create a triangle geometry");
         return NULL;
     }
-    float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float),
-                                       o->vertex_count);
-    uint32_t *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(uint32_t),
-                                            o->triangle_count);
-    if (!v || !idx) {
+    float *v = NULL;
+    if (strcmp(o->kind, "mesh") == 0) {
+        rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, o->vertices, 0, 3 * sizeof(float),
+                                   o->vertex_count);
+        v = o->vertices;
+    } else {
+        v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), o->vertex_count);
+        if (v)
+            memcpy(v, o->vertices, 3 * o->vertex_count * sizeof(float));
+    }
+    rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, o->indices, 0, 3 * sizeof(uint32_t),
+                               o->triangle_count);
+    if (!v) {
         rtcReleaseGeometry(g);
         *st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory giving %zu triangles to Embree",
                         o->triangle_count);
         return NULL;
     }
-    memcpy(v, o->vertices, 3 * o->vertex_count * sizeof(float));
-    memcpy(idx, o->indices, 3 * o->triangle_count * sizeof(uint32_t));
     return g;
 }
 

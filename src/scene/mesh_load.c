@@ -34,7 +34,9 @@ lsim_status lsim_mesh_place(lsim_context *ctx, const char *path, const lsim_mesh
                             const lsim_object_desc *desc, lsim_object *out)
 {
     memset(out, 0, sizeof *out);
-    out->vertices = malloc(3 * mesh->vertex_count * sizeof(float));
+    /* one float more than the vertices: the Embree engine shares a mesh's vertex array instead of
+     * copying it, and Embree reads the last vertex with a 16-byte load (embree_engine.c) */
+    out->vertices = malloc((3 * mesh->vertex_count + 1) * sizeof(float));
     out->indices = malloc(3 * mesh->triangle_count * sizeof(uint32_t));
     if (!out->vertices || !out->indices) {
         free(out->vertices);
@@ -44,6 +46,7 @@ lsim_status lsim_mesh_place(lsim_context *ctx, const char *path, const lsim_mesh
                          mesh->triangle_count);
     }
     memcpy(out->vertices, mesh->vertices, 3 * mesh->vertex_count * sizeof(float));
+    out->vertices[3 * mesh->vertex_count] = 0.0f;
     memcpy(out->indices, mesh->indices, 3 * mesh->triangle_count * sizeof(uint32_t));
     out->shape = LSIM_SHAPE_TRIANGLES;
     strcpy(out->kind, "mesh");
