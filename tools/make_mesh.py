@@ -3,15 +3,17 @@
 
     tools/make_mesh.py OUTDIR [--triangles N]
 
-writes OUTDIR/sphere.obj (text), OUTDIR/sphere.ply (binary little-endian) and OUTDIR/sphere.yaml,
-a scene with the mesh around a VLP-16 at its centre (every beam hits). The default is
-1,000,000 triangles (lat 500 x lon 1000 quads, 501,000 vertices, radius about 20 m):
+writes OUTDIR/sphere.obj (text), OUTDIR/sphere.ply (binary little-endian) and the scenes
+OUTDIR/sphere_obj.yaml and OUTDIR/sphere_ply.yaml: the mesh around a VLP-16 at its centre (every
+beam hits). The default is 1,000,000 triangles (lat 500 x lon 1000 quads, 501,000 vertices,
+radius about 20 m):
 
-    /usr/bin/time -v build/lidarsim scan OUTDIR/sphere.yaml -o /tmp/x.pcd --stats
+    /usr/bin/time -v build/lidarsim scan OUTDIR/sphere_obj.yaml -o /tmp/x.pcd --stats
 
-prints load_ms and build_ms (stderr, JSON) and the peak memory ("Maximum resident set size").
-Needs numpy. Coordinates are written with 9 significant digits, so OBJ and PLY hold the same
-float32 values.
+prints load_ms and build_ms (stderr, JSON) and the peak memory ("Maximum resident set size",
+the larger of lidarsim and its importer child). Needs numpy. The OBJ's coordinates have 9
+significant digits (assimp's and lidarsim's OBJ number reading is not correctly rounded, so
+they may differ from the PLY's float32 values in the last bit).
 """
 import argparse
 import os
