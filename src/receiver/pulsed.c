@@ -1009,6 +1009,24 @@ static inline void fast_eval2(const fast_series *fs, double u, double v, double 
     *v1 = b1;
 }
 
+/* ln p for p near 1 (the series' P0 at the peak and the crossings of a narrow cluster): the
+ * alternating series to d^7 below |d| = 1e-3 (error below 1e-21), libm's log otherwise. */
+static inline double log_near1(double p)
+{
+    const double d = p - 1.0;
+    if (!(fabs(d) < 1e-3))
+        return log(p);
+    return d * (1.0 - d * (0.5 - d * (1.0 / 3 - d * (0.25 - d * (0.2 - d * (1.0 / 6 - d * (1.0 / 7)))))));
+}
+
+/* exp(z) for |z| < 1e-3 by its series to z^6 (error below 1e-21), libm's exp otherwise. */
+static inline double exp_small(double z)
+{
+    if (!(fabs(z) < 1e-3))
+        return exp(z);
+    return 1.0 + z * (1.0 + z * (0.5 + z * (1.0 / 6 + z * (1.0 / 24 + z * (1.0 / 120 + z * (1.0 / 720))))));
+}
+
 /* Terms of the series for |u| <= U and |e_j| <= eps, or 0 when FAST_MAX_TERMS are not enough.
  * Term k of P0's bound is scale (x^k / k! + y^k / k!!), x = sqrt2 U eps, y = sqrt2 eps, times
  * sqrt2 (U + 1 + (k + 1) / 2) >= sqrt2 (U + 1 + sqrt k) for what He_{k+1} / He_k adds to P1.
@@ -1020,7 +1038,8 @@ static int fast_terms(double U, double eps)
     if (!(U >= 0.0 && U < 1e3 && eps >= 0.0 && eps <= 2.0))
         return 0;
     const double sqrt2 = 1.4142135623730951;
-    const double scale = 0.5 * exp(U * eps + 0.5 * eps * eps);
+    const double z = U * eps + 0.5 * eps * eps; /* e^z <= 1 + z + z^2 for 0 <= z <= 1 */
+    const double scale = 0.5 * (z <= 1.0 ? 1.0 + z + z * z : exp(z));
     const double x = sqrt2 * U * eps, y = sqrt2 * eps;
     double tx = 1.0, ty = 1.0, ty1 = y; /* x^k / k!, y^k / k!!, y^(k+1) / (k+1)!! */
     const double yy = y * y;
@@ -1160,7 +1179,7 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
     if (!done)
         return -1;
     fast_eval(&fs, u, &p0, &p1, &p2);
-    const double peak = A * exp(-0.5 * u * u) * p0;
+    const double peak = A * exp_small(-0.5 * u * u) * p0;
     if (!(p0 > 0.0) || !isfinite(peak))
         return -1;
     if (!(peak > T))
@@ -1171,7 +1190,7 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
     double kappa = -p2 / p0;
     if (!(kappa > 0.0))
         kappa = 1.0;
-    const double half0 = sqrt(2.0 * log(peak / T) / kappa);
+    const double half0 = sqrt(2.0 * (ln_at - 0.5 * u * u + log_near1(p0)) / kappa); /* ln(peak / T) */
     double xl = fmax(u - half0, -U), xr = fmin(u + half0, U);
     int ok_l = 0, ok_r = 0;
     for (int it = 0; it < FAST_MAX_ITER && !(ok_l && ok_r); ++it) {
@@ -1180,7 +1199,7 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
         if (!(l0 > 0.0) || !(r0 > 0.0))
             return -1;
         if (!ok_l) {
-            double phi = -0.5 * xl * xl + log(l0) - ln_t, dphi = -l1 / l0;
+            double phi = -0.5 * xl * xl + log_near1(l0) - ln_t, dphi = -l1 / l0;
             if (!(dphi > 0.0))
                 return -1;
             double next = xl - phi / dphi;
@@ -1188,7 +1207,7 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
             xl = next;
         }
         if (!ok_r) {
-            double phi = -0.5 * xr * xr + log(r0) - ln_t, dphi = -r1 / r0;
+            double phi = -0.5 * xr * xr + log_near1(r0) - ln_t, dphi = -r1 / r0;
             if (!(dphi < 0.0))
                 return -1;
             double next = xr - phi / dphi;
@@ -1221,6 +1240,16 @@ static int fast_solve(const beam *b, fast_set *f, double *range, double *power, 
         int take;
         if (best >= 0 && a == best_a && d2 == best_d2) {
             take = -1; /* equal */
+        } else if (best >= 0 && fabs(best_d2 - d2) * b->inv_2s2 <= 0.5 &&
+                   (a * (1.0 + 1e-14) * (1.0 + (best_d2 - d2) * b->inv_2s2 * (1.0 + (best_d2 - d2) * b->inv_2s2)) <
+                        best_a ||
+                    a * (1.0 - 1e-14) * (1.0 + (best_d2 - d2) * b->inv_2s2) > best_a)) {
+            /* v / best_v = (a / best_a) e^D, D = (best_d2 - d2) / 2 sigma^2, and
+             * 1 + D <= e^D <= 1 + D + D^2 (|D| <= 1/2) already decide, with a margin far above the
+             * rounding of the exps dominant_at() compares */
+            take = a * (1.0 - 1e-14) * (1.0 + (best_d2 - d2) * b->inv_2s2) > best_a;
+            if (take)
+                best_v = -1.0;
         } else {
             if (best >= 0 && best_v < 0.0)
                 best_v = best_a * exp(-best_d2 * b->inv_2s2);
