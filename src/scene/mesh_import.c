@@ -628,9 +628,6 @@ static int obj_join(const obj_soup *o, joined_mesh *j)
 static void soup_send(int fd, const obj_soup *o, const joined_mesh *j, const uint32_t *idx) __attribute__((noreturn));
 static void soup_send(int fd, const obj_soup *o, const joined_mesh *j, const uint32_t *idx)
 {
-    if (j->count > LSIM_MESH_MAX_ELEMENTS || o->nc / 3 > LSIM_MESH_MAX_ELEMENTS)
-        child_fail(fd, LSIM_ERR_PARSE, "has %llu vertices and %llu triangles; at most %llu of each are supported",
-                   (unsigned long long)j->count, (unsigned long long)(o->nc / 3), LSIM_MESH_MAX_ELEMENTS);
     import_header h;
     memset(&h, 0, sizeof h);
     h.magic = IMPORT_MAGIC;
