@@ -137,13 +137,6 @@ typedef struct {
 #define NEAR_DISTANCE 2e-5 /* per coordinate: above assimp's joining distance (1e-5) */
 #define NEAR_CELL 1.28e-3  /* grid of the near-pair search; 64 x NEAR_DISTANCE */
 
-/* A -0 coordinate: assimp joins it with +0 only where the vertices' other attributes (normals,
- * texture coordinates, ...) agree, so a mesh with both -0 and such attributes is joined by assimp. */
-static int has_negative_zero(const struct aiVector3D *p)
-{
-    return (p->x == 0.0f && signbit(p->x)) || (p->y == 0.0f && signbit(p->y)) || (p->z == 0.0f && signbit(p->z));
-}
-
 static uint32_t coord_bits(float c)
 {
     uint32_t w;
@@ -230,11 +223,6 @@ static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j
 static int join_mesh(const struct aiMesh *mesh, joined_mesh *j, int check_near)
 {
     const unsigned n = mesh->mNumVertices;
-    int attributes = mesh->mNormals || mesh->mTangents || mesh->mBitangents;
-    for (int k = 0; k < AI_MAX_NUMBER_OF_TEXTURECOORDS; ++k)
-        attributes |= mesh->mTextureCoords[k] != NULL;
-    for (int k = 0; k < AI_MAX_NUMBER_OF_COLOR_SETS; ++k)
-        attributes |= mesh->mColors[k] != NULL;
     memset(j, 0, sizeof *j);
     j->remap = malloc((n ? n : 1) * sizeof *j->remap);
     if (!j->remap)
@@ -246,7 +234,7 @@ static int join_mesh(const struct aiMesh *mesh, joined_mesh *j, int check_near)
             uint32_t *r = &j->remap[mesh->mFaces[f].mIndices[k]];
             if (*r == UINT32_MAX) {
                 const struct aiVector3D *p = &mesh->mVertices[mesh->mFaces[f].mIndices[k]];
-                if (!isfinite(p->x) || !isfinite(p->y) || !isfinite(p->z) || (attributes && has_negative_zero(p)))
+                if (!isfinite(p->x) || !isfinite(p->y) || !isfinite(p->z))
                     return 1;
                 *r = 0; /* used */
                 ++used;
@@ -416,7 +404,6 @@ typedef struct {
     struct aiVector3D *v; /* the file's vertices */
     uint32_t *corner;     /* per face corner: its vertex (0-based) */
     size_t nv, nc, cap_v, cap_c;
-    int attributes; /* vn or vt lines: assimp's mesh may have normals or texture coordinates */
 } obj_soup;
 
 static void obj_soup_free(obj_soup *o)
@@ -526,7 +513,6 @@ static int obj_parse(const char *text, size_t size, obj_soup *o)
         }
         p = next;
     }
-    o->attributes = nvt || nvn;
     if (o->nc)
         return 1;
 other:
@@ -565,9 +551,8 @@ static int obj_read(const char *path, obj_soup *o)
 static int obj_join(const obj_soup *o, joined_mesh *j)
 {
     memset(j, 0, sizeof *j);
-    for (size_t i = 0; i < o->nv; ++i) /* the unused ones too: simpler, and assimp would say the same */
-        if (!isfinite(o->v[i].x) || !isfinite(o->v[i].y) || !isfinite(o->v[i].z) ||
-            (o->attributes && has_negative_zero(&o->v[i])))
+    for (size_t i = 0; i < o->nv; ++i)
+        if (!isfinite(o->v[i].x) || !isfinite(o->v[i].y) || !isfinite(o->v[i].z))
             return 1;
     j->remap = malloc(o->nc * sizeof *j->remap);
     j->unique = malloc((o->nv ? o->nv : 1) * sizeof *j->unique);
@@ -624,9 +609,9 @@ static int obj_join(const obj_soup *o, joined_mesh *j)
     return o->nc <= JOIN_NEAR_CHECK_MAX ? has_near_pair(o->v, j) : 0;
 }
 
-/* Stream a joined soup to the parent and exit: idx holds each corner's joined vertex. */
-static void soup_send(int fd, const obj_soup *o, const joined_mesh *j, const uint32_t *idx) __attribute__((noreturn));
-static void soup_send(int fd, const obj_soup *o, const joined_mesh *j, const uint32_t *idx)
+/* Stream a joined plain OBJ to the parent and exit. */
+static void obj_send(int fd, const obj_soup *o, const joined_mesh *j) __attribute__((noreturn));
+static void obj_send(int fd, const obj_soup *o, const joined_mesh *j)
 {
     import_header h;
     memset(&h, 0, sizeof h);
@@ -643,231 +628,9 @@ static void soup_send(int fd, const obj_soup *o, const joined_mesh *j, const uin
         put_float(&out, o->v[j->unique[u]].z);
     }
     for (size_t c = 0; c < o->nc; ++c)
-        put_word(&out, idx[c]);
+        put_word(&out, j->remap[c]);
     flush(&out);
     _exit(0);
-}
-
-/* ------------------------------------------------------------------ binary PLY fast path */
-
-/* Binary little-endian PLY files of one `vertex` element (float x, y, z and nothing else: assimp
- * reads other properties as normals, colours, ... and fails on some) and one `face` element (a
- * uchar-counted list of 4-byte vertex indices, three per face), nothing after the faces, are
- * read here instead of by assimp (0.25 s of 0.3 s for 1M triangles). lsim_mesh_check
- * has already walked the body and checked every index. assimp gives for such a file one mesh of
- * the file's vertices in order and the faces in order, joined over the used vertices in vertex
- * order (join_mesh); this does the same. Anything else goes to assimp. */
-static int ply_prop_size(const char *t)
-{
-    static const struct { const char *name; int size; } types[] = {
-        {"char", 1},  {"int8", 1},  {"uchar", 1}, {"uint8", 1},   {"short", 2},  {"int16", 2},  {"ushort", 2},
-        {"uint16", 2}, {"int", 4},  {"int32", 4}, {"uint", 4},    {"uint32", 4}, {"float", 4},  {"float32", 4},
-        {"double", 8}, {"float64", 8},
-    };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
-        if (strcmp(t, types[i].name) == 0)
-            return types[i].size;
-    return 0;
-}
-
-static int ply_is_float(const char *t)
-{
-    return strcmp(t, "float") == 0 || strcmp(t, "float32") == 0;
-}
-
-/* 1: read into o, 0: not such a file (use assimp). */
-static int ply_parse(const uint8_t *data, size_t size, obj_soup *o)
-{
-    memset(o, 0, sizeof *o);
-    size_t pos = 0, nv = 0, nf = 0, stride = 0, off[3] = {0, 0, 0};
-    int element = 0, have[3] = {0, 0, 0}, face_props = 0, count_size = 0;
-    for (int lineno = 0;; ++lineno) {
-        char line[256];
-        size_t n = 0;
-        while (pos < size && pos < 65536 && data[pos] != '\n') {
-            if (n + 1 >= sizeof line)
-                return 0;
-            line[n++] = (char)data[pos++];
-        }
-        if (pos >= size || data[pos] != '\n')
-            return 0;
-        ++pos;
-        line[n] = '\0';
-        if (strchr(line, '\r'))
-            return 0;
-        char *save = NULL, *w = strtok_r(line, " ", &save);
-        if (lineno == 0) {
-            if (!w || strcmp(w, "ply") != 0 || strtok_r(NULL, " ", &save))
-                return 0;
-            continue;
-        }
-        if (!w)
-            return 0;
-        if (strcmp(w, "comment") == 0 || strcmp(w, "obj_info") == 0)
-            continue;
-        if (strcmp(w, "end_header") == 0) {
-            if (strtok_r(NULL, " ", &save) || element != 2 || !have[0] || !have[1] || !have[2] || face_props != 1)
-                return 0;
-            break;
-        }
-        char *a = strtok_r(NULL, " ", &save), *b = a ? strtok_r(NULL, " ", &save) : NULL;
-        char *c = b ? strtok_r(NULL, " ", &save) : NULL, *d = c ? strtok_r(NULL, " ", &save) : NULL;
-        if (strcmp(w, "format") == 0) {
-            if (element || !a || strcmp(a, "binary_little_endian") != 0 || !b || strcmp(b, "1.0") != 0 || c)
-                return 0;
-        } else if (strcmp(w, "element") == 0) {
-            char *end = NULL;
-            unsigned long long count = b && !c ? strtoull(b, &end, 10) : 0;
-            if (!a || !b || c || !end || *end || b[0] == '-' || count > LSIM_MESH_MAX_ELEMENTS)
-                return 0;
-            if (element == 0 && strcmp(a, "vertex") == 0)
-                nv = (size_t)count;
-            else if (element == 1 && strcmp(a, "face") == 0)
-                nf = (size_t)count;
-            else
-                return 0;
-            ++element;
-        } else if (strcmp(w, "property") == 0 && element == 1) { /* x, y and z only */
-            int k = !b ? 3 : strcmp(b, "x") == 0 ? 0 : strcmp(b, "y") == 0 ? 1 : strcmp(b, "z") == 0 ? 2 : 3;
-            if (k == 3 || c || !ply_is_float(a) || have[k])
-                return 0;
-            have[k] = 1;
-            off[k] = stride;
-            stride += 4;
-        } else if (strcmp(w, "property") == 0 && element == 2) {
-            count_size = 1;
-            if (face_props++ || !a || strcmp(a, "list") != 0 || !b || (strcmp(b, "uchar") != 0 && strcmp(b, "uint8") != 0) ||
-                !c || ply_prop_size(c) != 4 || ply_is_float(c) || !d ||
-                (strcmp(d, "vertex_indices") != 0 && strcmp(d, "vertex_index") != 0) || strtok_r(NULL, " ", &save))
-                return 0;
-        } else {
-            return 0;
-        }
-    }
-    if (pos < size && data[pos] == '\n') /* assimp takes it for the header's line end */
-        return 0;
-    const size_t face_bytes = (size_t)count_size + 12;
-    if (nv == 0 || nf == 0 || nv > (size - pos) / stride || nf != (size - pos - nv * stride) / face_bytes ||
-        (size - pos - nv * stride) % face_bytes)
-        return 0;
-    o->v = malloc(nv * sizeof *o->v);
-    o->corner = malloc(3 * nf * sizeof *o->corner);
-    if (!o->v || !o->corner) {
-        obj_soup_free(o);
-        return 0;
-    }
-    const uint8_t *rec = data + pos;
-    for (size_t i = 0; i < nv; ++i, rec += stride) {
-        memcpy(&o->v[i].x, rec + off[0], 4);
-        memcpy(&o->v[i].y, rec + off[1], 4);
-        memcpy(&o->v[i].z, rec + off[2], 4);
-    }
-    for (size_t f = 0; f < nf; ++f, rec += face_bytes) {
-        uint64_t n = 0;
-        for (int k = count_size - 1; k >= 0; --k)
-            n = n << 8 | rec[k];
-        if (n != 3) {
-            obj_soup_free(o);
-            return 0;
-        }
-        for (int k = 0; k < 3; ++k) {
-            const uint8_t *q = rec + count_size + 4 * k;
-            const uint32_t idx = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-            if (idx >= nv) { /* (negative int32 included) */
-                obj_soup_free(o);
-                return 0;
-            }
-            o->corner[3 * f + (size_t)k] = idx;
-        }
-    }
-    o->nv = nv;
-    o->nc = 3 * nf;
-    return 1;
-}
-
-static int ply_read(const char *path, obj_soup *o)
-{
-    memset(o, 0, sizeof *o);
-    size_t n = strlen(path);
-    if (n < 4 || strcasecmp(path + n - 4, ".ply") != 0)
-        return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    struct stat info;
-    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size <= 0) {
-        close(fd);
-        return 0;
-    }
-    void *map = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return 0;
-    posix_madvise(map, (size_t)info.st_size, POSIX_MADV_SEQUENTIAL);
-    int r = ply_parse(map, (size_t)info.st_size, o);
-    munmap(map, (size_t)info.st_size);
-    return r;
-}
-
-/* Join an indexed soup as join_mesh joins an aiMesh: the used vertices in vertex order;
- * j->remap per vertex. 0, 1: assimp must join, -1: out of memory. */
-static int soup_join_indexed(const obj_soup *o, joined_mesh *j)
-{
-    memset(j, 0, sizeof *j);
-    j->remap = malloc(o->nv * sizeof *j->remap);
-    if (!j->remap)
-        return -1;
-    memset(j->remap, 0xff, o->nv * sizeof *j->remap);
-    for (size_t c = 0; c < o->nc; ++c) {
-        uint32_t *r = &j->remap[o->corner[c]];
-        if (*r == UINT32_MAX) {
-            const struct aiVector3D *p = &o->v[o->corner[c]];
-            if (!isfinite(p->x) || !isfinite(p->y) || !isfinite(p->z))
-                return 1;
-            *r = 0;
-        }
-    }
-    j->unique = malloc(o->nv * sizeof *j->unique);
-    size_t cap = 1024;
-    uint32_t *table = calloc(cap, sizeof *table);
-    if (!j->unique || !table) {
-        free(table);
-        return -1;
-    }
-    for (size_t a = 0; a < o->nv; ++a) {
-        if (j->remap[a] == UINT32_MAX)
-            continue;
-        const struct aiVector3D *p = &o->v[a];
-        size_t slot = position_hash(p) & (cap - 1);
-        while (table[slot]) {
-            const struct aiVector3D *q = &o->v[j->unique[table[slot] - 1]];
-            if (q->x == p->x && q->y == p->y && q->z == p->z)
-                break;
-            slot = (slot + 1) & (cap - 1);
-        }
-        if (table[slot]) {
-            j->remap[a] = table[slot] - 1;
-            continue;
-        }
-        j->unique[j->count] = (uint32_t)a;
-        j->remap[a] = j->count++;
-        table[slot] = j->count;
-        if (2 * (size_t)j->count > cap) {
-            free(table);
-            cap *= 2;
-            table = calloc(cap, sizeof *table);
-            if (!table)
-                return -1;
-            for (uint32_t u = 0; u < j->count; ++u) {
-                size_t s = position_hash(&o->v[j->unique[u]]) & (cap - 1);
-                while (table[s])
-                    s = (s + 1) & (cap - 1);
-                table[s] = u + 1;
-            }
-        }
-    }
-    free(table);
-    return o->nv <= JOIN_NEAR_CHECK_MAX ? has_near_pair(o->v, j) : 0;
 }
 
 /* Runs in the child: import, check, stream back; never returns. */
@@ -893,17 +656,7 @@ static void child_import(const char *path, int fd, double seconds, double memory
         joined_mesh j;
         int r = obj_join(&soup, &j);
         if (r == 0)
-            soup_send(fd, &soup, &j, j.remap);
-        joined_free(&j);
-        obj_soup_free(&soup);
-    }
-    if (ply_read(path, &soup)) {
-        joined_mesh j;
-        if (soup_join_indexed(&soup, &j) == 0) {
-            for (size_t c = 0; c < soup.nc; ++c) /* corners -> joined vertices */
-                soup.corner[c] = j.remap[soup.corner[c]];
-            soup_send(fd, &soup, &j, soup.corner);
-        }
+            obj_send(fd, &soup, &j);
         joined_free(&j);
         obj_soup_free(&soup);
     }
