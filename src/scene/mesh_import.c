@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -172,7 +170,7 @@ static uint64_t cell_hash(const int64_t k[3])
 /* Whether two of the mesh's joined (distinct) positions are within NEAR_DISTANCE in every
  * coordinate: the positions go into cells of NEAR_CELL, and each looks in its own cell and in
  * the neighbours it is within NEAR_DISTANCE of. Returns 1 if so, 0 if not, -1 when out of memory. */
-static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j)
+static int has_near_pair(const struct aiMesh *mesh, const joined_mesh *j)
 {
     size_t cap = 16;
     while (cap < 2 * (size_t)j->count)
@@ -181,7 +179,7 @@ static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j
     if (!table)
         return -1;
     for (uint32_t u = 0; u < j->count; ++u) {
-        const struct aiVector3D *p = &vertices[j->unique[u]];
+        const struct aiVector3D *p = &mesh->mVertices[j->unique[u]];
         const int64_t k[3] = {near_cell(p->x), near_cell(p->y), near_cell(p->z)};
         size_t s = cell_hash(k) & (cap - 1);
         while (table[s])
@@ -190,7 +188,7 @@ static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j
     }
     int found = 0;
     for (uint32_t u = 0; u < j->count && !found; ++u) {
-        const struct aiVector3D *p = &vertices[j->unique[u]];
+        const struct aiVector3D *p = &mesh->mVertices[j->unique[u]];
         const double c[3] = {p->x, p->y, p->z};
         int64_t k[3];
         int lo[3], hi[3]; /* neighbour cells to look in, per axis: -1..1 */
@@ -205,7 +203,7 @@ static int has_near_pair(const struct aiVector3D *vertices, const joined_mesh *j
                     const int64_t q[3] = {k[0] + dx, k[1] + dy, k[2] + dz};
                     for (size_t s = cell_hash(q) & (cap - 1); table[s]; s = (s + 1) & (cap - 1)) {
                         const uint32_t v = table[s] - 1;
-                        const struct aiVector3D *o = &vertices[j->unique[v]];
+                        const struct aiVector3D *o = &mesh->mVertices[j->unique[v]];
                         if (v != u && fabs((double)o->x - c[0]) <= NEAR_DISTANCE &&
                             fabs((double)o->y - c[1]) <= NEAR_DISTANCE && fabs((double)o->z - c[2]) <= NEAR_DISTANCE) {
                             found = 1;
@@ -282,7 +280,7 @@ static int join_mesh(const struct aiMesh *mesh, joined_mesh *j, int check_near)
         }
     }
     free(table);
-    return check_near ? has_near_pair(mesh->mVertices, j) : 0;
+    return check_near ? has_near_pair(mesh, j) : 0;
 }
 
 static void joined_free(joined_mesh *j)
@@ -290,347 +288,6 @@ static void joined_free(joined_mesh *j)
     free(j->remap);
     free(j->unique);
     memset(j, 0, sizeof *j);
-}
-
-/* ------------------------------------------------------------------ OBJ fast path */
-
-/* Plain triangle OBJ files are read here instead of by assimp (assimp's OBJ parser takes 0.7 s
- * and 240 MB for a 1M-triangle file, this about 0.15 s and the file's pages). Only files whose
- * lines are all of these kinds qualify; anything else (groups, materials, polygons, relative or
- * out-of-range indices, numbers assimp reads another way, ...) goes to assimp as before:
- *     (empty) | # comment | v X Y Z | vn X Y Z | vt U V [W] | s ... | o NAME (once, before any f)
- *     f A B C, each A, A/T, A//N or A/T/N with 1 <= A <= vertices, T <= vt lines, N <= vn lines
- * with numbers  -?DIGITS(.DIGITS)?([eE][+-]?DIGITS)?  (at most 18 integer digits).
- * The result is what assimp gives for such a file with lidarsim's import flags: one mesh whose
- * vertices are the faces' corners in order (then joined as above), and each number converted
- * as assimp's fast_atoreal_move<float> does (not correctly rounded: the integer part as a float,
- * plus the first 15 fraction digits as a double scaled by 10^-n and rounded to float, times
- * powf(10, exponent)), so the floats are the same bit for bit. */
-static const double atof_scale[16] = {0.0,   0.1,   0.01,   0.001,   0.0001,   0.00001,   0.000001,   0.0000001,
-                                      1e-8,  1e-9,  1e-10,  1e-11,   1e-12,    1e-13,    1e-14,     1e-15};
-
-static int obj_space(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static int obj_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* One number at *p (after blanks) ending at a blank or the line's end. 0, or -1: not for us. */
-static int obj_number(const char **pp, const char *end, float *out)
-{
-    const char *p = *pp;
-    while (p < end && obj_space(*p))
-        ++p;
-    const char *start = p;
-    const int negative = p < end && *p == '-';
-    p += negative;
-    if (p >= end || !obj_digit(*p))
-        return -1;
-    uint64_t whole = 0;
-    for (int n = 0; p < end && obj_digit(*p); ++n, ++p) {
-        if (n == 18)
-            return -1;
-        whole = whole * 10 + (uint64_t)(*p - '0');
-    }
-    float f = (float)whole;
-    if (p < end && *p == '.') {
-        ++p;
-        if (p >= end || !obj_digit(*p))
-            return -1;
-        uint64_t frac = 0;
-        unsigned digits = 0;
-        for (; p < end && obj_digit(*p); ++p)
-            if (digits < 15) {
-                frac = frac * 10 + (uint64_t)(*p - '0');
-                ++digits;
-            }
-        f += (float)((double)frac * atof_scale[digits]);
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        ++p;
-        const int eneg = p < end && *p == '-';
-        if (p < end && (*p == '-' || *p == '+'))
-            ++p;
-        if (p >= end || !obj_digit(*p))
-            return -1;
-        uint64_t e = 0;
-        for (int n = 0; p < end && obj_digit(*p); ++n, ++p) {
-            if (n == 9)
-                return -1;
-            e = e * 10 + (uint64_t)(*p - '0');
-        }
-        float x = (float)e;
-        if (eneg)
-            x = -x;
-        f *= powf(10.0f, x);
-    }
-    if ((p < end && !obj_space(*p) && *p != '\r') || p - start > 64) /* assimp copies words of < 4096 */
-        return -1;
-    *out = negative ? -f : f;
-    *pp = p;
-    return 0;
-}
-
-/* Only blanks (and a CR) left on the line. */
-static int obj_line_done(const char *p, const char *end)
-{
-    while (p < end && (obj_space(*p) || *p == '\r'))
-        ++p;
-    return p == end;
-}
-
-/* A positive index at *p, at most `limit`; 0 for none. -1: not for us. */
-static int64_t obj_index(const char **pp, const char *end, uint64_t limit)
-{
-    const char *p = *pp;
-    uint64_t v = 0;
-    int n = 0;
-    for (; p < end && obj_digit(*p); ++n, ++p) {
-        if (n == 10)
-            return -1;
-        v = v * 10 + (uint64_t)(*p - '0');
-    }
-    if (n && (v == 0 || v > limit))
-        return -1;
-    *pp = p;
-    return (int64_t)v;
-}
-
-typedef struct {
-    struct aiVector3D *v; /* the file's vertices */
-    uint32_t *corner;     /* per face corner: its vertex (0-based) */
-    size_t nv, nc, cap_v, cap_c;
-} obj_soup;
-
-static void obj_soup_free(obj_soup *o)
-{
-    free(o->v);
-    free(o->corner);
-    memset(o, 0, sizeof *o);
-}
-
-static int obj_grow(void **a, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? 2 * *cap : 4096;
-    while (n < need)
-        n *= 2;
-    void *g = realloc(*a, n * size);
-    if (!g)
-        return -1;
-    *a = g;
-    *cap = n;
-    return 0;
-}
-
-/* Parse `text` into o. 1: read, 0: not a plain triangle OBJ (or out of memory): use assimp. */
-static int obj_parse(const char *text, size_t size, obj_soup *o)
-{
-    memset(o, 0, sizeof *o);
-    const char *p = text, *file_end = text + size;
-    size_t nvt = 0, nvn = 0;
-    int named = 0, form = -1; /* corner form: bit 0 texture index, bit 1 normal index; one per file */
-    while (p < file_end) {
-        const char *end = memchr(p, '\n', (size_t)(file_end - p));
-        if (!end)
-            end = file_end;
-        const char *next = end < file_end ? end + 1 : end;
-        if (memchr(p, '\0', (size_t)(end - p)) || memchr(p, '\\', (size_t)(end - p)))
-            goto other;
-        if (obj_line_done(p, end) && (p == end || !obj_space(*p))) {
-            /* empty line (or a lone CR) */
-        } else if (*p == '#') {
-        } else if (end - p >= 2 && p[0] == 'v' && obj_space(p[1])) {
-            if (o->nv >= UINT32_MAX || obj_grow((void **)&o->v, &o->cap_v, o->nv + 1, sizeof *o->v))
-                goto other;
-            const char *q = p + 1;
-            struct aiVector3D *v = &o->v[o->nv];
-            if (obj_number(&q, end, &v->x) || obj_number(&q, end, &v->y) || obj_number(&q, end, &v->z) ||
-                !obj_line_done(q, end))
-                goto other;
-            ++o->nv;
-        } else if (end - p >= 3 && p[0] == 'v' && (p[1] == 'n' || p[1] == 't') && obj_space(p[2])) {
-            const char *q = p + 2;
-            float x;
-            int n = 0;
-            while (!obj_line_done(q, end)) {
-                if (obj_number(&q, end, &x))
-                    goto other;
-                ++n;
-            }
-            if (p[1] == 'n' ? n != 3 : n < 2 || n > 3)
-                goto other;
-            p[1] == 'n' ? ++nvn : ++nvt;
-        } else if (end - p >= 2 && p[0] == 's' && obj_space(p[1])) {
-        } else if (end - p >= 2 && p[0] == 'o' && obj_space(p[1])) {
-            if (named++ || o->nc)
-                goto other;
-        } else if (end - p >= 2 && p[0] == 'f' && obj_space(p[1])) {
-            if (o->nc > 3 * (size_t)UINT32_MAX / 4 ||
-                obj_grow((void **)&o->corner, &o->cap_c, o->nc + 3, sizeof *o->corner))
-                goto other;
-            const char *q = p + 1;
-            for (int k = 0; k < 3; ++k) {
-                while (q < end && obj_space(*q))
-                    ++q;
-                int64_t a = obj_index(&q, end, o->nv);
-                int f = 0;
-                if (a <= 0)
-                    goto other;
-                if (q < end && *q == '/') { /* A/T, A//N, A/T/N */
-                    ++q;
-                    int64_t t = obj_index(&q, end, nvt);
-                    int64_t n = 0;
-                    if (t < 0)
-                        goto other;
-                    if (q < end && *q == '/') {
-                        ++q;
-                        n = obj_index(&q, end, nvn);
-                        if (n <= 0)
-                            goto other;
-                    } else if (t == 0) {
-                        goto other; /* "A/" */
-                    }
-                    f = (t > 0) | (n > 0) << 1;
-                }
-                if (form >= 0 && f != form)
-                    goto other;
-                form = f;
-                if (q < end && !obj_space(*q) && *q != '\r')
-                    goto other;
-                o->corner[o->nc + (size_t)k] = (uint32_t)(a - 1);
-            }
-            if (!obj_line_done(q, end))
-                goto other;
-            o->nc += 3;
-        } else {
-            goto other;
-        }
-        p = next;
-    }
-    if (o->nc)
-        return 1;
-other:
-    obj_soup_free(o);
-    return 0;
-}
-
-/* Read `path` as a plain triangle OBJ (above). 1: read into o, 0: not one (use assimp). */
-static int obj_read(const char *path, obj_soup *o)
-{
-    memset(o, 0, sizeof *o);
-    size_t n = strlen(path);
-    if (n < 4 || strcasecmp(path + n - 4, ".obj") != 0)
-        return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    struct stat info;
-    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size <= 0) {
-        close(fd);
-        return 0;
-    }
-    void *map = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return 0;
-    posix_madvise(map, (size_t)info.st_size, POSIX_MADV_SEQUENTIAL);
-    int r = obj_parse(map, (size_t)info.st_size, o);
-    munmap(map, (size_t)info.st_size);
-    return r;
-}
-
-/* Join the corners of a plain OBJ as assimp's join would its mesh (vertex = corner, in order):
- * j->remap per corner, j->unique the file vertex of each joined one. 0, 1: assimp must join
- * (see JOIN_NEAR_CHECK_MAX), -1: out of memory. */
-static int obj_join(const obj_soup *o, joined_mesh *j)
-{
-    memset(j, 0, sizeof *j);
-    for (size_t i = 0; i < o->nv; ++i)
-        if (!isfinite(o->v[i].x) || !isfinite(o->v[i].y) || !isfinite(o->v[i].z))
-            return 1;
-    j->remap = malloc(o->nc * sizeof *j->remap);
-    j->unique = malloc((o->nv ? o->nv : 1) * sizeof *j->unique);
-    uint32_t *first = malloc((o->nv ? o->nv : 1) * sizeof *first); /* per file vertex: joined + 1 */
-    size_t cap = 1024;
-    uint32_t *table = calloc(cap, sizeof *table);
-    if (!j->remap || !j->unique || !first || !table) {
-        free(first);
-        free(table);
-        return -1;
-    }
-    memset(first, 0, o->nv * sizeof *first);
-    for (size_t c = 0; c < o->nc; ++c) {
-        const uint32_t a = o->corner[c];
-        if (first[a]) { /* the same file vertex again: no lookup */
-            j->remap[c] = first[a] - 1;
-            continue;
-        }
-        const struct aiVector3D *p = &o->v[a];
-        size_t slot = position_hash(p) & (cap - 1);
-        while (table[slot]) {
-            const struct aiVector3D *q = &o->v[j->unique[table[slot] - 1]];
-            if (q->x == p->x && q->y == p->y && q->z == p->z)
-                break;
-            slot = (slot + 1) & (cap - 1);
-        }
-        if (table[slot]) {
-            j->remap[c] = table[slot] - 1;
-            first[a] = table[slot];
-            continue;
-        }
-        j->unique[j->count] = a;
-        j->remap[c] = j->count++;
-        table[slot] = j->count;
-        first[a] = j->count;
-        if (2 * (size_t)j->count > cap) {
-            free(table);
-            cap *= 2;
-            table = calloc(cap, sizeof *table);
-            if (!table) {
-                free(first);
-                return -1;
-            }
-            for (uint32_t u = 0; u < j->count; ++u) {
-                size_t s = position_hash(&o->v[j->unique[u]]) & (cap - 1);
-                while (table[s])
-                    s = (s + 1) & (cap - 1);
-                table[s] = u + 1;
-            }
-        }
-    }
-    free(first);
-    free(table);
-    return o->nc <= JOIN_NEAR_CHECK_MAX ? has_near_pair(o->v, j) : 0;
-}
-
-/* Stream a joined plain OBJ to the parent and exit. */
-static void obj_send(int fd, const obj_soup *o, const joined_mesh *j) __attribute__((noreturn));
-static void obj_send(int fd, const obj_soup *o, const joined_mesh *j)
-{
-    import_header h;
-    memset(&h, 0, sizeof h);
-    h.magic = IMPORT_MAGIC;
-    h.status = LSIM_OK;
-    h.vertex_count = j->count;
-    h.triangle_count = o->nc / 3;
-    if (write_all(fd, &h, sizeof h))
-        _exit(1);
-    pipe_out out = {.fd = fd};
-    for (uint32_t u = 0; u < j->count; ++u) {
-        put_float(&out, o->v[j->unique[u]].x);
-        put_float(&out, o->v[j->unique[u]].y);
-        put_float(&out, o->v[j->unique[u]].z);
-    }
-    for (size_t c = 0; c < o->nc; ++c)
-        put_word(&out, j->remap[c]);
-    flush(&out);
-    _exit(0);
 }
 
 /* Runs in the child: import, check, stream back; never returns. */
@@ -651,15 +308,6 @@ static void child_import(const char *path, int fd, double seconds, double memory
 #else
     (void)memory;
 #endif
-    obj_soup soup;
-    if (obj_read(path, &soup)) {
-        joined_mesh j;
-        int r = obj_join(&soup, &j);
-        if (r == 0)
-            obj_send(fd, &soup, &j);
-        joined_free(&j);
-        obj_soup_free(&soup);
-    }
     const struct aiScene *ai =
         aiImportFile(path, aiProcess_Triangulate | aiProcess_PreTransformVertices | aiProcess_SortByPType);
     if (!ai && strstr(aiGetErrorString(), "bad_alloc"))
