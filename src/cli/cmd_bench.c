@@ -40,29 +40,46 @@ static void bench_usage(FILE *out)
             "(embree1_ms).\n");
 }
 
+/* The options every benchmark takes: --threads N and --repeat N (its value at argv[*i + 1]).
+ * Returns 1 when `opt` was one of them (and *i moved past its value), 0 when it was not, and
+ * -1 when its value is invalid (the message printed, naming `command`). */
+static int common_option(const char *command, const char *opt, const char *val, int *i, int *threads, int *repeat)
+{
+    long v;
+    if (strcmp(opt, "--threads") == 0 && val) {
+        ++*i;
+        if (lsim_arg_long(val, 0, 1024, &v)) {
+            fprintf(stderr, "lidarsim %s: --threads '%s': expected 0..1024\n", command, val);
+            return -1;
+        }
+        *threads = (int)v;
+        return 1;
+    }
+    if (strcmp(opt, "--repeat") == 0 && val) {
+        ++*i;
+        if (lsim_arg_long(val, 1, 1000, &v)) {
+            fprintf(stderr, "lidarsim %s: --repeat '%s': expected 1..1000\n", command, val);
+            return -1;
+        }
+        *repeat = (int)v;
+        return 1;
+    }
+    return 0;
+}
+
 static int bench_blooming(int argc, char **argv)
 {
     int threads = 0, repeat = 3;
     for (int i = 2; i < argc; ++i) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        long v;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+        const int common = common_option("bench blooming", opt, val, &i, &threads, &repeat);
+        if (common < 0)
+            return LSIM_EXIT_USAGE;
+        if (common) {
+            continue;
+        } else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             bench_usage(stdout);
             return LSIM_EXIT_OK;
-        } else if (strcmp(opt, "--threads") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 0, 1024, &v)) {
-                fprintf(stderr, "lidarsim bench blooming: --threads '%s': expected 0..1024\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-            threads = (int)v;
-        } else if (strcmp(opt, "--repeat") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 1, 1000, &v)) {
-                fprintf(stderr, "lidarsim bench blooming: --repeat '%s': expected 1..1000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-            repeat = (int)v;
         } else {
             fprintf(stderr,
                     "lidarsim bench blooming: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
@@ -109,26 +126,16 @@ static int bench_pulses(int argc, char **argv)
     long rings = 2;
     for (int i = 2; i < argc; ++i) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        long v;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+        const int common = common_option("bench pulses", opt, val, &i, &threads, &repeat);
+        if (common < 0)
+            return LSIM_EXIT_USAGE;
+        if (common) {
+            continue;
+        } else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             bench_usage(stdout);
             return LSIM_EXIT_OK;
         } else if (strcmp(opt, "--json") == 0) {
             json = 1;
-        } else if (strcmp(opt, "--threads") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 0, 1024, &v)) {
-                fprintf(stderr, "lidarsim bench pulses: --threads '%s': expected 0..1024\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-            threads = (int)v;
-        } else if (strcmp(opt, "--repeat") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 1, 1000, &v)) {
-                fprintf(stderr, "lidarsim bench pulses: --repeat '%s': expected 1..1000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-            repeat = (int)v;
         } else if (strcmp(opt, "--rings") == 0 && val) {
             ++i;
             if (lsim_arg_long(val, 1, 8, &rings)) {
@@ -216,20 +223,9 @@ int lsim_cmd_bench(int argc, char **argv)
                 fprintf(stderr, "lidarsim bench: --triangles '%s': expected 64..100000000\n", val);
                 return LSIM_EXIT_USAGE;
             }
-        } else if (strcmp(opt, "--threads") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 0, 1024, &v)) {
-                fprintf(stderr, "lidarsim bench: --threads '%s': expected 0..1024\n", val);
+        } else if ((v = common_option("bench", opt, val, &i, &threads, &repeat)) != 0) {
+            if (v < 0)
                 return LSIM_EXIT_USAGE;
-            }
-            threads = (int)v;
-        } else if (strcmp(opt, "--repeat") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 1, 1000, &v)) {
-                fprintf(stderr, "lidarsim bench: --repeat '%s': expected 1..1000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-            repeat = (int)v;
         } else {
             fprintf(stderr, "lidarsim bench: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
             return LSIM_EXIT_USAGE;
