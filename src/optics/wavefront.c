@@ -67,6 +67,7 @@ int lsim_paths_add(lsim_paths *p, const float org[3], const float dir[3], float 
     lsim_path_vertex *v = &p->cur[p->cur_count++];
     for (int k = 0; k < 3; ++k) {
         v->surface[k] = org[k];
+        v->nudge[k] = 0.0f; /* traced already: its hit is known */
         v->dir[k] = dir[k];
         v->ng[k] = ng[k];
     }
@@ -121,7 +122,7 @@ static void push(lsim_paths *p, const lsim_path_vertex *from, const float s[3], 
     for (int k = 0; k < 3; ++k) {
         v->surface[k] = s[k];
         v->dir[k] = d[k];
-        v->ng[k] = side[k] * eps; /* the nudge, until the vertex is traced */
+        v->nudge[k] = side[k] * eps;
     }
     v->throughput = throughput;
     v->optical = optical;
@@ -236,9 +237,8 @@ void lsim_paths_shade(const lsim_optics *o, lsim_paths *p)
     }
 }
 
-void lsim_paths_resolve(const lsim_optics *o, lsim_paths *p)
+void lsim_paths_resolve(lsim_paths *p)
 {
-    (void)o;
     for (size_t i = 0; i < p->shadow_count; ++i) {
         const lsim_path_shadow *task = &p->shadow[i];
         if (p->blocked[i])
@@ -265,9 +265,9 @@ size_t lsim_paths_advance(const lsim_optics *o, lsim_paths *p)
             continue; /* beyond the range limit: the path ends */
         if (n != i)
             p->cur[n] = *v;
-        r->ox[n] = v->surface[0] + v->ng[0];
-        r->oy[n] = v->surface[1] + v->ng[1];
-        r->oz[n] = v->surface[2] + v->ng[2];
+        r->ox[n] = v->surface[0] + v->nudge[0];
+        r->oy[n] = v->surface[1] + v->nudge[1];
+        r->oz[n] = v->surface[2] + v->nudge[2];
         r->dx[n] = v->dir[0];
         r->dy[n] = v->dir[1];
         r->dz[n] = v->dir[2];

@@ -7,7 +7,7 @@
  *   while (lsim_paths_pending(p)) {
  *       lsim_paths_shade(o, p);                                   contributions, next rays, shadow rays
  *       engine occluded(&p->shadow_rays, p->shadow_count) -> p->blocked
- *       lsim_paths_resolve(o, p);                                 shadowed contributions, background
+ *       lsim_paths_resolve(p);                                    shadowed contributions, background
  *       n = lsim_paths_advance(o, p);                             the next depth's rays
  *       engine intersect(&p->rays, n) -> p->hits
  *       lsim_paths_hit(p);                                        hits onto the vertices
@@ -30,7 +30,8 @@
 #define LSIM_PATH_QUEUE (LSIM_PATH_GROUP * LSIM_PATH_WIDTH)
 
 typedef struct lsim_path_vertex {
-    float surface[3];   /* the surface point the ray leaves (its origin is nudged off it) */
+    float surface[3];   /* the surface point the ray leaves */
+    float nudge[3];     /* the ray's origin is surface + nudge: off the surface, on the side it leaves by */
     float dir[3];
     float throughput;   /* one-way T */
     float optical;      /* one-way optical path so far (metres; glass counts ior x length) */
@@ -95,7 +96,7 @@ static inline int lsim_paths_pending(const lsim_paths *p) { return p->cur_count 
 void lsim_paths_shade(const lsim_optics *o, lsim_paths *p);
 /* Apply p->blocked (filled by the engine for p->shadow_rays) to the pending contributions and
  * ambient light. */
-void lsim_paths_resolve(const lsim_optics *o, lsim_paths *p);
+void lsim_paths_resolve(lsim_paths *p);
 /* Make the next depth current and fill p->rays with its rays; returns how many to trace. */
 size_t lsim_paths_advance(const lsim_optics *o, lsim_paths *p);
 /* Take the traced hits (p->hits) onto the current vertices; misses leave the wavefront. */

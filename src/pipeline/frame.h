@@ -103,6 +103,17 @@ lsim_status lsim_frame_bloom_reserve(lsim_context *ctx, lsim_frame_workspace *ws
 /* Free the kernel mode's state (ws->bloom_state); lsim_frame_workspace_free calls it. */
 void lsim_frame_bloom_free(lsim_frame_workspace *ws);
 
+/* A pose as the floats rays are made with: rotation m (row-major) and origin o. */
+static inline void lsim_pose_floats(const lsim_pose *p, float m[3][3], float o[3])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            m[i][j] = (float)p->r.m[i][j];
+    o[0] = (float)p->t.x;
+    o[1] = (float)p->t.y;
+    o[2] = (float)p->t.z;
+}
+
 /* Ray generation: `count` beams from frame beam `begin`, each expanded into the sub-rays of
  * `subrays`, placed at the sensor's pose (world), accepting hits in [0, range_max]. Ray
  * b * subrays->count + s. */

@@ -58,12 +58,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     /* The receiver's position for the baseline's occlusion test and bistatic range, from the pose
      * at the frame start (`sensor` is the frame's copy, pipeline/scan.c); a sensor moving during the
      * frame gives each beam's paths the receiver at that beam's time (slice.c). */
-    lsim_vec3 rx = lsim_v3_add(sensor->pose.t, lsim_mat3_mul(&sensor->pose.r, lsim_v3(spec->baseline[0],
-                                                                                      spec->baseline[1],
-                                                                                      spec->baseline[2])));
-    o->receiver[0] = (float)rx.x;
-    o->receiver[1] = (float)rx.y;
-    o->receiver[2] = (float)rx.z;
+    lsim_sensor_receiver_at(sensor, &sensor->pose, o->receiver);
     for (int k = 0; k < 3; ++k)
         o->sun[k] = (float)scene->sun_direction[k];
     /* Background of a white surface facing the sun, in intensity units: E Omega / P_t with the

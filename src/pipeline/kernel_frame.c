@@ -84,13 +84,8 @@ static void column_times(struct lsim_bloom_state *s, const lsim_sensor *sensor, 
             last = s->tc_time[c];
     for (int c = 0; c < tiles; ++c) {
         const lsim_pose p = sensor->frame_moves ? lsim_sensor_beam_pose(sensor, s->tc_time[c]) : sensor->pose;
-        float *q = s->tc_pose + 12 * (size_t)c;
-        q[0] = (float)p.t.x;
-        q[1] = (float)p.t.y;
-        q[2] = (float)p.t.z;
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                q[3 + 3 * i + j] = (float)p.r.m[i][j];
+        float *q = s->tc_pose + 12 * (size_t)c; /* origin, then the rotation's rows */
+        lsim_pose_floats(&p, (float(*)[3])(q + 3), q);
     }
 }
 
@@ -267,9 +262,7 @@ static void beam_azimuths(struct lsim_bloom_state *s, const lsim_scene *scene, c
 {
     const lsim_beams *b = &sensor->beams;
     const double to_deg = 180.0 / 3.14159265358979323846;
-    int timed = sensor->frame_moves;
-    for (size_t i = 0; i < scene->object_count && !timed; ++i)
-        timed = scene->objects[i].motion != NULL;
+    const int timed = sensor->frame_moves || lsim_scene_has_motion(scene);
     double turn = 0.0, lo = 1e9, hi = -1e9;
     size_t first = 0;
     for (size_t i = 0; i < b->count; ++i) {

@@ -4,25 +4,15 @@
  * beam's time. Every ray carries its beam's time (seconds from the frame start), which places
  * moving objects in the engines. */
 #include "pipeline/frame.h"
-#include <math.h>
 
-/* The rotation (float) and origin of a pose. */
-static void pose_floats(const lsim_pose *p, float m[3][3], float o[3])
-{
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            m[i][j] = (float)p->r.m[i][j];
-    o[0] = (float)p->t.x;
-    o[1] = (float)p->t.y;
-    o[2] = (float)p->t.z;
-}
+#include <math.h>
 
 void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
                         float range_max, lsim_rays *rays)
 {
     const lsim_beams *b = &sensor->beams;
     float m[3][3], org[3];
-    pose_floats(&sensor->pose, m, org);
+    lsim_pose_floats(&sensor->pose, m, org);
     const int moves = sensor->frame_moves;
     const int s_count = subrays ? subrays->count : 1;
     float posed_at = NAN; /* the beam time of m and org (every channel of a column shares one) */
@@ -30,7 +20,7 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
         if (moves && !(b->time[begin + i] == posed_at)) {
             posed_at = b->time[begin + i];
             lsim_pose p = lsim_sensor_beam_pose(sensor, posed_at);
-            pose_floats(&p, m, org);
+            lsim_pose_floats(&p, m, org);
         }
         const float ox = org[0], oy = org[1], oz = org[2];
         float x = b->dx[begin + i], y = b->dy[begin + i], z = b->dz[begin + i];

@@ -54,12 +54,7 @@ static void frame_sensor(const lsim_sensor *sensor, const lsim_scan_options *opt
  * writers then record the sensor's pose at the frame start. */
 static int frame_timed(const lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options)
 {
-    if (sensor->frame_moves || options->scan_time != 0.0)
-        return 1;
-    for (size_t i = 0; i < scene->object_count; ++i)
-        if (scene->objects[i].motion)
-            return 1;
-    return 0;
+    return sensor->frame_moves || options->scan_time != 0.0 || lsim_scene_has_motion(scene);
 }
 
 /* Where the sensor was at the frame start, for the writers (tx ty tz qw qx qy qz). */
@@ -79,9 +74,7 @@ static void frame_sensor_pose(const lsim_scene *scene, const lsim_sensor *sensor
 static lsim_status frame_time(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options)
 {
     lsim_context *ctx = scene->ctx;
-    int moving = 0;
-    for (size_t i = 0; i < scene->object_count && !moving; ++i)
-        moving = scene->objects[i].motion != NULL;
+    const int moving = lsim_scene_has_motion(scene);
     if (!moving && !sensor->frame_moves)
         return LSIM_OK;
     double span = 0.0;

@@ -30,12 +30,8 @@ static void paths_group(const lsim_frame_setup *f, const lsim_engine *engine, ls
         const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
         float receiver[3], *rx = NULL;
         if (f->optics.baseline && f->sensor->frame_moves) { /* the receiver moves with the sensor */
-            const double *b = f->sensor->spec.baseline;
             const lsim_pose pose = lsim_sensor_beam_pose(f->sensor, s->rays.time[r]);
-            const lsim_vec3 w = lsim_v3_add(pose.t, lsim_mat3_mul(&pose.r, lsim_v3(b[0], b[1], b[2])));
-            receiver[0] = (float)w.x;
-            receiver[1] = (float)w.y;
-            receiver[2] = (float)w.z;
+            lsim_sensor_receiver_at(f->sensor, &pose, receiver);
             rx = receiver;
         }
         s->path_ray[p->members] = (uint32_t)r;
@@ -47,7 +43,7 @@ static void paths_group(const lsim_frame_setup *f, const lsim_engine *engine, ls
         lsim_paths_shade(&f->optics, p);
         if (p->shadow_count)
             lsim_engine_occluded(engine, &p->shadow_rays, p->shadow_count, p->blocked);
-        lsim_paths_resolve(&f->optics, p);
+        lsim_paths_resolve(p);
         const size_t n = lsim_paths_advance(&f->optics, p);
         if (n)
             lsim_engine_intersect(engine, &p->rays, n, &p->hits);

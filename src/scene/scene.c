@@ -372,6 +372,14 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
     return LSIM_OK;
 }
 
+int lsim_scene_has_motion(const lsim_scene *scene)
+{
+    for (size_t i = 0; i < scene->object_count; ++i)
+        if (scene->objects[i].motion)
+            return 1;
+    return 0;
+}
+
 lsim_status lsim_scene_commit(lsim_scene *scene)
 {
     if (!scene)

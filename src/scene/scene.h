@@ -83,6 +83,8 @@ struct lsim_scene {
 
 /* A calibrated material from an in-memory calibration (copied). */
 lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const struct lsim_calib_material *measured);
+/* 1 if some object of the scene moves (has a motion), else 0. */
+int lsim_scene_has_motion(const lsim_scene *scene);
 /* Index of a material by name, or -1. */
 long lsim_scene_find_material(const lsim_scene *scene, const char *name);
 /* Check a placement: finite, within +-1e7 m, scale in (0, 1e6]. Call before transforming. */

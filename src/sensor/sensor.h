@@ -128,6 +128,16 @@ static inline lsim_pose lsim_sensor_beam_pose(const lsim_sensor *frame, double t
 {
     return lsim_sensor_pose_at(frame->frame_of ? frame->frame_of : frame, frame->frame_start + time);
 }
+/* Where the receiver (offset by the spec's baseline from the emitter) is in the world when the
+ * sensor is at `pose`, as floats. */
+static inline void lsim_sensor_receiver_at(const lsim_sensor *sensor, const lsim_pose *pose, float out[3])
+{
+    const double *b = sensor->spec.baseline;
+    const lsim_vec3 w = lsim_v3_add(pose->t, lsim_mat3_mul(&pose->r, lsim_v3(b[0], b[1], b[2])));
+    out[0] = (float)w.x;
+    out[1] = (float)w.y;
+    out[2] = (float)w.z;
+}
 /* 1 if the sensor has a motion that changes its pose. */
 int lsim_sensor_moves(const lsim_sensor *sensor);
 
