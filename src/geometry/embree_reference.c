@@ -25,7 +25,7 @@ lsim_raw_embree *lsim_raw_embree_create(const float *vertices, size_t vertex_cou
         return NULL;
     }
     raw->scene = rtcNewScene(raw->device);
-    rtcSetSceneBuildQuality(raw->scene, RTC_BUILD_QUALITY_HIGH);
+    rtcSetSceneBuildQuality(raw->scene, RTC_BUILD_QUALITY_MEDIUM);
     RTCGeometry g = rtcNewGeometry(raw->device, RTC_GEOMETRY_TYPE_TRIANGLE);
     float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 12, vertex_count);
     uint32_t *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 12, triangle_count);
