@@ -75,6 +75,10 @@ const char *const *lsim_sensor_preset_names(void);
 const char *lsim_sensor_preset_description(const char *name);
 
 lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out);
+/* A real unit as a sensor, from its calibration file: an Ouster sensor metadata JSON or a
+ * Velodyne per-laser table (JSON, the ROS velodyne_pointcloud YAML, or VeloView XML). Every beam
+ * has that unit's elevation, azimuth offset, origin and firing time (README "Real units"). */
+lsim_status lsim_sensor_create_calibrated(lsim_context *ctx, const char *path, lsim_sensor **out);
 /* Rotating multi-channel lidar: `channels` elevations (degrees), `columns` firings per revolution. */
 lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const double *elevations_deg,
                                         int columns, double rate_hz, lsim_sensor **out);
@@ -138,6 +142,10 @@ size_t lsim_sensor_beam_count(const lsim_sensor *sensor);
 /* Copy the beam table out (arrays of beam_count; any pointer may be NULL). Degrees, seconds. */
 lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
                                   double *time_s, uint16_t *ring);
+/* Where each beam starts, sensor frame, metres: origin_xyz[3 i + 0..2] for beam i (3 x
+ * beam_count values). All zero unless the sensor has per-laser offsets (a real unit's
+ * calibration, a Velodyne or Ouster preset). */
+lsim_status lsim_sensor_get_beam_origins(const lsim_sensor *sensor, double *origin_xyz);
 const char *lsim_sensor_name(const lsim_sensor *sensor);
 /* Range resolution: measured ranges are whole multiples of it (metres, 0..1; 0: continuous, the
  * default; the planar presets report millimetres), when the scan adds noise. */

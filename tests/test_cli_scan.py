@@ -478,17 +478,23 @@ def part_g():
 def part_h():
     code, out, _ = lidarsim("presets", "vlp16", "--beams")
     lines = out.splitlines()
-    check(lines[0] == "ring,azimuth_deg,elevation_deg,time_s", "h: header %r" % lines[0])
+    check(lines[0] == "ring,azimuth_deg,elevation_deg,time_s,origin_x,origin_y,origin_z", "h: header %r" % lines[0])
     rows = np.array([[float(v) for v in l.split(",")] for l in lines[1:] if l.strip()])
-    check(rows.shape == (28800, 4), "h: %s rows, expected 28800 x 4" % (rows.shape,))
+    # a VLP-16 fires a sequence every 55.296 us: 1808 columns in a 10 Hz revolution
+    check(rows.shape == (28928, 7), "h: %s rows, expected 28928 x 7" % (rows.shape,))
     rings = rows[:, 0].astype(int)
     check(sorted(set(rings.tolist())) == list(range(16)), "h: rings %s" % sorted(set(rings.tolist())))
     per_ring = {r: np.unique(rows[rings == r, 2]) for r in range(16)}
     check(all(len(v) == 1 for v in per_ring.values()), "h: a ring has more than one elevation")
     elev = sorted(float(v[0]) for v in per_ring.values())
     check(np.allclose(elev, np.arange(-15, 16, 2), atol=1e-6), "h: elevations %s, expected -15..15 step 2" % elev)
-    check(all(np.sum(rings == r) == 1800 for r in range(16)), "h: not 1800 beams per ring")
+    check(all(np.sum(rings == r) == 1808 for r in range(16)), "h: not 1808 beams per ring")
     check(rows[:, 3].min() >= 0 and rows[:, 3].max() < 0.1, "h: time_s outside one 10 Hz revolution")
+    # clockwise: ring 0's azimuth falls by 360 * 10 Hz * 55.296 us per column
+    az0 = rows[rings == 0, 1]
+    step = np.diff(np.unwrap(np.radians(az0)))
+    check(np.allclose(np.degrees(step), -360 * 10 * 55.296e-6, atol=1e-6), "h: ring 0 does not turn clockwise")
+    check(np.all(rows[:, 4:7] == 0), "h: the nominal VLP-16 table has no laser offsets")
     print("h: vlp16 beam table %d rows, elevations %s" % (len(rows), elev))
 
 

@@ -15,7 +15,8 @@ static void usage(FILE *out)
             "\n"
             "  (no NAME)      list the built-in sensor presets with a one-line description\n"
             "  NAME           print the preset's key numbers (kind, beams, range, rate, elevations)\n"
-            "  NAME --beams   print its beam table as CSV: ring,azimuth_deg,elevation_deg,time_s\n"
+            "  NAME --beams   print its beam table as CSV: ring,azimuth_deg,elevation_deg,time_s,\n"
+            "                 origin_x,origin_y,origin_z (where each beam starts, sensor frame, m)\n"
             "                 (one row per beam in firing order; azimuth counter-clockwise from +x)\n"
             "  -h, --help     show this help\n");
 }
@@ -86,18 +87,21 @@ static int print_beams(lsim_context *ctx, const lsim_sensor *sensor)
 {
     size_t n = lsim_sensor_beam_count(sensor);
     double *az = malloc(n * sizeof *az), *el = malloc(n * sizeof *el), *t = malloc(n * sizeof *t);
+    double *org = malloc(3 * n * sizeof *org);
     uint16_t *ring = malloc(n * sizeof *ring);
     int rc = LSIM_EXIT_OK;
-    if (!az || !el || !t || !ring) {
+    if (!az || !el || !t || !ring || !org) {
         fprintf(stderr, "lidarsim presets: out of memory for %zu beams\n", n);
         rc = LSIM_EXIT_FAILURE;
-    } else if (lsim_sensor_get_beams(sensor, az, el, t, ring) != LSIM_OK) {
+    } else if (lsim_sensor_get_beams(sensor, az, el, t, ring) != LSIM_OK ||
+               lsim_sensor_get_beam_origins(sensor, org) != LSIM_OK) {
         fprintf(stderr, "lidarsim presets: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
     } else {
-        printf("ring,azimuth_deg,elevation_deg,time_s\n");
+        printf("ring,azimuth_deg,elevation_deg,time_s,origin_x,origin_y,origin_z\n");
         for (size_t i = 0; i < n; ++i)
-            printf("%u,%.9g,%.9g,%.9g\n", (unsigned)ring[i], az[i], el[i], t[i]);
+            printf("%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned)ring[i], az[i], el[i], t[i], org[3 * i],
+                   org[3 * i + 1], org[3 * i + 2]);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "lidarsim presets: error writing the beam table\n");
             rc = LSIM_EXIT_FAILURE;
@@ -106,6 +110,7 @@ static int print_beams(lsim_context *ctx, const lsim_sensor *sensor)
     free(az);
     free(el);
     free(t);
+    free(org);
     free(ring);
     return rc;
 }

@@ -23,6 +23,15 @@ typedef struct emit_item {
 static void place(float *restrict dst, float origin, const float row[3], const lsim_beams *b,
                   const float *restrict range, const emit_item *it, size_t m)
 {
+    if (b->ox) { /* beams with origins of their own: origin + row . (beam origin + direction range) */
+        for (size_t k = 0; k < m; ++k) {
+            uint32_t i = it[k].beam;
+            const float r = range[it[k].slot];
+            dst[k] = origin + row[0] * (b->ox[i] + b->dx[i] * r) + row[1] * (b->oy[i] + b->dy[i] * r) +
+                     row[2] * (b->oz[i] + b->dz[i] * r);
+        }
+        return;
+    }
     for (size_t k = 0; k < m; ++k) {
         uint32_t i = it[k].beam;
         dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * range[it[k].slot];
@@ -99,13 +108,18 @@ static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it
         }
         const lsim_vec3 d = lsim_v3(b->dx[i], b->dy[i], b->dz[i]);
         const lsim_vec3 w = lsim_mat3_mul(&pose.r, d);
+        /* the beam's own origin (sensor frame) and where it is in the world at the firing time */
+        const lsim_vec3 bo = b->ox ? lsim_v3(b->ox[i], b->oy[i], b->oz[i]) : lsim_v3(0, 0, 0);
+        const lsim_vec3 wo = b->ox ? lsim_v3_add(pose.t, lsim_mat3_mul(&pose.r, bo)) : pose.t;
         for (int a = 0; a < 3; ++a) {
             const double da = a == 0 ? d.x : a == 1 ? d.y : d.z, wa = a == 0 ? w.x : a == 1 ? w.y : w.z;
-            const double ta = a == 0 ? pose.t.x : a == 1 ? pose.t.y : pose.t.z;
+            const double ta = a == 0 ? wo.x : a == 1 ? wo.y : wo.z, oa = a == 0 ? bo.x : a == 1 ? bo.y : bo.z;
             if (dp[a])
-                dp[a][k] = f->world ? (float)(ta + wa * e->range[s]) : (float)(da * e->range[s]);
+                dp[a][k] = f->world ? (float)(ta + wa * e->range[s])
+                                    : (float)(b->ox ? oa + da * e->range[s] : da * e->range[s]);
             if (dc[a])
-                dc[a][k] = f->world ? (float)(ta + wa * e->range_clean[s]) : (float)(da * e->range_clean[s]);
+                dc[a][k] = f->world ? (float)(ta + wa * e->range_clean[s])
+                                    : (float)(b->ox ? oa + da * e->range_clean[s] : da * e->range_clean[s]);
             if (dn[a])
                 dn[a][k] = (float)(pose.r.m[0][a] * e->nx[s] + pose.r.m[1][a] * e->ny[s] + pose.r.m[2][a] * e->nz[s]);
         }

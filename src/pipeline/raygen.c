@@ -2,7 +2,8 @@
  * sensor that does not move during the frame uses its pose at the frame start for every beam
  * (the exact arithmetic of a static scan); a moving one the pose at the frame start plus the
  * beam's time. Every ray carries its beam's time (seconds from the frame start), which places
- * moving objects in the engines. */
+ * moving objects in the engines. A beam with an origin of its own (a real unit's laser offsets)
+ * starts there, in the sensor frame at its time. */
 #include "pipeline/frame.h"
 
 #include <math.h>
@@ -22,7 +23,13 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
             lsim_pose p = lsim_sensor_beam_pose(sensor, posed_at);
             lsim_pose_floats(&p, m, org);
         }
-        const float ox = org[0], oy = org[1], oz = org[2];
+        float ox = org[0], oy = org[1], oz = org[2];
+        if (b->ox) { /* the beam's own origin, turned and moved with the sensor */
+            const float a = b->ox[begin + i], c = b->oy[begin + i], e = b->oz[begin + i];
+            ox += m[0][0] * a + m[0][1] * c + m[0][2] * e;
+            oy += m[1][0] * a + m[1][1] * c + m[1][2] * e;
+            oz += m[2][0] * a + m[2][1] * c + m[2][2] * e;
+        }
         float x = b->dx[begin + i], y = b->dy[begin + i], z = b->dz[begin + i];
         float d[3] = {m[0][0] * x + m[0][1] * y + m[0][2] * z, m[1][0] * x + m[1][1] * y + m[1][2] * z,
                       m[2][0] * x + m[2][1] * y + m[2][2] * z};

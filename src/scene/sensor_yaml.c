@@ -14,7 +14,7 @@ static const char *const sensor_keys[] = {
     "preset", "type", "position", "rotation", "range", "noise", "detection_reflectance", "rate_hz",
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
     "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution",
-    "velocity", "angular_velocity_deg_s", "trajectory", NULL};
+    "velocity", "angular_velocity_deg_s", "trajectory", "calibration", "spin", "firing_rate_hz", NULL};
 static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
@@ -26,7 +26,8 @@ static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
 static const struct { const char *key; unsigned kinds; } key_kinds[] = {
     {"channels", 1u << LSIM_SENSOR_ROTATING}, {"elevations", 1u << LSIM_SENSOR_ROTATING},
     {"elevation_min", 1u << LSIM_SENSOR_ROTATING}, {"elevation_max", 1u << LSIM_SENSOR_ROTATING},
-    {"columns", 1u << LSIM_SENSOR_ROTATING},
+    {"columns", 1u << LSIM_SENSOR_ROTATING}, {"spin", 1u << LSIM_SENSOR_ROTATING},
+    {"firing_rate_hz", 1u << LSIM_SENSOR_ROTATING},
     {"fov_deg", (1u << LSIM_SENSOR_PLANAR) | (1u << LSIM_SENSOR_ROSETTE)},
     {"steps", 1u << LSIM_SENSOR_PLANAR}, {"width", 1u << LSIM_SENSOR_CAMERA},
     {"height", 1u << LSIM_SENSOR_CAMERA}, {"hfov_deg", 1u << LSIM_SENSOR_CAMERA},
@@ -175,13 +176,39 @@ static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_
     return LSIM_OK;
 }
 
+/* A rotating head's columns, spin and firing rate. A sensor whose firing rate is fixed (Velodyne:
+ * `firing_rate_hz`) has its columns follow from rate_hz; `columns` then is an error. */
+static lsim_status parse_rotation_timing(lsim_yaml *y, yaml_node_t *map, lsim_sensor_spec *spec)
+{
+    yaml_node_t *columns = lsim_yaml_get(y, map, "columns"), *spin = lsim_yaml_get(y, map, "spin");
+    lsim_status st = lsim_yaml_opt_number(y, map, "firing_rate_hz", "sensor.firing_rate_hz", &spec->firing_rate_hz);
+    if (st == LSIM_OK && columns && spec->firing_rate_hz > 0.0)
+        return lsim_yaml_fail(y, columns, LSIM_ERR_PARSE, "sensor.columns",
+                              "this sensor fires %g columns per second whatever its spin rate, so its columns per "
+                              "revolution follow from rate_hz (floor(%g / rate_hz)); set rate_hz instead of columns",
+                              spec->firing_rate_hz, spec->firing_rate_hz);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "columns", "sensor.columns", 1, LSIM_SENSOR_MAX_STEPS, &spec->columns);
+    if (st == LSIM_OK && spin) {
+        const char *s;
+        st = lsim_yaml_string(y, spin, "sensor.spin", &s);
+        if (st == LSIM_OK && strcmp(s, "cw") != 0 && strcmp(s, "ccw") != 0)
+            return lsim_yaml_fail(y, spin, LSIM_ERR_PARSE, "sensor.spin",
+                                  "'%s' is not a direction; valid: cw (clockwise seen from above, as Velodyne and "
+                                  "Ouster heads turn) or ccw", s);
+        if (st == LSIM_OK)
+            spec->spin = strcmp(s, "cw") == 0 ? -1 : 1;
+    }
+    return st;
+}
+
 static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_sensor_spec *spec)
 {
     lsim_status st = check_kind_keys(y, map, spec->kind);
     if (st == LSIM_OK && spec->kind == LSIM_SENSOR_ROTATING)
         st = parse_elevations(y, map, spec);
     if (st == LSIM_OK)
-        st = lsim_yaml_opt_int(y, map, "columns", "sensor.columns", 1, LSIM_SENSOR_MAX_STEPS, &spec->columns);
+        st = parse_rotation_timing(y, map, spec);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_int(y, map, "steps", "sensor.steps", 1, LSIM_SENSOR_MAX_STEPS, &spec->steps);
     if (st == LSIM_OK)
@@ -201,6 +228,8 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
         st = lsim_yaml_opt_number(y, map, "vfov_deg", "sensor.vfov_deg", &spec->vfov_deg);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_number(y, map, "rate_hz", "sensor.rate_hz", &spec->rate_hz);
+    if (st == LSIM_OK && spec->kind == LSIM_SENSOR_ROTATING && spec->firing_rate_hz > 0.0)
+        spec->columns = lsim_sensor_spec_columns_at_rate(spec); /* the hardware's firing rate at this spin */
     if (st == LSIM_OK)
         st = lsim_yaml_opt_number(y, map, "detection_reflectance", "sensor.detection_reflectance",
                                   &spec->detection_reflectance);
@@ -255,12 +284,25 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
     if (st != LSIM_OK)
         return st;
     yaml_node_t *preset = lsim_yaml_get(y, map, "preset"), *type = lsim_yaml_get(y, map, "type");
+    yaml_node_t *unit = lsim_yaml_get(y, map, "calibration");
     lsim_sensor_spec spec;
     lsim_sensor_spec_defaults(&spec);
-    if (preset && type)
-        return lsim_yaml_fail(y, type, LSIM_ERR_PARSE, "sensor.type",
-                              "give either `preset` or `type`; a preset's values are overridden by plain keys");
-    if (preset) {
+    if ((preset != NULL) + (type != NULL) + (unit != NULL) > 1)
+        return lsim_yaml_fail(y, unit ? unit : type, LSIM_ERR_PARSE, unit ? "sensor.calibration" : "sensor.type",
+                              "give one of `preset`, `type` or `calibration` (a real unit's file); plain keys "
+                              "override its values");
+    if (unit) {
+        const char *name;
+        char path[4096];
+        st = lsim_yaml_string(y, unit, "sensor.calibration", &name);
+        if (st == LSIM_OK && lsim_scene_file_resolve(dir, name, path, sizeof path))
+            st = lsim_yaml_fail(y, unit, LSIM_ERR_PARSE, "sensor.calibration", "path '%s' is too long", name);
+        if (st == LSIM_OK && lsim_sensor_calibration_read(y->ctx, path, &spec) != LSIM_OK) {
+            char msg[LSIM_ERROR_MAX];
+            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+            st = lsim_yaml_fail(y, unit, LSIM_ERR_PARSE, "sensor.calibration", "%s", msg);
+        }
+    } else if (preset) {
         const char *name;
         st = lsim_yaml_string(y, preset, "sensor.preset", &name);
         if (st == LSIM_OK && lsim_sensor_spec_from_preset(y->ctx, name, &spec) != LSIM_OK)
@@ -270,7 +312,8 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
         lsim_strlcpy(spec.name, "custom", sizeof spec.name);
     } else {
         st = lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "sensor",
-                            "needs `preset:` (see `lidarsim presets`) or `type:` (rotating, planar, camera, pattern, rosette)");
+                            "needs `preset:` (see `lidarsim presets`), `type:` (rotating, planar, camera, pattern, "
+                            "rosette) or `calibration:` (a real unit's Ouster or Velodyne calibration file)");
     }
     if (st == LSIM_OK)
         st = parse_overrides(y, map, dir, &spec);

@@ -43,6 +43,7 @@ void lsim_beam_at(const lsim_sensor_spec *spec, size_t index, lsim_beam *beam)
 {
     beam->time_s = 0.0;
     beam->ring = 0;
+    beam->origin[0] = beam->origin[1] = beam->origin[2] = 0.0;
     switch (spec->kind) {
     case LSIM_SENSOR_ROTATING: lsim_beam_rotating(spec, index, beam); return;
     case LSIM_SENSOR_PLANAR: lsim_beam_planar(spec, index, beam); return;

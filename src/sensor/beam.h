@@ -17,6 +17,7 @@ typedef struct lsim_beam {
     double time_s;        /* from the start of the frame */
     uint16_t ring;
     double dir[3];        /* unit direction, sensor frame (x forward, y left, z up) */
+    double origin[3];     /* where the beam starts, sensor frame (0 unless the spec says) */
 } lsim_beam;
 
 /* Beam `index` (< lsim_sensor_spec_beam_count(spec)) of a validated spec. */

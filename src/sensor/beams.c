@@ -19,10 +19,13 @@ void lsim_beams_free(lsim_beams *beams)
     free(beams->dx);
     free(beams->dy);
     free(beams->dz);
+    free(beams->ox);
+    free(beams->oy);
+    free(beams->oz);
     memset(beams, 0, sizeof *beams);
 }
 
-static lsim_status beams_alloc(lsim_context *ctx, size_t count, lsim_beams *beams)
+static lsim_status beams_alloc(lsim_context *ctx, size_t count, int origins, lsim_beams *beams)
 {
     memset(beams, 0, sizeof *beams);
     size_t n = count ? count : 1;
@@ -33,8 +36,13 @@ static lsim_status beams_alloc(lsim_context *ctx, size_t count, lsim_beams *beam
     beams->dx = malloc(n * sizeof(float));
     beams->dy = malloc(n * sizeof(float));
     beams->dz = malloc(n * sizeof(float));
+    if (origins) {
+        beams->ox = malloc(n * sizeof(float));
+        beams->oy = malloc(n * sizeof(float));
+        beams->oz = malloc(n * sizeof(float));
+    }
     if (!beams->azimuth || !beams->elevation || !beams->time || !beams->ring || !beams->dx ||
-        !beams->dy || !beams->dz) {
+        !beams->dy || !beams->dz || (origins && (!beams->ox || !beams->oy || !beams->oz))) {
         lsim_beams_free(beams);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory allocating %zu beams", count);
     }
@@ -50,7 +58,8 @@ lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec,
     if (st != LSIM_OK)
         return st;
     size_t count = lsim_sensor_spec_beam_count(spec);
-    st = beams_alloc(ctx, count, beams);
+    const int origins = spec->kind == LSIM_SENSOR_ROTATING && spec->channel_origin_m;
+    st = beams_alloc(ctx, count, origins, beams);
     if (st != LSIM_OK)
         return st;
     long long n = (long long)count;
@@ -65,6 +74,11 @@ lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec,
         beams->dx[i] = (float)b.dir[0];
         beams->dy[i] = (float)b.dir[1];
         beams->dz[i] = (float)b.dir[2];
+        if (origins) {
+            beams->ox[i] = (float)b.origin[0];
+            beams->oy[i] = (float)b.origin[1];
+            beams->oz[i] = (float)b.origin[2];
+        }
     }
     /* Rays are made from these directions, the pose and the sub-ray offsets (all validated):
      * no NaN or zero direction may reach a geometry engine (Embree aborts on some). */

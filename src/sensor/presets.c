@@ -3,6 +3,7 @@
  * Rotating presets list their elevations ASCENDING: ring 0 is the lowest beam (the Velodyne
  * ROS driver's convention), whatever the vendor's laser numbering or firing order is. */
 #include "sensor/sensor.h"
+#include "sensor/unit_calibration.h"
 
 #include "core/context.h"
 #include "core/text.h"
@@ -35,29 +36,34 @@ typedef struct preset {
 } preset;
 
 static const preset presets[] = {
-    /* Velodyne VLP-16 datasheet (63-9229 Rev C) and user manual (63-9243): 16 channels,
-     * -15..+15 deg every 2 deg, 0.1-0.4 deg azimuth at 5-20 Hz (0.2 deg = 1800 columns at
-     * 10 Hz), range up to 100 m, accuracy +-3 cm. */
-    {"vlp16", "rotating, 16 ch x 1800 col (28800 beams), 360 x 30 deg (-15..+15), 0.5-100 m, 10 Hz; Velodyne VLP-16",
-     LSIM_SENSOR_ROTATING, {{16, -15.0, 15.0}, {0, 0, 0}}, 1800, 0, 0, 0, 0, 0, 0, 10.0, 0.5, 100.0, 0.015, 3.0, 6.0},
-    /* Velodyne HDL-32E datasheet (97-0038) and manual (63-9113): 32 lasers +10.67..-30.67 deg
-     * (1.33 deg apart), 0.08-0.33 deg azimuth at 5-20 Hz (~0.166 deg = 2170 columns at 10 Hz),
-     * range 1-100 m, accuracy +-2 cm. */
-    {"hdl32e", "rotating, 32 ch x 2170 col (69440 beams), 360 x 41.3 deg (-30.67..+10.67), 1-100 m, 10 Hz; Velodyne HDL-32E",
+    /* Velodyne presets: beams, firing sequence and rate from a real per-laser table
+     * (velodyne_tables.c, unit_velodyne.c; the elevation blocks here only describe them).
+     * VLP-16 datasheet (63-9229 Rev C) and user manual (63-9243): 16 channels, -15..+15 deg every
+     * 2 deg, 0.1-0.4 deg azimuth at 5-20 Hz, range up to 100 m, accuracy +-3 cm; a firing
+     * sequence every 55.296 us: 1808 columns at 10 Hz. */
+    {"vlp16", "rotating, 16 ch x 1808 col (28928 beams), 360 x 30 deg (-15..+15), 0.5-100 m, 10 Hz, clockwise; Velodyne VLP-16 (nominal table)",
+     LSIM_SENSOR_ROTATING, {{16, -15.0, 15.0}, {0, 0, 0}}, 1808, 0, 0, 0, 0, 0, 0, 10.0, 0.5, 100.0, 0.015, 3.0, 6.0},
+    /* HDL-32E datasheet (97-0038) and manual (63-9113): 32 lasers +10.67..-30.67 deg (1.33 deg
+     * apart), range 1-100 m, accuracy +-2 cm; a 46.08 us firing cycle: 2170 columns at 10 Hz,
+     * 1085 at 20 Hz. */
+    {"hdl32e", "rotating, 32 ch x 2170 col (69440 beams), 360 x 41.3 deg (-30.67..+10.67), 1-100 m, 10 Hz, clockwise; Velodyne HDL-32E (nominal table)",
      LSIM_SENSOR_ROTATING, {{32, -30.67, 10.67}, {0, 0, 0}}, 2170, 0, 0, 0, 0, 0, 0, 10.0, 1.0, 100.0, 0.01, 3.0, 5.0},
-    /* Velodyne HDL-64E S2 datasheet / manual (63-HDL64ES2): upper block 32 lasers +2..-8.33 deg
-     * (1/3 deg apart), lower block 32 lasers -8.83..-24.9 deg (1/2 deg apart), 0.08-0.35 deg
-     * azimuth (0.1728 deg = 2083 columns at 10 Hz), range 0.9-120 m, accuracy < 2 cm. KITTI's
-     * sensor. */
-    {"hdl64e", "rotating, 64 ch x 2083 col (133312 beams), 360 x 26.9 deg (-24.9..+2), 0.9-120 m, 10 Hz; Velodyne HDL-64E (KITTI)",
+    /* HDL-64E S2 manual (63-HDL64ES2): 64 lasers in an upper and a lower block, 0.08-0.35 deg
+     * azimuth, range 0.9-120 m, accuracy < 2 cm, > 1.333 M points/s: 2083 columns at 10 Hz.
+     * KITTI's sensor. The table is a real S2.1 unit's (64e_s2.1-sztaki): its lasers sit 0.12 m
+     * (lower block) and 0.20 m (upper block) above the sensor origin. */
+    {"hdl64e", "rotating, 64 ch x 2083 col (133312 beams), 360 x 26.9 deg (-24.8..+2.5), 0.9-120 m, 10 Hz, clockwise; Velodyne HDL-64E S2 (a real unit's table; KITTI)",
      LSIM_SENSOR_ROTATING, {{32, 2.0, -8.33}, {32, -8.83, -24.9}}, 2083, 0, 0, 0, 0, 0, 0, 10.0, 0.9, 120.0, 0.01, 2.0, 5.0},
     /* Ouster OS1-64 datasheet (rev 1, gen 1): 64 channels uniform over 45 deg (+-22.5 deg),
-     * 512/1024/2048 columns at 10/20 Hz, range 0.3-120 m, precision +-1.5 cm. */
-    {"os1-64", "rotating, 64 ch x 1024 col (65536 beams), 360 x 45 deg (-22.5..+22.5 uniform), 0.3-120 m, 10 Hz; Ouster OS1-64",
+     * 512/1024/2048 columns at 10/20 Hz (lidar modes), range 0.3-120 m, precision +-1.5 cm. The
+     * head spins clockwise and a frame starts behind the sensor (-x); beams start 15.806 mm out
+     * from the axis (lidar_origin_to_beam_origin_mm) and 36.18 mm above the sensor frame's origin
+     * (lidar_to_sensor_transform), the values of a real OS-1-128's metadata. */
+    {"os1-64", "rotating, 64 ch x 1024 col (65536 beams), 360 x 45 deg (-22.5..+22.5 uniform), 0.3-120 m, 10 Hz, clockwise; Ouster OS1-64",
      LSIM_SENSOR_ROTATING, {{64, -22.5, 22.5}, {0, 0, 0}}, 1024, 0, 0, 0, 0, 0, 0, 10.0, 0.3, 120.0, 0.015, 3.1, 5.0},
     /* Ouster OS1-128 datasheet (rev C): 128 channels uniform over 45 deg, 2048 columns at
      * 10 Hz, range 0.3-120 m, precision +-1.5 cm. */
-    {"os1-128", "rotating, 128 ch x 2048 col (262144 beams), 360 x 45 deg (-22.5..+22.5 uniform), 0.3-120 m, 10 Hz; Ouster OS1-128",
+    {"os1-128", "rotating, 128 ch x 2048 col (262144 beams), 360 x 45 deg (-22.5..+22.5 uniform), 0.3-120 m, 10 Hz, clockwise; Ouster OS1-128",
      LSIM_SENSOR_ROTATING, {{128, -22.5, 22.5}, {0, 0, 0}}, 2048, 0, 0, 0, 0, 0, 0, 10.0, 0.3, 120.0, 0.015, 3.1, 5.0},
     /* Slamtec RPLIDAR A1 datasheet (A1M8 v2.x): 360 deg, range 0.15-12 m, 5.5 Hz typical scan
      * rate; real scans from the ApolloSim data set have 720 beams per revolution (0.5 deg);
@@ -154,9 +160,17 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     spec->range_resolution = p->kind == LSIM_SENSOR_PLANAR ? 0.001 : 0.0;
     spec->receiver.pulse_width_ns = p->pulse_ns;
     switch (p->kind) {
-    case LSIM_SENSOR_ROTATING:
+    case LSIM_SENSOR_ROTATING: {
         spec->columns = p->columns;
-        return fill_elevations(ctx, p, spec);
+        lsim_status st = fill_elevations(ctx, p, spec);
+        if (st == LSIM_OK && lsim_velodyne_builtin(p->name))
+            st = lsim_velodyne_apply_builtin(ctx, p->name, spec);
+        else if (st == LSIM_OK && strncmp(p->name, "os1-", 4) == 0)
+            st = lsim_ouster_nominal_geometry(ctx, spec);
+        if (st != LSIM_OK)
+            lsim_sensor_spec_free(spec);
+        return st;
+    }
     case LSIM_SENSOR_PLANAR:
         spec->fov_deg = p->fov_deg;
         spec->steps = p->steps;

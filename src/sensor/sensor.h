@@ -64,6 +64,23 @@ typedef struct lsim_sensor_spec {
     int channels;
     double *elevations_deg;   /* owned, `channels` values, ring i = elevations_deg[i] */
     int columns;              /* firings per revolution */
+    /* Rotating, per channel in ring order (each array owned, NULL = zero for every channel): the
+     * head turns `spin` (+1 counter-clockwise seen from above, -1 clockwise as Velodyne and
+     * Ouster heads do) from `azimuth_start_deg` at the frame start. Channel k fires
+     * channel_time_s[k] after its column starts, at the head's azimuth at that instant plus
+     * channel_azimuth_deg[k], from channel_origin_m[3k..3k+2]: the beam's origin in the sensor
+     * frame when the head is at azimuth 0, turning with the head. */
+    double *channel_azimuth_deg;
+    double *channel_time_s;
+    double *channel_origin_m;
+    int spin;                 /* +1 (default) or -1 */
+    double azimuth_start_deg; /* head azimuth of column 0 */
+    /* > 0: columns fire at this rate whatever the spin rate (Velodyne: fixed in hardware), so
+     * columns = floor(firing_rate_hz / rate_hz) and column c starts at c / firing_rate_hz. */
+    double firing_rate_hz;
+    /* 1: an Ouster unit; columns x rate_hz must be one of its lidar modes (512, 1024 or 2048
+     * columns at 10 or 20 Hz; not 2048 at 20 Hz). */
+    int ouster_modes;
     /* planar */
     double fov_deg;
     int steps;
@@ -101,6 +118,7 @@ typedef struct lsim_beams {
     float *time;      /* seconds from the start of the frame */
     uint16_t *ring;
     float *dx, *dy, *dz; /* unit direction */
+    float *ox, *oy, *oz; /* origin of the beam in the sensor frame; NULL: every beam starts at 0 */
 } lsim_beams;
 
 struct lsim_sensor {
@@ -166,6 +184,18 @@ lsim_status lsim_sensor_check_pose(lsim_context *ctx, const double position[3], 
 /* Duplicate n elements of `size` bytes into a new malloc'd block (*out = NULL for a NULL source).
  * Returns 0 on allocation failure or size overflow, 1 otherwise. */
 int lsim_sensor_dup_array(const void *src, size_t n, size_t size, void **out);
+
+/* For a spec with a fixed firing rate, the columns a revolution at spec->rate_hz holds
+ * (floor(firing_rate_hz / rate_hz), at least 1); else spec->columns. */
+int lsim_sensor_spec_columns_at_rate(const lsim_sensor_spec *spec);
+
+/* Read a real unit's calibration file into a rotating spec (README "Real units"): an Ouster
+ * sensor metadata JSON, a Velodyne per-laser table as JSON (lasers: [{laser_id, vert_correction,
+ * rot_correction, vert_offset_correction, horiz_offset_correction, ...}]), the ROS
+ * velodyne_pointcloud YAML of the same fields, or a VeloView XML (db.xml). The format is told
+ * from the content. Velodyne tables get their model's firing timing (told by the laser count:
+ * 16 VLP-16, 32 HDL-32E, 64 HDL-64E). Errors name the file, line (or JSON path) and value. */
+lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec);
 
 /* Read a beam table CSV (header naming azimuth_deg, elevation_deg[, time_s, ring]) into spec. */
 lsim_status lsim_pattern_file_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec);

@@ -44,6 +44,20 @@ lsim_status lsim_sensor_create_from_spec(lsim_context *ctx, lsim_sensor_spec *sp
     return LSIM_OK;
 }
 
+lsim_status lsim_sensor_create_calibrated(lsim_context *ctx, const char *path, lsim_sensor **out)
+{
+    if (out)
+        *out = NULL;
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    lsim_status st = lsim_sensor_calibration_read(ctx, path, &spec);
+    if (st != LSIM_OK) {
+        lsim_sensor_spec_free(&spec);
+        return st;
+    }
+    return lsim_sensor_create_from_spec(ctx, &spec, out);
+}
+
 lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out)
 {
     if (out)
@@ -277,6 +291,20 @@ lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg
             time_s[i] = b.time_s;
         if (ring)
             ring[i] = b.ring;
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_get_beam_origins(const lsim_sensor *sensor, double *origin_xyz)
+{
+    if (!sensor || !origin_xyz)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    long long n = (long long)sensor->beams.count;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (long long i = 0; i < n; ++i) {
+        lsim_beam b;
+        lsim_beam_at(&sensor->spec, (size_t)i, &b);
+        memcpy(origin_xyz + 3 * i, b.origin, sizeof b.origin);
     }
     return LSIM_OK;
 }

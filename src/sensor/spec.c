@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,20 @@ size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec)
     return 0;
 }
 
+int lsim_sensor_spec_columns_at_rate(const lsim_sensor_spec *spec)
+{
+    if (!(spec->firing_rate_hz > 0.0) || !(spec->rate_hz > 0.0))
+        return spec->columns;
+    const double c = floor(spec->firing_rate_hz / spec->rate_hz);
+    return c < 1.0 ? 1 : c > LSIM_SENSOR_MAX_STEPS ? LSIM_SENSOR_MAX_STEPS + 1 : (int)c;
+}
+
 void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
 {
     memset(spec, 0, sizeof *spec);
     spec->kind = LSIM_SENSOR_ROTATING;
     spec->rate_hz = 10.0;
+    spec->spin = 1;
     spec->range_min = 0.1;
     spec->range_max = 100.0;
     spec->range_sigma = 0.02;
@@ -66,6 +76,10 @@ void lsim_sensor_spec_free(lsim_sensor_spec *spec)
     if (!spec)
         return;
     free(spec->elevations_deg);
+    free(spec->channel_azimuth_deg);
+    free(spec->channel_time_s);
+    free(spec->channel_origin_m);
+    spec->channel_azimuth_deg = spec->channel_time_s = spec->channel_origin_m = NULL;
     free(spec->pattern_azimuth_deg);
     free(spec->pattern_elevation_deg);
     free(spec->pattern_time_s);
@@ -97,13 +111,19 @@ lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src
     lsim_sensor_spec copy = *src;
     copy.name[sizeof copy.name - 1] = '\0';
     size_t channels = src->channels > 0 ? (size_t)src->channels : 0, n = src->pattern_count;
-    void *elev, *paz, *pel, *pt, *pr;
+    void *elev, *paz, *pel, *pt, *pr, *caz, *ct, *co;
     int ok = lsim_sensor_dup_array(src->elevations_deg, channels, sizeof(double), &elev);
+    ok &= lsim_sensor_dup_array(src->channel_azimuth_deg, channels, sizeof(double), &caz);
+    ok &= lsim_sensor_dup_array(src->channel_time_s, channels, sizeof(double), &ct);
+    ok &= lsim_sensor_dup_array(src->channel_origin_m, 3 * channels, sizeof(double), &co);
     ok &= lsim_sensor_dup_array(src->pattern_azimuth_deg, n, sizeof(double), &paz);
     ok &= lsim_sensor_dup_array(src->pattern_elevation_deg, n, sizeof(double), &pel);
     ok &= lsim_sensor_dup_array(src->pattern_time_s, n, sizeof(double), &pt);
     ok &= lsim_sensor_dup_array(src->pattern_ring, n, sizeof(uint16_t), &pr);
     copy.elevations_deg = elev;
+    copy.channel_azimuth_deg = caz;
+    copy.channel_time_s = ct;
+    copy.channel_origin_m = co;
     copy.pattern_azimuth_deg = paz;
     copy.pattern_elevation_deg = pel;
     copy.pattern_time_s = pt;

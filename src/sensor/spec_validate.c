@@ -38,6 +38,58 @@ static lsim_status check_elevation(lsim_context *ctx, const char *key, size_t i,
     return LSIM_OK;
 }
 
+/* The head's spin, firing rate, lidar modes and per-channel tables of a rotating sensor. */
+static lsim_status validate_rotating_timing(lsim_context *ctx, const lsim_sensor_spec *s)
+{
+    if (!(s->rate_hz > 0.0 && isfinite(s->rate_hz)))
+        return LSIM_OK; /* validate_common names a bad rate_hz */
+    if (s->spin != 1 && s->spin != -1)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.spin: %d is not a direction, must be ccw (+1) or cw (-1)",
+                         s->spin);
+    if (!isfinite(s->azimuth_start_deg) || fabs(s->azimuth_start_deg) > 360.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.azimuth_start_deg: %g is out of range, must be finite degrees in [-360, 360]",
+                         s->azimuth_start_deg);
+    if (s->firing_rate_hz != 0.0) {
+        if (!isfinite(s->firing_rate_hz) || s->firing_rate_hz < s->rate_hz || s->firing_rate_hz > 1e7)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.firing_rate_hz: %g is out of range, must be at least rate_hz (%g) and at most 1e7 "
+                             "columns per second", s->firing_rate_hz, s->rate_hz);
+        const int want = lsim_sensor_spec_columns_at_rate(s);
+        if (s->columns != want)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.columns: %d, but this sensor fires %g columns per second, which at rate_hz %g is "
+                             "%d columns a revolution; change rate_hz (the columns follow from it)",
+                             s->columns, s->firing_rate_hz, s->rate_hz, want);
+    }
+    if (s->ouster_modes) {
+        const int c = s->columns;
+        const int ok = (c == 512 || c == 1024 || c == 2048) && (s->rate_hz == 10.0 || s->rate_hz == 20.0) &&
+                       !(c == 2048 && s->rate_hz == 20.0);
+        if (!ok)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.rate_hz: %g Hz with %d columns is not a lidar mode of this Ouster unit; valid: "
+                             "512x10, 512x20, 1024x10, 1024x20, 2048x10 (columns x Hz)", s->rate_hz, c);
+    }
+    const double period = 1.0 / s->rate_hz;
+    for (int k = 0; k < s->channels; ++k) {
+        if (s->channel_azimuth_deg && !(fabs(s->channel_azimuth_deg[k]) <= 180.0))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.channel_azimuth_deg[%d]: %g is out of range, must be finite degrees in [-180, 180]",
+                             k, s->channel_azimuth_deg[k]);
+        if (s->channel_time_s && !(s->channel_time_s[k] >= 0.0 && s->channel_time_s[k] < period))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.channel_time_s[%d]: %g s is out of range, must be >= 0 and below one revolution "
+                             "(%g s)", k, s->channel_time_s[k], period);
+        for (int a = 0; s->channel_origin_m && a < 3; ++a)
+            if (!(fabs(s->channel_origin_m[3 * k + a]) <= 10.0))
+                return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                                 "sensor.channel_origin_m[%d][%d]: %g m is out of range, must be finite within +-10 m",
+                                 k, a, s->channel_origin_m[3 * k + a]);
+    }
+    return LSIM_OK;
+}
+
 static lsim_status validate_rotating(lsim_context *ctx, const lsim_sensor_spec *s)
 {
     lsim_status st = check_int(ctx, "channels", s->channels, 1, LSIM_SENSOR_MAX_CHANNELS);
@@ -50,7 +102,9 @@ static lsim_status validate_rotating(lsim_context *ctx, const lsim_sensor_spec *
     for (int i = 0; i < s->channels; ++i)
         if ((st = check_elevation(ctx, "elevations", (size_t)i, s->elevations_deg[i])) != LSIM_OK)
             return st;
-    return check_int(ctx, "columns", s->columns, 1, LSIM_SENSOR_MAX_STEPS);
+    if ((st = check_int(ctx, "columns", s->columns, 1, LSIM_SENSOR_MAX_STEPS)) != LSIM_OK)
+        return st;
+    return validate_rotating_timing(ctx, s);
 }
 
 static lsim_status validate_planar(lsim_context *ctx, const lsim_sensor_spec *s)
@@ -163,13 +217,23 @@ lsim_status lsim_sensor_check_pose(lsim_context *ctx, const double position[3], 
     return LSIM_OK;
 }
 
-static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
+static lsim_status validate_rate(lsim_context *ctx, const lsim_sensor_spec *s)
 {
     if (!isfinite(s->rate_hz) || s->rate_hz < LSIM_SENSOR_MIN_RATE_HZ || s->rate_hz > LSIM_SENSOR_MAX_RATE_HZ)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.rate_hz: %g Hz is out of range, must be finite, > 0 and in ["
                          LSIM_STR(LSIM_SENSOR_MIN_RATE_HZ) ", " LSIM_STR(LSIM_SENSOR_MAX_RATE_HZ) "] Hz",
                          s->rate_hz);
+    if (s->kind == LSIM_SENSOR_ROTATING && s->firing_rate_hz > 0.0 && s->firing_rate_hz <= 1e7 &&
+        s->rate_hz > s->firing_rate_hz)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.rate_hz: %g Hz is out of range for this sensor: it fires %g columns per second, so it "
+                         "cannot turn faster than that", s->rate_hz, s->firing_rate_hz);
+    return LSIM_OK;
+}
+
+static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
+{
     lsim_status st = lsim_sensor_check_range(ctx, s->range_min, s->range_max);
     if (st != LSIM_OK)
         return st;
@@ -257,7 +321,9 @@ lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec 
 {
     if (!spec)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_spec_validate: spec must not be NULL");
-    lsim_status st;
+    lsim_status st = validate_rate(ctx, spec); /* first: a rotating head's columns may follow from it */
+    if (st != LSIM_OK)
+        return st;
     switch (spec->kind) {
     case LSIM_SENSOR_ROTATING: st = validate_rotating(ctx, spec); break;
     case LSIM_SENSOR_PLANAR: st = validate_planar(ctx, spec); break;

@@ -1,0 +1,98 @@
+/* `sensor: {calibration: FILE}`: a real unit's calibration file as a sensor. The format is told
+ * from the content: JSON with "lasers" (Velodyne table) or beam_altitude_angles (Ouster
+ * metadata), XML (VeloView), else YAML with `lasers:` (ROS velodyne_pointcloud). */
+#include "sensor/unit_calibration.h"
+
+#include "core/context.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Calibration files are a few kilobytes; anything past this is not one. */
+#define UNIT_FILE_MAX ((long)16 << 20)
+
+static lsim_status read_whole(lsim_context *ctx, const char *path, char **text, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot open sensor calibration '%s': %s", path, strerror(errno));
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot read sensor calibration '%s' (not a regular file?)", path);
+    }
+    if (n > UNIT_FILE_MAX) {
+        fclose(f);
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "sensor calibration '%s' is %ld bytes; a calibration file is at most 16 MiB",
+                         path, n);
+    }
+    char *buf = malloc((size_t)n + 1);
+    if (!buf) {
+        fclose(f);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+    }
+    size_t got = fread(buf, 1, (size_t)n, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || got != (size_t)n) {
+        free(buf);
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot read sensor calibration '%s'", path);
+    }
+    buf[n] = '\0';
+    if (memchr(buf, '\0', (size_t)n)) {
+        free(buf);
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "sensor calibration '%s' holds NUL bytes: not a text file (JSON, YAML or XML)",
+                         path);
+    }
+    *text = buf;
+    *size = (size_t)n;
+    return LSIM_OK;
+}
+
+lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec)
+{
+    if (!path || !spec)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_calibration_read: path and spec must not be NULL");
+    char *text = NULL;
+    size_t size = 0;
+    lsim_status st = read_whole(ctx, path, &text, &size);
+    if (st != LSIM_OK)
+        return st;
+    const char *p = text + strspn(text, " \t\r\n");
+    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte order mark */
+        p += 3 + strspn(p + 3, " \t\r\n");
+    if (*p == '{' && strstr(p, "\"lasers\"")) {
+        lsim_velodyne_table t;
+        st = lsim_velodyne_read_json(ctx, path, text, size, &t);
+        if (st == LSIM_OK)
+            st = lsim_velodyne_spec(ctx, path, &t, spec);
+    } else if (*p == '{') {
+        lsim_ouster_table *t = malloc(sizeof *t);
+        st = t ? lsim_ouster_read_json(ctx, path, text, size, t)
+               : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+        if (st == LSIM_OK)
+            st = lsim_ouster_spec(ctx, path, t, spec);
+        free(t);
+    } else if (*p == '<') {
+        lsim_velodyne_table t;
+        st = lsim_velodyne_read_xml(ctx, path, text, size, &t);
+        if (st == LSIM_OK)
+            st = lsim_velodyne_spec(ctx, path, &t, spec);
+    } else if (strstr(p, "lasers")) {
+        lsim_velodyne_table t;
+        st = lsim_velodyne_read_yaml(ctx, path, text, size, &t);
+        if (st == LSIM_OK)
+            st = lsim_velodyne_spec(ctx, path, &t, spec);
+    } else {
+        st = lsim_fail(ctx, LSIM_ERR_PARSE,
+                       "%s: not a sensor calibration lidarsim reads: expected an Ouster metadata JSON, a Velodyne table "
+                       "as JSON ({\"lasers\": [...]}), ROS velodyne_pointcloud YAML (lasers: [...]) or VeloView XML",
+                       path);
+    }
+    free(text);
+    return st;
+}
