@@ -11,13 +11,15 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: lidarsim presets [NAME [--beams]]\n"
+            "usage: lidarsim presets [NAME|FILE [--beams]]\n"
             "\n"
             "  (no NAME)      list the built-in sensor presets with a one-line description\n"
             "  NAME           print the preset's key numbers (kind, beams, range, rate, elevations)\n"
             "  NAME --beams   print its beam table as CSV: ring,azimuth_deg,elevation_deg,time_s,\n"
             "                 origin_x,origin_y,origin_z (where each beam starts, sensor frame, m)\n"
             "                 (one row per beam in firing order; azimuth counter-clockwise from +x)\n"
+            "  FILE [--beams] the same for a real unit's calibration file (Ouster metadata JSON, Velodyne\n"
+            "                 JSON, ROS velodyne_pointcloud YAML or VeloView XML), as `sensor: {calibration: FILE}`\n"
             "  -h, --help     show this help\n");
 }
 
@@ -42,8 +44,14 @@ static void print_kind_numbers(const lsim_sensor_spec *s)
 {
     switch (s->kind) {
     case LSIM_SENSOR_ROTATING:
-        printf("channels: %d\ncolumns: %d\nazimuth_step_deg: %.9g\n", s->channels, s->columns,
-               360.0 / s->columns);
+        printf("channels: %d\ncolumns: %d\nazimuth_step_deg: %.9g\nspin: %s\n", s->channels, s->columns,
+               s->firing_rate_hz > 0 ? 360.0 * s->rate_hz / s->firing_rate_hz : 360.0 / s->columns,
+               s->spin < 0 ? "cw" : "ccw");
+        if (s->firing_rate_hz > 0)
+            printf("firing_rate_hz: %.9g (columns per second, fixed: columns = floor(firing_rate_hz / rate_hz))\n",
+                   s->firing_rate_hz);
+        if (s->ouster_modes)
+            printf("lidar_modes: 512x10 512x20 1024x10 1024x20 2048x10\n");
         printf("elevations_deg (ring 0 first):");
         for (int i = 0; i < s->channels; ++i)
             printf(" %.9g", s->elevations_deg[i]);
@@ -68,7 +76,8 @@ static void print_summary(const lsim_sensor *sensor)
 {
     const lsim_sensor_spec *s = &sensor->spec;
     printf("name: %s\n", s->name);
-    printf("description: %s\n", lsim_sensor_preset_description(s->name));
+    const char *description = lsim_sensor_preset_description(s->name);
+    printf("description: %s\n", description ? description : "a real unit, from its calibration file");
     printf("kind: %s\n", lsim_sensor_kind_name(s->kind));
     printf("beams: %zu\n", lsim_sensor_beam_count(sensor));
     printf("rate_hz: %.9g\n", s->rate_hz);
@@ -144,7 +153,9 @@ int lsim_cmd_presets(int argc, char **argv)
         list_presets();
         return LSIM_EXIT_OK;
     }
-    if (!lsim_sensor_preset_description(name)) {
+    /* a path (has a '/' or a '.') names a real unit's calibration file */
+    const int unit = !lsim_sensor_preset_description(name) && (strchr(name, '/') || strchr(name, '.'));
+    if (!lsim_sensor_preset_description(name) && !unit) {
         unknown_preset(name);
         return LSIM_EXIT_USAGE;
     }
@@ -155,7 +166,8 @@ int lsim_cmd_presets(int argc, char **argv)
     }
     lsim_sensor *sensor;
     int rc = LSIM_EXIT_OK;
-    if (lsim_sensor_create_preset(ctx, name, &sensor) != LSIM_OK) {
+    if ((unit ? lsim_sensor_create_calibrated(ctx, name, &sensor) : lsim_sensor_create_preset(ctx, name, &sensor)) !=
+        LSIM_OK) {
         fprintf(stderr, "lidarsim presets: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
     } else {
