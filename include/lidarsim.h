@@ -116,6 +116,14 @@ lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_
  * detection threshold of the range equation). */
 lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
                                   double detection_reflectance);
+/* Noise model (README "Noise"). LSIM_NOISE_CONSTANT: range noise of range_sigma for every echo.
+ * LSIM_NOISE_SNR (the presets' default): an echo of peak power P against a noise floor of
+ * threshold / snr_at_threshold has SNR = P / floor; range noise sqrt(range_sigma^2 +
+ * (sqrt(2) sigma_pulse / SNR)^2) with sigma_pulse the pulse's standard deviation in range, and
+ * the floor's noise on the peak drops echoes that then fall below the threshold (half of those
+ * just at it). snr_at_threshold 1..1000 (ignored for the constant model). */
+typedef enum lsim_noise_kind { LSIM_NOISE_CONSTANT = 0, LSIM_NOISE_SNR = 1 } lsim_noise_kind;
+lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kind, double snr_at_threshold);
 
 /* Beam divergence. mode: "single" (one ray; the footprint's range spread widens echoes),
  * "rays" (1 + rings concentric rings of sub-rays, combined by the receiver), "kernel"

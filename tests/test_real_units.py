@@ -264,6 +264,11 @@ def test_rates():
     for bad, want in (("rate_hz: 15", "not a lidar mode"), ("rate_hz: 20, columns: 2048", "not a lidar mode")):
         expect_error("sensor: {calibration: %s, %s}\n" % (os1, bad) + room, "os1_bad", [want, "2048x10"])
     expect_error("sensor: {preset: vlp16, columns: 1800}\n" + room, "vlp16_columns", ["sensor.columns", "rate_hz"])
+    expect_error("sensor: {preset: vlp16, noise: {model: gauss}}\n" + room, "noise_model", ["sensor.noise.model",
+                                                                                           "'gauss'", "snr"])
+    expect_error("sensor: {preset: vlp16, noise: {snr_at_threshold: 0}}\n" + room, "noise_snr",
+                 ["sensor.noise.snr_at_threshold", "1..1000"])
+    expect_error("sensor: {preset: vlp16, spin: left}\n" + room, "spin", ["sensor.spin", "cw"])
     rows = beams("urg-04lx")
     span = rows[-1, 3] - rows[0, 3]
     print("URG-04LX: 682 beams span %.2f ms of the 100 ms turn" % (span * 1e3))

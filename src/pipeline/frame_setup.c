@@ -75,7 +75,12 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     f->merge_tolerance = (float)(0.5 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) / 2.3548200450309493);
     lsim_fog_setup(&f->fog, scene->extinction, scene->backscatter, spec->range_min, spec->receiver.pulse_width_ns);
     f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
-                                        (float)f->threshold, (float)spec->range_min};
+                                        (float)f->threshold, (float)spec->range_min, 0.0f, 0.0f};
+    if (spec->noise_snr) { /* README "Noise": SNR = peak / (threshold / snr_at_threshold) */
+        f->noise_model.noise_floor = (float)(f->threshold / spec->snr_at_threshold);
+        f->noise_model.jitter = (float)(1.4142135623730951 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) /
+                                        2.3548200450309493);
+    }
     f->noise = options->noise;
     f->surfaces = &ws->surfaces;
     f->range_resolution = (float)spec->range_resolution;

@@ -15,7 +15,7 @@ static const char *const sensor_keys[] = {
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
     "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution",
     "velocity", "angular_velocity_deg_s", "trajectory", "calibration", "spin", "firing_rate_hz", NULL};
-static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", NULL};
+static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", "model", "snr_at_threshold", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
     {"rotating", LSIM_SENSOR_ROTATING}, {"planar", LSIM_SENSOR_PLANAR}, {"camera", LSIM_SENSOR_CAMERA},
@@ -246,6 +246,18 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
         if (st == LSIM_OK)
             st = lsim_yaml_opt_number(y, noise, "intensity_sigma", "sensor.noise.intensity_sigma",
                                       &spec->intensity_sigma);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, noise, "snr_at_threshold", "sensor.noise.snr_at_threshold",
+                                      &spec->snr_at_threshold);
+        yaml_node_t *model = lsim_yaml_get(y, noise, "model");
+        const char *name = NULL;
+        if (st == LSIM_OK && model && (st = lsim_yaml_string(y, model, "sensor.noise.model", &name)) == LSIM_OK) {
+            if (strcmp(name, "snr") != 0 && strcmp(name, "constant") != 0)
+                return lsim_yaml_fail(y, model, LSIM_ERR_PARSE, "sensor.noise.model",
+                                      "'%s' is not a noise model; valid: snr (noise and drop-outs grow as the echo "
+                                      "weakens; the presets' default), constant (range_sigma for every echo)", name);
+            spec->noise_snr = strcmp(name, "snr") == 0;
+        }
     }
     yaml_node_t *beam = lsim_yaml_get(y, map, "beam"), *receiver = lsim_yaml_get(y, map, "receiver");
     if (st == LSIM_OK && beam)

@@ -155,6 +155,7 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     spec->range_min = p->range_min;
     spec->range_max = p->range_max;
     spec->range_sigma = p->range_sigma;
+    spec->noise_snr = 1; /* presets: noise and drop-outs grow as the signal falls toward the threshold */
     spec->beam.divergence_mrad = p->divergence_mrad;
     /* RPLIDAR A1 and URG-04LX report whole millimetres (their scans' ranges step by 1 mm). */
     spec->range_resolution = p->kind == LSIM_SENSOR_PLANAR ? 0.001 : 0.0;

@@ -98,7 +98,9 @@ typedef struct lsim_sensor_spec {
     /* common */
     double rate_hz;           /* frames per second */
     double range_min, range_max;
-    double range_sigma;       /* metres, Gaussian along the ray */
+    double range_sigma;       /* metres, Gaussian along the ray (the SNR model: of a strong return) */
+    int noise_snr;            /* 1: range noise and drop-outs from the echo's SNR (README "Noise") */
+    double snr_at_threshold;  /* SNR model: signal / noise of an echo just at the detection threshold */
     double intensity_sigma;   /* relative std of intensity */
     double detection_reflectance; /* Lambertian reflectance detected just at range_max */
     double range_resolution;  /* metres: measured ranges are multiples of it (0: continuous) */

@@ -209,6 +209,21 @@ lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, dou
     return LSIM_OK;
 }
 
+lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kind, double snr_at_threshold)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (kind != LSIM_NOISE_CONSTANT && kind != LSIM_NOISE_SNR)
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.model: %d is not a noise model, valid: constant (0), snr (1)", (int)kind);
+    if (!(snr_at_threshold >= 1.0 && snr_at_threshold <= 1000.0))
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.snr_at_threshold: %g is out of range, must be 1..1000", snr_at_threshold);
+    sensor->spec.noise_snr = kind == LSIM_NOISE_SNR;
+    sensor->spec.snr_at_threshold = snr_at_threshold;
+    return LSIM_OK;
+}
+
 /* Apply a change to a copy of the spec's optics, keep it only if the whole spec validates. */
 static lsim_status commit_optics(lsim_sensor *sensor, const lsim_sensor_spec *changed)
 {

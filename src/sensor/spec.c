@@ -53,6 +53,7 @@ void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
     spec->range_min = 0.1;
     spec->range_max = 100.0;
     spec->range_sigma = 0.02;
+    spec->snr_at_threshold = 5.0;
     spec->intensity_sigma = 0.05;
     spec->detection_reflectance = 0.1;
     spec->rosette_hz[0] = lsim_sensor_default_prism_hz[0];

@@ -306,6 +306,10 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.receiver: peak_power_w (0, 1e6], aperture_m2 (0, 10] and efficiency (0, 1] are "
                          "required; got %g, %g, %g", r->peak_power_w, r->aperture_m2, r->efficiency);
+    if (!in_range(spec->snr_at_threshold, 1.0, 1000.0))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.snr_at_threshold: %g is out of range, must be 1..1000 (the signal-to-noise ratio "
+                         "of an echo just at the detection threshold; typical 3..10)", spec->snr_at_threshold);
     if (!in_range(spec->range_resolution, 0.0, 1.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.range_resolution: %g is invalid; must be 0..1 m (0: continuous)", spec->range_resolution);
