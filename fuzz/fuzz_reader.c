@@ -1,6 +1,7 @@
 /* One harness per text reader, chosen at build time (-DFUZZ_READER=...):
  * pattern CSV, kernel file, calibration config, calibration YAML, real scans
- * (ApolloSim CSV lines and ROS LaserScan dumps), trajectory CSV (t,x,y,z,roll,pitch,yaw). */
+ * (ApolloSim CSV lines and ROS LaserScan dumps), trajectory CSV (t,x,y,z,roll,pitch,yaw), real
+ * units' sensor calibrations (Ouster / Velodyne JSON, ROS YAML, VeloView XML). */
 #include "fuzz_common.h"
 
 #include "calib/calib_config.h"
@@ -70,8 +71,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lsim_motion_free(m);
         lsim_trajectory_free(&tr);
     }
+#elif FUZZ_READER == 7
+    fuzz_put("input.cal", data, size);
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    st = lsim_sensor_calibration_read(ctx, fuzz_path("input.cal"), &spec);
+    if (st == LSIM_OK) { /* what was read is a sensor the library accepts */
+        lsim_sensor *sensor = NULL;
+        if (lsim_sensor_create_from_spec(ctx, &spec, &sensor) != LSIM_OK)
+            abort();
+        lsim_sensor_destroy(sensor);
+    } else {
+        lsim_sensor_spec_free(&spec);
+    }
 #else
-#error "FUZZ_READER must be 1..6"
+#error "FUZZ_READER must be 1..7"
 #endif
     must_say_why(ctx, st);
     lsim_context_destroy(ctx);

@@ -4,6 +4,7 @@
 #include "sensor/unit_calibration.h"
 
 #include "core/context.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -94,5 +95,10 @@ lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, ls
                        path);
     }
     free(text);
+    if (st == LSIM_OK && lsim_sensor_spec_validate(ctx, spec) != LSIM_OK) { /* e.g. a lidar_mode no unit has */
+        char msg[LSIM_ERROR_MAX];
+        lsim_strlcpy(msg, lsim_context_last_error(ctx), sizeof msg);
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %s", path, msg);
+    }
     return st;
 }

@@ -98,7 +98,8 @@ lsim_status lsim_velodyne_read_json(lsim_context *ctx, const char *path, const c
             st = json_number(ctx, path, l, where, "horiz_offset_correction", 1, &out->horiz_offset_m);
         if (st == LSIM_OK && !(id == floor(id) && fabs(id) < 1e6))
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %s.laser_id %g is not a whole number", path, where, id);
-        out->id = (int)id;
+        if (st == LSIM_OK)
+            out->id = (int)id;
     }
     table->count = (int)n;
     json_object_put(root);

@@ -90,11 +90,13 @@ lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_o
     }
     for (int k = 1; k < n; ++k)
         if (!(elev[k] >= elev[k - 1])) {
+            /* beam n-1-k (ring k) lies below beam n-k (ring k-1) */
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: beam_altitude_angles must fall from the first beam to the last "
+                           "(beam %d at %g deg is above beam %d at %g deg)", source, n - k, elev[k - 1], n - 1 - k,
+                           elev[k]);
             free(elev);
             free(az);
-            return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: beam_altitude_angles must fall from the first beam to the last "
-                             "(beam %d at %g deg is above beam %d at %g deg)", source, n - 1 - k, elev[k - 1],
-                             n - k, elev[k]);
+            return st;
         }
     free(spec->elevations_deg);
     free(spec->channel_azimuth_deg);

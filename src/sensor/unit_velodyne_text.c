@@ -105,7 +105,8 @@ lsim_status lsim_velodyne_read_yaml(lsim_context *ctx, const char *path, const c
         if (st == LSIM_OK && !(id == floor(id) && fabs(id) < 1e6))
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: laser_id %g is not a whole number", path,
                            l->start_mark.line + 1, id);
-        out->id = (int)id;
+        if (st == LSIM_OK)
+            out->id = (int)id;
     }
     table->count = (int)n;
     yaml_document_delete(&doc);
