@@ -143,6 +143,12 @@ typedef enum lsim_returns_mode {
 } lsim_returns_mode;
 lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns, lsim_returns_mode mode,
                                      int max_returns);
+/* Continuous-wave (phase-shift) receiver instead of the pulsed one (README "Continuous-wave
+ * receiver"): two distinct modulation frequencies in Hz, `samples` per frequency (4..256) over
+ * about `periods` periods (1..10000), phase bias c0 + c1 L + c2 L^2 (radians, L in intensity
+ * units; NULL: none). freq_hz NULL: back to the pulsed receiver. The urg-04lx preset is CW. */
+lsim_status lsim_sensor_set_cw_receiver(lsim_sensor *sensor, const double freq_hz[2], int samples, int periods,
+                                        const double bias[3]);
 /* Receiver offset from the emitter (sensor frame, metres): near objects can shadow returns. */
 lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]);
 

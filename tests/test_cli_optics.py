@@ -83,6 +83,13 @@ BAD = [
     ("sun_zero", "", "", "ambient: {sun_direction: [0, 0, 0], irradiance_w_m2: 10}\n", "ambient", "non-zero"),
     ("max_bounces", "", "", "max_bounces: 40\n", "max_bounces", "16"),
     ("baseline", "  baseline: [0, 50, 0]\n", "", "", "sensor.baseline", "10 m"),
+    ("receiver_type", "  receiver: {type: fmcw}\n", "", "", "sensor.receiver.type", "pulsed, cw"),
+    ("cw_one_frequency", "  receiver: {type: cw, frequencies_hz: [46.55e6, 46.55e6]}\n", "", "",
+     "sensor.receiver.frequencies_hz", "distinct"),
+    ("cw_samples", "  receiver: {type: cw, frequencies_hz: [46.55e6, 53.2e6], samples: 2}\n", "", "",
+     "sensor.receiver.samples", "4"),
+    ("cw_bias", "  receiver: {type: cw, frequencies_hz: [46.55e6, 53.2e6], bias: [0, .nan, 0]}\n", "", "",
+     "sensor.receiver.bias", "finite"),
 ]
 
 

@@ -81,6 +81,22 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
         f->noise_model.jitter = (float)(1.4142135623730951 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) /
                                         2.3548200450309493);
     }
+    f->cw = spec->receiver.cw;
+    if (f->cw) { /* receiver/cw.h: the samples' noise makes the phase (range) noise; no pulse model */
+        lsim_cw_receiver *cw = &f->cw_receiver;
+        cw->freq_hz[0] = spec->receiver.cw_freq_hz[0];
+        cw->freq_hz[1] = spec->receiver.cw_freq_hz[1];
+        cw->samples = spec->receiver.cw_samples;
+        cw->periods = spec->receiver.cw_periods;
+        for (int k = 0; k < 3; ++k)
+            cw->bias[k] = spec->receiver.cw_bias[k];
+        cw->threshold = f->threshold;
+        /* an amplitude at the threshold is measured with SNR snr_at_threshold: the amplitude estimate
+         * of N samples of noise s has std s sqrt(2 / N) */
+        cw->sample_noise = options->noise ? f->threshold * sqrt(0.5 * cw->samples) / spec->snr_at_threshold : 0.0;
+        f->noise_model.range_sigma = 0.0f; /* range noise comes from the samples */
+        f->noise_model.noise_floor = 0.0f;
+    }
     f->noise = options->noise;
     f->surfaces = &ws->surfaces;
     f->range_resolution = (float)spec->range_resolution;

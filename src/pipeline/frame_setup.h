@@ -7,12 +7,15 @@
 
 #include "pipeline/frame.h"
 #include "noise/noise.h"
+#include "receiver/cw.h"
 
 typedef struct lsim_frame_setup {
     const lsim_sensor *sensor;
     lsim_optics optics;
     lsim_subrays subrays;
     lsim_receiver receiver;
+    int cw;               /* continuous-wave receiver (cw below) instead of the pulsed one */
+    lsim_cw_receiver cw_receiver;
     lsim_fog fog;
     lsim_noise_model noise_model;
     const lsim_surfaces *surfaces;

@@ -63,8 +63,9 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
     lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
     lsim_echo echoes[LSIM_MAX_RETURNS];
     int use_noise = f->noise && background > 0.0f;
-    int m = n == 1 && !use_noise ? lsim_receiver_single(&rx, c, echoes)
-                                 : lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
+    int m = f->cw              ? lsim_cw_measure(&f->cw_receiver, c, n, f->noise ? &rng : NULL, echoes)
+            : n == 1 && !use_noise ? lsim_receiver_single(&rx, c, echoes)
+                                   : lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
     size_t kept = 0, slot = beam * (size_t)out->slots;
     for (int k = 0; k < m; ++k) {
         float r = echoes[k].range, intensity = echoes[k].power;

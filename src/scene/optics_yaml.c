@@ -12,7 +12,8 @@
 static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin", NULL};
 static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", NULL};
 static const char *const receiver_keys[] = {"pulse_width_ns", "returns", "max_returns", "peak_power_w",
-                                            "aperture_m2", "efficiency", NULL};
+                                            "aperture_m2", "efficiency", "type", "frequencies_hz", "samples",
+                                            "periods", "bias", NULL};
 static const char *const atmosphere_keys[] = {"extinction_per_m", "visibility_m", "backscatter_per_m_sr", NULL};
 static const char *const ambient_keys[] = {"sun_direction", "irradiance_w_m2", NULL};
 
@@ -96,6 +97,19 @@ lsim_status lsim_scene_file_read_receiver(lsim_yaml *y, yaml_node_t *map, lsim_r
         st = lsim_yaml_opt_number(y, map, "aperture_m2", "sensor.receiver.aperture_m2", &rx->aperture_m2);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_number(y, map, "efficiency", "sensor.receiver.efficiency", &rx->efficiency);
+    yaml_node_t *type = lsim_yaml_get(y, map, "type");
+    if (st == LSIM_OK && type) {
+        static const char *const types[] = {"pulsed", "cw", NULL};
+        st = parse_choice(y, type, "sensor.receiver.type", types, "pulsed, cw (continuous-wave, phase-shift)", &rx->cw);
+    }
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "frequencies_hz", "sensor.receiver.frequencies_hz", rx->cw_freq_hz, 2);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "samples", "sensor.receiver.samples", 4, 256, &rx->cw_samples);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_int(y, map, "periods", "sensor.receiver.periods", 1, 10000, &rx->cw_periods);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "bias", "sensor.receiver.bias", rx->cw_bias, 3);
     return st;
 }
 

@@ -157,6 +157,11 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     spec->range_sigma = p->range_sigma;
     spec->noise_snr = 1; /* presets: noise and drop-outs grow as the signal falls toward the threshold */
     spec->beam.divergence_mrad = p->divergence_mrad;
+    if (strcmp(p->name, "urg-04lx") == 0) { /* a continuous-wave (phase-shift) sensor: DESIGN.md §2, cw paper */
+        spec->receiver.cw = 1;
+        spec->receiver.cw_freq_hz[0] = 46.55e6; /* beat 6.65 MHz: unambiguous to 22.5 m (its "22 m" error) */
+        spec->receiver.cw_freq_hz[1] = 53.2e6;
+    }
     /* RPLIDAR A1 and URG-04LX report whole millimetres (their scans' ranges step by 1 mm). */
     spec->range_resolution = p->kind == LSIM_SENSOR_PLANAR ? 0.001 : 0.0;
     spec->receiver.pulse_width_ns = p->pulse_ns;

@@ -45,8 +45,14 @@ typedef struct lsim_beam_spec {
     double range_bin;         /* kernel mode: range bin of the blooming model, metres */
 } lsim_beam_spec;
 
-/* Pulsed receiver and the constants of the range equation that give watts. */
+/* The receiver (pulsed, or continuous-wave: receiver/cw.h) and the constants of the range
+ * equation that give watts. */
 typedef struct lsim_receiver_spec {
+    int cw;                   /* 0: pulsed; 1: continuous-wave (phase-shift) */
+    double cw_freq_hz[2];     /* CW: modulation frequencies, distinct, 1 kHz..10 GHz */
+    int cw_samples;           /* CW: samples per frequency, 4..256 */
+    int cw_periods;           /* CW: periods the samples span, 1..10000 */
+    double cw_bias[3];        /* CW: phase bias c0 + c1 L + c2 L^2 (rad; L intensity units) */
     double pulse_width_ns;    /* FWHM of the pulse */
     lsim_returns_mode mode;
     int max_returns;          /* 1..16 (dual needs 2) */

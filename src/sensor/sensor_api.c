@@ -224,6 +224,26 @@ lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kin
     return LSIM_OK;
 }
 
+static lsim_status commit_optics(lsim_sensor *sensor, const lsim_sensor_spec *changed);
+
+lsim_status lsim_sensor_set_cw_receiver(lsim_sensor *sensor, const double freq_hz[2], int samples, int periods,
+                                        const double bias[3])
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    lsim_receiver_spec *r = &changed.receiver;
+    r->cw = freq_hz != NULL;
+    if (freq_hz) {
+        memcpy(r->cw_freq_hz, freq_hz, sizeof r->cw_freq_hz);
+        r->cw_samples = samples;
+        r->cw_periods = periods;
+        for (int k = 0; k < 3; ++k)
+            r->cw_bias[k] = bias ? bias[k] : 0.0;
+    }
+    return commit_optics(sensor, &changed);
+}
+
 /* Apply a change to a copy of the spec's optics, keep it only if the whole spec validates. */
 static lsim_status commit_optics(lsim_sensor *sensor, const lsim_sensor_spec *changed)
 {
@@ -288,8 +308,9 @@ lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]
 
 size_t lsim_sensor_beam_count(const lsim_sensor *sensor) { return sensor ? sensor->beams.count : 0; }
 
-lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
-                                  double *time_s, uint16_t *ring)
+/* The exact beam table (degrees, seconds, metres) into whichever arrays are given. */
+static lsim_status copy_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg, double *time_s,
+                              uint16_t *ring, double *origin_xyz)
 {
     if (!sensor)
         return LSIM_ERR_INVALID_ARGUMENT;
@@ -306,22 +327,21 @@ lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg
             time_s[i] = b.time_s;
         if (ring)
             ring[i] = b.ring;
+        if (origin_xyz)
+            memcpy(origin_xyz + 3 * i, b.origin, sizeof b.origin);
     }
     return LSIM_OK;
 }
 
+lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
+                                  double *time_s, uint16_t *ring)
+{
+    return copy_beams(sensor, azimuth_deg, elevation_deg, time_s, ring, NULL);
+}
+
 lsim_status lsim_sensor_get_beam_origins(const lsim_sensor *sensor, double *origin_xyz)
 {
-    if (!sensor || !origin_xyz)
-        return LSIM_ERR_INVALID_ARGUMENT;
-    long long n = (long long)sensor->beams.count;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (long long i = 0; i < n; ++i) {
-        lsim_beam b;
-        lsim_beam_at(&sensor->spec, (size_t)i, &b);
-        memcpy(origin_xyz + 3 * i, b.origin, sizeof b.origin);
-    }
-    return LSIM_OK;
+    return origin_xyz ? copy_beams(sensor, NULL, NULL, NULL, NULL, origin_xyz) : LSIM_ERR_INVALID_ARGUMENT;
 }
 
 const char *lsim_sensor_name(const lsim_sensor *sensor) { return sensor ? sensor->spec.name : ""; }

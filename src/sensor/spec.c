@@ -65,6 +65,8 @@ void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
     spec->beam.algorithm = 2;
     spec->beam.range_bin = 0.2;
     spec->receiver.pulse_width_ns = 5.0;
+    spec->receiver.cw_samples = 30; /* the cw paper's URG-04LX model: 30 samples over 15 periods */
+    spec->receiver.cw_periods = 15;
     spec->receiver.mode = LSIM_RETURNS_STRONGEST;
     spec->receiver.max_returns = 1;
     spec->receiver.peak_power_w = 50.0;

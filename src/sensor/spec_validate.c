@@ -306,6 +306,20 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.receiver: peak_power_w (0, 1e6], aperture_m2 (0, 10] and efficiency (0, 1] are "
                          "required; got %g, %g, %g", r->peak_power_w, r->aperture_m2, r->efficiency);
+    if (r->cw && (!in_range(r->cw_freq_hz[0], 1e3, 1e10) || !in_range(r->cw_freq_hz[1], 1e3, 1e10) ||
+                  r->cw_freq_hz[0] == r->cw_freq_hz[1]))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.frequencies_hz: [%g, %g] Hz; a continuous-wave receiver needs two distinct "
+                         "modulation frequencies in [1e3, 1e10] Hz (the URG-04LX: about 46.55e6 and 53.2e6)",
+                         r->cw_freq_hz[0], r->cw_freq_hz[1]);
+    if (r->cw && (r->cw_samples < 4 || r->cw_samples > 256 || r->cw_periods < 1 || r->cw_periods > 10000))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.samples: %d samples over %d periods; must be 4..256 samples over 1..10000 "
+                         "periods (default 30 over 15)", r->cw_samples, r->cw_periods);
+    for (int i = 0; r->cw && i < 3; ++i)
+        if (!in_range(r->cw_bias[i], -1e9, 1e9))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.receiver.bias[%d]: %g is not a finite coefficient within +-1e9", i, r->cw_bias[i]);
     if (!in_range(spec->snr_at_threshold, 1.0, 1000.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.noise.snr_at_threshold: %g is out of range, must be 1..1000 (the signal-to-noise ratio "

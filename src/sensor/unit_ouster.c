@@ -55,16 +55,19 @@ lsim_status lsim_ouster_nominal_geometry(lsim_context *ctx, lsim_sensor_spec *sp
 lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_ouster_table *t, lsim_sensor_spec *spec)
 {
     const double *m = t->lidar_to_sensor;
-    /* only a turn about z and a lift: any other transform would not turn with the head */
+    /* only a turn about z and a lift along it: any other transform would not turn with the head */
     const double turn = atan2(m[4], m[0]) / LSIM_DEG;
     const double c = cos(turn * LSIM_DEG), s = sin(turn * LSIM_DEG);
-    const double expect[12] = {c, -s, 0, m[3], s, c, 0, m[7], 0, 0, 1, m[11]};
-    for (int i = 0; i < 12; ++i)
-        if (!(fabs(m[i] - expect[i]) <= 1e-6) || fabs(m[3]) > 1e-6 || fabs(m[7]) > 1e-6 || !(fabs(m[11]) <= 1e4))
-            return lsim_fail(ctx, LSIM_ERR_PARSE,
-                             "%s: lidar_to_sensor_transform [%g %g %g %g; %g %g %g %g; %g %g %g %g] is not a turn about "
-                             "z and a lift along it; lidarsim models only those (every Ouster unit's)", source, m[0],
-                             m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11]);
+    const double expect[16] = {c, -s, 0, 0, s, c, 0, 0, 0, 0, 1, m[11], 0, 0, 0, 1};
+    int ok = fabs(m[11]) <= 1e4;
+    for (int i = 0; i < 16; ++i)
+        ok &= fabs(m[i] - expect[i]) <= 1e-6;
+    if (!ok)
+        return lsim_fail(ctx, LSIM_ERR_PARSE,
+                         "%s: lidar_to_sensor_transform [%g %g %g %g; %g %g %g %g; %g %g %g %g; %g %g %g %g] is not a "
+                         "turn about z and a lift along it; lidarsim models only those (every Ouster unit's)", source,
+                         m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], m[12], m[13], m[14],
+                         m[15]);
     const char *preset = t->count == 128 ? "os1-128" : "os1-64";
     lsim_sensor_spec_free(spec);
     lsim_status st = lsim_sensor_spec_from_preset(ctx, preset, spec);
