@@ -15,6 +15,7 @@
  *  2. the fog peak's range and height against MOR (the alphas of the paper's lookup tables);
  *  3. the default overlap is Rasshofer's eqs. 11-12 with the geometry in Hahner's code; visibility
  *     gives alpha = ln(20) / V and beta = 0.046 / V; bad overlaps and visibilities are errors;
+ *  The curve and the peaks are drawn into fog_curve.png (the README's docs/fog_curve.png).
  *  4. scans: beams into an empty sky at 20 m visibility each return one fog echo (label outlier)
  *     at the range and power the formula predicts for the sensor's pulse and overlap; at 1,000 m
  *     visibility none; the visibility where fog echoes start is where the formula's peak meets
@@ -22,6 +23,7 @@
 #include "harness.h"
 #include "scan_fixture.h"
 
+#include "io/plot_png.h"
 #include "optics/fog.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
@@ -156,6 +158,14 @@ static double sin2_fn(const void *m, double x) { return paper_sin2((const model 
 static double gauss_fn(const void *m, double x) { return paper_gauss((const model *)m, x); }
 static double lsim_fn(const void *s, double x) { return lsim_wave((const lsim_side *)s, x); }
 
+/* What the README's figure shows. */
+#define FIG_POINTS 261
+#define FIG_MORS 9
+static struct {
+    double x[FIG_POINTS], sin2[FIG_POINTS], gauss[FIG_POINTS], lsim[FIG_POINTS];
+    double log_mor[FIG_MORS], peak_range[2][FIG_MORS], peak[2][FIG_MORS];
+} fig;
+
 static model hahner(double alpha)
 {
     model m = {alpha, 0.046 / (LN20 / alpha), 0.9, 1.0, 30.0, 20e-9};
@@ -190,13 +200,13 @@ static void paper_curve(void)
     CHECK(fabs(pl / ps - 1.0) <= 0.01);
     CHECK(worst_sin2 <= 0.07 * ps);
     CHECK(worst_gauss <= 0.005 * pg);
-    /* The curve for the README's figure (tools/plot_fog.py reads it from the test's directory). */
-    FILE *f = fopen("fog_curve.csv", "w");
-    if (f) {
-        fprintf(f, "x_m,paper_sin2,paper_gauss,lidarsim\n");
-        for (double x = 0.0; x <= 35.0; x += 0.05)
-            fprintf(f, "%.2f,%.6g,%.6g,%.6g\n", x, paper_sin2(&m, x), paper_gauss(&m, x), lsim_wave(&s, x));
-        fclose(f);
+    /* The curve for the README's figure (figure(), fog_curve.png in the test's directory). */
+    for (int i = 0; i < FIG_POINTS; ++i) {
+        double x = -1.0 + 13.0 * i / (FIG_POINTS - 1);
+        fig.x[i] = x;
+        fig.sin2[i] = paper_sin2(&m, x);
+        fig.gauss[i] = paper_gauss(&m, x);
+        fig.lsim[i] = lsim_wave(&s, x);
     }
 }
 
@@ -205,9 +215,6 @@ static void peak_vs_mor(void)
     /* The alphas of the paper's integral lookup tables (generate_integral_lookup_table.py). */
     const double alphas[] = {0.005, 0.01, 0.02, 0.03, 0.06, 0.1, 0.12, 0.15, 0.2};
     printf("fog peak vs MOR (paper sin^2 pulse | lidarsim):\n");
-    FILE *f = fopen("fog_peaks.csv", "w");
-    if (f)
-        fprintf(f, "mor_m,paper_range_m,paper_peak,lidarsim_range_m,lidarsim_peak\n");
     for (size_t i = 0; i < sizeof alphas / sizeof alphas[0]; ++i) {
         const model m = hahner(alphas[i]);
         lsim_side s;
@@ -217,13 +224,43 @@ static void peak_vs_mor(void)
         double xl = find_peak(lsim_fn, &s, 0.0, 10.0, 0.01, &pl);
         printf("  MOR %7.2f m: %.3f m %.4g | %.3f m %.4g (%+.2f %%)\n", LN20 / alphas[i], xs, ps, xl, pl,
                100.0 * (pl / ps - 1.0));
-        if (f)
-            fprintf(f, "%.3f,%.4f,%.6g,%.4f,%.6g\n", LN20 / alphas[i], xs, ps, xl, pl);
+        fig.log_mor[i] = log10(LN20 / alphas[i]);
+        fig.peak_range[0][i] = xs;
+        fig.peak_range[1][i] = xl;
+        fig.peak[0][i] = 1e3 * ps;
+        fig.peak[1][i] = 1e3 * pl;
         CHECK(fabs(xl - xs) <= 0.05);
         CHECK(fabs(pl / ps - 1.0) <= 0.01);
     }
-    if (f)
-        fclose(f);
+}
+
+/* The README's figure (docs/fog_curve.png is a copy), drawn with lidarsim's own plot renderer. */
+static void figure(lsim_context *ctx)
+{
+    static const unsigned char black[3] = {0, 0, 0}, grey[3] = {150, 150, 150}, red[3] = {214, 39, 40};
+    lsim_plot *p;
+    REQUIRE_OK(ctx, lsim_plot_grid(ctx, 1500, 480, 1, 3,
+                                   "Fog after Hahner et al. (ICCV 2021): the paper's integral vs lidarsim", &p));
+    REQUIRE_OK(ctx, lsim_plot_select(p, 0, 0));
+    REQUIRE_OK(ctx, lsim_plot_set_labels(p, "P_R,soft at MOR 49.9 m",
+                                         "range R - c tau_H / 2 (m)", "intensity (rho / R^2 units)"));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "paper sin^2", fig.x, fig.sin2, FIG_POINTS, LSIM_PLOT_LINE, black));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "paper Gauss", fig.x, fig.gauss, FIG_POINTS, LSIM_PLOT_LINE, grey));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "lidarsim", fig.x, fig.lsim, FIG_POINTS, LSIM_PLOT_LINE, red));
+    lsim_plot_set_legend(p, LSIM_LEGEND_TOP_RIGHT);
+    REQUIRE_OK(ctx, lsim_plot_select(p, 0, 1));
+    REQUIRE_OK(ctx, lsim_plot_set_labels(p, "range of the fog's peak", "log10 MOR (m)", "peak range (m)"));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "paper, sin^2 pulse", fig.log_mor, fig.peak_range[0], FIG_MORS,
+                                         LSIM_PLOT_BOTH, black));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "lidarsim", fig.log_mor, fig.peak_range[1], FIG_MORS, LSIM_PLOT_BOTH, red));
+    REQUIRE_OK(ctx, lsim_plot_select(p, 0, 2));
+    REQUIRE_OK(ctx, lsim_plot_set_labels(p, "height of the fog's peak", "log10 MOR (m)", "peak (1e-3 intensity)"));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "paper, sin^2 pulse", fig.log_mor, fig.peak[0], FIG_MORS,
+                                         LSIM_PLOT_BOTH, black));
+    REQUIRE_OK(ctx, lsim_plot_add_series(p, "lidarsim", fig.log_mor, fig.peak[1], FIG_MORS, LSIM_PLOT_BOTH, red));
+    REQUIRE_OK(ctx, lsim_plot_write(p, "fog_curve.png"));
+    lsim_plot_destroy(p);
+    printf("wrote fog_curve.png (the README's docs/fog_curve.png)\n");
 }
 
 /* The segments against the formula (Gaussian pulse) for other pulses, overlaps and visibilities:
@@ -402,6 +439,7 @@ int main(void)
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     paper_curve();
     peak_vs_mor();
+    figure(ctx);
     segments();
     settings(ctx);
     scans(ctx);
