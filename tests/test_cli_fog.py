@@ -15,10 +15,13 @@ overlap) with `atmosphere: {visibility_m: V}` and nothing else, scanned noise-fr
   integrated here with numpy for the sensor's Gaussian pulse: the median within 0.02 m, 90 % within
   0.05 m (beams whose surface is nearer than the fog's tail see a truncated fog);
 - every beam into the sky (no echo at 1,000 m) returns fog at 200 and 20 m visibility; the lowest
-  ring, which meets the road a few metres ahead (far brighter than the fog), returns none.
+  ring, which meets the road a few metres ahead (far brighter than the fog), returns none;
+- `extinction_per_m: ln(20)/50` alone is the fog of `visibility_m: 50`; `backscatter_per_m_sr: 0`
+  keeps the extinction (fewer far echoes) and no fog echo.
 """
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -53,14 +56,16 @@ def read_pcd(path):
         return np.frombuffer(f.read(), dtype=dtype, count=int(header["POINTS"][0]))
 
 
-def scan_street(visibility):
+def scan_street(visibility, atmosphere=None):
     text = open(os.path.join(SOURCE, "examples", "street", "street.yaml")).read()
-    foggy = text.replace("\nmaterials:\n", "\natmosphere: {visibility_m: %g}\nmaterials:\n" % visibility, 1)
+    atmosphere = atmosphere or "visibility_m: %g" % visibility
+    foggy = text.replace("\nmaterials:\n", "\natmosphere: {%s}\nmaterials:\n" % atmosphere, 1)
     check(foggy != text, "test bug: no atmosphere inserted")
-    scene = os.path.join(WORK, "street_%g.yaml" % visibility)
+    name = "street_" + re.sub(r"[^A-Za-z0-9.]+", "_", atmosphere)
+    scene = os.path.join(WORK, name + ".yaml")
     with open(scene, "w") as f:
         f.write(foggy)
-    out = os.path.join(WORK, "street_%g.pcd" % visibility)
+    out = os.path.join(WORK, name + ".pcd")
     p = subprocess.run([BINARY, "scan", scene, "-o", out, "--noise", "off", "--keep-misses", "--quiet",
                         "--fields", "range,label,elevation,num_returns"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=300)
@@ -125,6 +130,19 @@ def main():
     # The lowest ring meets the road a few metres ahead: brighter than the fog, it wins.
     low = p["elevation"] < -14.0
     check(low.any() and np.all(p["label"][low] != 1), "20 m visibility: the lowest ring returns fog")
+    # The other keys: extinction_per_m alone is the same fog (beta from V = ln(20) / alpha);
+    # backscatter_per_m_sr: 0 keeps the extinction and drops the fog's echo.
+    same = scan_street(50, "extinction_per_m: %.17g" % (math.log(20.0) / 50.0))
+    none = scan_street(20, "visibility_m: 20, backscatter_per_m_sr: 0")
+    if same is not None and none is not None:
+        a, b = np.count_nonzero(same["label"] == 1), np.count_nonzero(clouds[50]["label"] == 1)
+        check(a == b, "extinction_per_m = ln(20)/50: %d fog beams, visibility_m 50: %d" % (a, b))
+        check(np.count_nonzero(none["label"] == 1) == 0, "backscatter_per_m_sr 0: fog echoes remain")
+        check(np.count_nonzero(none["range"] > 0) < np.count_nonzero(clouds[1000]["range"] > 0),
+              "20 m visibility without backscatter: the extinction removes no far echoes")
+        print("extinction_per_m = ln(20)/50: %d fog beams (visibility_m 50: %d); visibility 20 m without backscatter: "
+              "0 fog, %d echoes (1000 m: %d)" % (a, b, np.count_nonzero(none["range"] > 0),
+                                                 np.count_nonzero(clouds[1000]["range"] > 0)))
     print("20 m visibility: %.1f %% of the fog echoes within 0.05 m of the model's peak %.3f m; all %d sky beams "
           "fog; lowest ring %.1f %% road" % (100.0 * np.mean(err <= 0.05), want, np.count_nonzero(sky),
                                             100.0 * np.mean(p["label"][low] != 1)))
