@@ -149,6 +149,11 @@ lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns,
  * units; NULL: none). freq_hz NULL: back to the pulsed receiver. The urg-04lx preset is CW. */
 lsim_status lsim_sensor_set_cw_receiver(lsim_sensor *sensor, const double freq_hz[2], int samples, int periods,
                                         const double bias[3]);
+/* Overlap of the beam and the receiver's field of view (geometric form factor xi, a linear ramp
+ * as in Hahner et al. 2021): the receiver sees none of the beam up to start_m and all of it from
+ * full_m on (0 < start <= full <= 1000 m; default 1.666 and 7.635 m). It weights the fog volume's
+ * echo, which is why near-range fog is weak unless the visibility is low. */
+lsim_status lsim_sensor_set_overlap(lsim_sensor *sensor, double start_m, double full_m);
 /* Receiver offset from the emitter (sensor frame, metres): near objects can shadow returns. */
 lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]);
 
@@ -230,9 +235,13 @@ lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *na
                                                const char *calibrated_name);
 /* Mirror and glass recursion depth (default 5, 0..16). */
 lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces);
-/* Atmosphere: extinction coefficient alpha (1/m): returns fall by exp(-2 alpha R); with
- * backscatter > 0 (1/(m sr)), fog also returns its own distributed echo. */
+/* Atmosphere: extinction coefficient alpha (1/m, 0..10): returns fall by exp(-2 alpha R); with
+ * backscatter beta > 0 (1/(m sr), at most alpha), the fog volume also returns its own distributed
+ * echo, weighted by the sensor's overlap (lsim_sensor_set_overlap). */
 lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m, double backscatter_per_m_sr);
+/* Fog of a visibility (meteorological optical range V, metres, >= 0.3) after Hahner et al., ICCV
+ * 2021: alpha = ln(20) / V (5 % contrast), beta = 0.046 / V. */
+lsim_status lsim_scene_set_visibility(lsim_scene *scene, double visibility_m);
 /* Ambient light: sun direction (world, towards the sun) and in-band irradiance (W/m^2). */
 lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction[3], double irradiance_w_m2);
 /* Map a semantic label name to an id (0..65535), overriding the SemanticKITTI defaults. Call it

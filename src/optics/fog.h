@@ -1,24 +1,68 @@
-/* Fog (atmospheric backscatter) as a distributed return: the volume between the sensor and the
- * first surface scatters light back with the lidar equation's impulse response
- *   h(r) = pi beta exp(-2 alpha r) / r^2    (intensity units per metre of range)
- * which lidarsim splits into range segments, each a box contribution of amplitude h(r_k) w_k
- * (the receiver convolves it with the pulse). Dense fog near the sensor gives a false echo. */
+/* Fog: the soft-target (volume) part of the lidar channel, after Rasshofer et al. 2011 as applied
+ * by Hahner et al., "Fog Simulation on Real LiDAR Point Clouds for 3D Object Detection in Adverse
+ * Weather", ICCV 2021 (section 3; constants of the authors' code, github.com/MartinHahner/
+ * LiDAR_fog_sim). The received power is the pulse convolved with the channel's impulse response
+ * h_C(R) = h_hard(R) + h_soft(R); in lidarsim's intensity units (power / (P_t A_rx eta / pi), so a
+ * Lambertian surface gives rho cos / R^2) the volume's part is
+ *   h_soft(R) = pi beta xi(R) exp(-2 alpha R) / R^2          per metre of range, R < first surface
+ * with beta the backscattering coefficient (1/(m sr)), alpha the extinction (1/m) and xi the
+ * overlap of the transmitted beam and the receiver's field of view (geometric form factor),
+ * Hahner's linear ramp: 0 up to R1 (overlap_start), 1 from R2 (overlap_full) on.
+ *
+ * lidarsim hands h_soft to the pulsed receiver as range segments, each a box contribution whose
+ * amplitude is the exact integral of h_soft over the segment, centred on its centroid (the
+ * receiver convolves each box with the pulse, so the waveform is sum_k box_k * pulse, which
+ * approximates h_soft * pulse). The segments are fixed per frame (lsim_fog_setup); per beam only
+ * the one that the first surface cuts is integrated again (lsim_fog_contributions: four points of
+ * Gauss-Legendre, no allocation). */
 #ifndef LSIM_OPTICS_FOG_H
 #define LSIM_OPTICS_FOG_H
 
 #include "receiver/pulsed.h"
 
-#define LSIM_FOG_MAX_SEGMENTS 12
+#define LSIM_FOG_MAX_SEGMENTS 32
+
+/* The fog is left out where it cannot matter: from the range where the fog's own waveform (the
+ * density times the pulse's area) falls below this fraction of the detection threshold, and
+ * entirely when it never reaches it. */
+#define LSIM_FOG_NEGLIGIBLE 0.01
+
+typedef struct lsim_fog_segment {
+    float lo, hi;    /* range interval, metres */
+    float range;     /* centroid of h_soft over [lo, hi] */
+    float amplitude; /* integral of h_soft over [lo, hi] (intensity units) */
+} lsim_fog_segment;
 
 typedef struct lsim_fog {
-    float extinction;  /* alpha, 1/m */
-    float backscatter; /* beta, 1/(m sr); 0: no fog echoes */
-    float range_min;   /* start of the volume (the receiver's blind zone ends here) */
+    double extinction;    /* alpha, 1/m */
+    double backscatter;   /* beta, 1/(m sr); 0: no fog echoes */
+    double overlap_start; /* R1: xi = 0 up to here, metres (> 0) */
+    double overlap_full;  /* R2: xi = 1 from here on (>= R1) */
+    int count;            /* segments; 0: no fog volume */
+    lsim_fog_segment segment[LSIM_FOG_MAX_SEGMENTS];
 } lsim_fog;
 
-void lsim_fog_setup(lsim_fog *fog, double extinction, double backscatter, double range_min, double pulse_width_ns);
-/* Segments of the fog in front of `end` (first surface or max range); returns how many were
- * written to out (<= LSIM_FOG_MAX_SEGMENTS). */
+typedef struct lsim_fog_params {
+    double extinction, backscatter;
+    double overlap_start, overlap_full;
+    double range_max;      /* no fog beyond the sensor's range */
+    double pulse_width_ns; /* the receiver's pulse (FWHM): how fine the segments must be */
+    double threshold;      /* the receiver's detection threshold (intensity units) */
+} lsim_fog_params;
+
+/* Segments of the fog volume for a frame. Deterministic: the same parameters give the same
+ * segments. */
+void lsim_fog_setup(lsim_fog *fog, const lsim_fog_params *params);
+
+/* The overlap function xi(r): 0 for r <= start, linear up to full, 1 beyond (a step at start when
+ * start == full). */
+double lsim_fog_overlap(double start, double full, double r);
+
+/* h_soft(r): the volume's impulse response, intensity units per metre of range. */
+double lsim_fog_density(const lsim_fog *fog, double r);
+
+/* Box contributions of the fog in front of `end` (the first surface, or the maximum range) into
+ * out; returns how many (<= LSIM_FOG_MAX_SEGMENTS). Allocation-free. */
 int lsim_fog_contributions(const lsim_fog *fog, float end, lsim_contribution *out);
 
 #endif

@@ -73,7 +73,10 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
     f->receiver.max_range = spec->range_max;
     f->merge_tolerance = (float)(0.5 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) / 2.3548200450309493);
-    lsim_fog_setup(&f->fog, scene->extinction, scene->backscatter, spec->range_min, spec->receiver.pulse_width_ns);
+    const lsim_fog_params fog = {scene->extinction, scene->backscatter, spec->receiver.overlap_m[0],
+                                 spec->receiver.overlap_m[1], spec->range_max, spec->receiver.pulse_width_ns,
+                                 f->threshold};
+    lsim_fog_setup(&f->fog, &fog);
     f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
                                         (float)f->threshold, (float)spec->range_min, 0.0f, 0.0f};
     if (spec->noise_snr) { /* README "Noise": SNR = peak / (threshold / snr_at_threshold) */

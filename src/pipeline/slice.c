@@ -96,7 +96,7 @@ static int beam_contributions(const lsim_frame_setup *f, const lsim_engine *engi
         }
         n = lsim_contributions_keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS);
     }
-    if (f->fog.backscatter > 0.0f)
+    if (f->fog.count > 0)
         n += lsim_fog_contributions(&f->fog, first > 0.0f ? first : f->optics.range_max, c + n);
     return n;
 }

@@ -12,8 +12,8 @@
 static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin", NULL};
 static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", NULL};
 static const char *const receiver_keys[] = {"pulse_width_ns", "returns", "max_returns", "peak_power_w",
-                                            "aperture_m2", "efficiency", "type", "frequencies_hz", "samples",
-                                            "periods", "bias", NULL};
+                                            "aperture_m2", "efficiency", "overlap_m", "type", "frequencies_hz",
+                                            "samples", "periods", "bias", NULL};
 static const char *const atmosphere_keys[] = {"extinction_per_m", "visibility_m", "backscatter_per_m_sr", NULL};
 static const char *const ambient_keys[] = {"sun_direction", "irradiance_w_m2", NULL};
 
@@ -110,6 +110,56 @@ lsim_status lsim_scene_file_read_receiver(lsim_yaml *y, yaml_node_t *map, lsim_r
         st = lsim_yaml_opt_int(y, map, "periods", "sensor.receiver.periods", 1, 10000, &rx->cw_periods);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_vec(y, map, "bias", "sensor.receiver.bias", rx->cw_bias, 3);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_vec(y, map, "overlap_m", "sensor.receiver.overlap_m", rx->overlap_m, 2);
+    return st;
+}
+
+/* atmosphere: {visibility_m | extinction_per_m, backscatter_per_m_sr}. Fog after Hahner et al.
+ * 2021: visibility is the meteorological optical range V (5 % contrast), alpha = ln(20) / V, and
+ * the backscatter beta = 0.046 / V unless given (extinction_per_m alone: V = ln(20) / alpha). */
+static lsim_status read_atmosphere(lsim_yaml *y, yaml_node_t *atm, lsim_scene *scene)
+{
+    lsim_status st = lsim_yaml_check_keys(y, atm, "atmosphere", atmosphere_keys);
+    yaml_node_t *ext = lsim_yaml_get(y, atm, "extinction_per_m"), *vis = lsim_yaml_get(y, atm, "visibility_m");
+    yaml_node_t *back = lsim_yaml_get(y, atm, "backscatter_per_m_sr");
+    if (st == LSIM_OK && ext && vis)
+        st = lsim_yaml_fail(y, vis, LSIM_ERR_PARSE, "atmosphere",
+                            "give either extinction_per_m or visibility_m (fog: extinction = ln(20) / visibility)");
+    if (st == LSIM_OK && !ext && !vis)
+        st = lsim_yaml_fail(y, atm, LSIM_ERR_PARSE, "atmosphere",
+                            "needs visibility_m (fog: meteorological optical range, m) or extinction_per_m");
+    double alpha = 0.0, visibility = 0.0, beta = 0.0;
+    if (st == LSIM_OK && ext) {
+        st = lsim_yaml_number(y, ext, "atmosphere.extinction_per_m", &alpha);
+        if (st == LSIM_OK && !(alpha >= 0.0 && alpha <= LSIM_EXTINCTION_MAX))
+            st = lsim_yaml_fail(y, ext, LSIM_ERR_PARSE, "atmosphere.extinction_per_m",
+                                "%g is invalid; must be 0..%g 1/m (fog of 1 m visibility is 3.0)", alpha,
+                                LSIM_EXTINCTION_MAX);
+        visibility = alpha > 0.0 ? LSIM_LN_20 / alpha : 0.0;
+    }
+    if (st == LSIM_OK && vis) {
+        st = lsim_yaml_number(y, vis, "atmosphere.visibility_m", &visibility);
+        if (st == LSIM_OK && !(visibility >= LSIM_VISIBILITY_MIN && isfinite(visibility)))
+            st = lsim_yaml_fail(y, vis, LSIM_ERR_PARSE, "atmosphere.visibility_m",
+                                "%g is invalid; must be > 0 m, at least %g m (extinction ln(20) / visibility "
+                                "<= %g 1/m)", visibility, LSIM_VISIBILITY_MIN, LSIM_EXTINCTION_MAX);
+        alpha = LSIM_LN_20 / visibility;
+    }
+    if (st == LSIM_OK)
+        beta = visibility > 0.0 ? LSIM_FOG_BACKSCATTER_MOR / visibility : 0.0;
+    if (st == LSIM_OK && back) {
+        st = lsim_yaml_number(y, back, "atmosphere.backscatter_per_m_sr", &beta);
+        if (st == LSIM_OK && !(beta >= 0.0 && beta <= alpha))
+            st = lsim_yaml_fail(y, back, LSIM_ERR_PARSE, "atmosphere.backscatter_per_m_sr",
+                                "%g is invalid; must be 0..the extinction (%g 1/m); fog after Hahner et al. has "
+                                "0.046 / visibility", beta, alpha);
+    }
+    if (st == LSIM_OK && lsim_scene_set_atmosphere(scene, alpha, beta) != LSIM_OK) {
+        char msg[LSIM_ERROR_MAX];
+        lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+        st = lsim_yaml_fail(y, atm, LSIM_ERR_PARSE, "atmosphere", "%s", msg);
+    }
     return st;
 }
 
@@ -124,30 +174,8 @@ lsim_status lsim_scene_file_read_environment(lsim_yaml *y, yaml_node_t *root, ls
             scene->max_bounces = (int)b;
     }
     yaml_node_t *atm = lsim_yaml_get(y, root, "atmosphere");
-    if (st == LSIM_OK && atm) {
-        st = lsim_yaml_check_keys(y, atm, "atmosphere", atmosphere_keys);
-        yaml_node_t *ext = lsim_yaml_get(y, atm, "extinction_per_m"), *vis = lsim_yaml_get(y, atm, "visibility_m");
-        double alpha = 0.0, beta = 0.0;
-        if (st == LSIM_OK && ext && vis)
-            st = lsim_yaml_fail(y, vis, LSIM_ERR_PARSE, "atmosphere",
-                                "give either extinction_per_m or visibility_m (fog: alpha = 3.912 / visibility)");
-        if (st == LSIM_OK && ext)
-            st = lsim_yaml_number(y, ext, "atmosphere.extinction_per_m", &alpha);
-        if (st == LSIM_OK && vis) {
-            double v = 0.0;
-            st = lsim_yaml_number(y, vis, "atmosphere.visibility_m", &v);
-            if (st == LSIM_OK && !(v > 0.0))
-                st = lsim_yaml_fail(y, vis, LSIM_ERR_PARSE, "atmosphere.visibility_m", "%g must be > 0 m", v);
-            alpha = st == LSIM_OK ? 3.912 / v : 0.0; /* Koschmieder, 2 % contrast */
-        }
-        if (st == LSIM_OK)
-            st = lsim_yaml_opt_number(y, atm, "backscatter_per_m_sr", "atmosphere.backscatter_per_m_sr", &beta);
-        if (st == LSIM_OK && lsim_scene_set_atmosphere(scene, alpha, beta) != LSIM_OK) {
-            char msg[LSIM_ERROR_MAX];
-            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
-            st = lsim_yaml_fail(y, atm, LSIM_ERR_PARSE, "atmosphere", "%s", msg);
-        }
-    }
+    if (st == LSIM_OK && atm)
+        st = read_atmosphere(y, atm, scene);
     yaml_node_t *amb = lsim_yaml_get(y, root, "ambient");
     if (st == LSIM_OK && amb) {
         double sun[3] = {0, 0, 1}, irradiance = 0.0;

@@ -224,10 +224,10 @@ lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m
 {
     if (!scene)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (!(extinction_per_m >= 0.0 && extinction_per_m <= 10.0))
+    if (!(extinction_per_m >= 0.0 && extinction_per_m <= LSIM_EXTINCTION_MAX))
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "atmosphere.extinction_per_m: %g is invalid; must be 0..10 1/m (fog of 10 m visibility is 0.39)",
-                         extinction_per_m);
+                         "atmosphere.extinction_per_m: %g is invalid; must be 0..%g 1/m (fog of 10 m visibility is 0.30)",
+                         extinction_per_m, LSIM_EXTINCTION_MAX);
     if (!(backscatter_per_m_sr >= 0.0 && backscatter_per_m_sr <= extinction_per_m))
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "atmosphere.backscatter_per_m_sr: %g is invalid; must be 0..extinction (%g)", backscatter_per_m_sr,
@@ -235,6 +235,17 @@ lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m
     scene->extinction = extinction_per_m;
     scene->backscatter = backscatter_per_m_sr;
     return LSIM_OK;
+}
+
+lsim_status lsim_scene_set_visibility(lsim_scene *scene, double visibility_m)
+{
+    if (!scene)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (!(visibility_m >= LSIM_VISIBILITY_MIN && isfinite(visibility_m)))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "atmosphere.visibility_m: %g is invalid; must be > 0 m, at least %g m (extinction ln(20) / "
+                         "visibility <= %g 1/m)", visibility_m, LSIM_VISIBILITY_MIN, LSIM_EXTINCTION_MAX);
+    return lsim_scene_set_atmosphere(scene, LSIM_LN_20 / visibility_m, LSIM_FOG_BACKSCATTER_MOR / visibility_m);
 }
 
 lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction[3], double irradiance_w_m2)

@@ -59,6 +59,14 @@ typedef struct lsim_label_map {
 
 struct lsim_engine; /* geometry/engine.h */
 
+/* Fog from visibility (Hahner et al., ICCV 2021, and their code): the visibility is the
+ * meteorological optical range V, where a black target keeps 5 % contrast (Koschmieder), so the
+ * extinction is alpha = ln(20) / V; the backscattering coefficient is beta = 0.046 / V. */
+#define LSIM_LN_20 2.995732273553991
+#define LSIM_FOG_BACKSCATTER_MOR 0.046
+#define LSIM_EXTINCTION_MAX 10.0  /* 1/m: a visibility of 0.3 m */
+#define LSIM_VISIBILITY_MIN 0.3   /* m */
+
 struct lsim_scene {
     lsim_context *ctx;
     lsim_material *materials;

@@ -17,6 +17,10 @@
 #define LSIM_SENSOR_MAX_RATE_HZ 1e6
 #define LSIM_SENSOR_MAX_RANGE_M 1e6          /* range max (min >= 0) */
 #define LSIM_SENSOR_MAX_POSITION_M 1e7       /* |position component| (Embree aborts near 1e19) */
+/* Default overlap of beam and receiver field, metres (spec.c says where the numbers come from). */
+#define LSIM_OVERLAP_START_DEFAULT 1.666
+#define LSIM_OVERLAP_FULL_DEFAULT 7.635
+#define LSIM_OVERLAP_MAX_M 1000.0
 
 /* Default rosette prism rotation rates (Hz), Livox-style: opposite signs, ratio the golden ratio,
  * so the curve never closes within a frame. The Mid-40's exact motor speeds are not published;
@@ -59,6 +63,7 @@ typedef struct lsim_receiver_spec {
     double peak_power_w;      /* P_t */
     double aperture_m2;       /* A_rx */
     double efficiency;        /* eta_sys */
+    double overlap_m[2];      /* overlap of beam and receiver field (fog): 0 up to [0], 1 from [1] on */
 } lsim_receiver_spec;
 
 /* Plain description of a sensor, filled from a preset, the API or a scene file.

@@ -297,6 +297,16 @@ lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns,
     return commit_optics(sensor, &changed);
 }
 
+lsim_status lsim_sensor_set_overlap(lsim_sensor *sensor, double start_m, double full_m)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    changed.receiver.overlap_m[0] = start_m;
+    changed.receiver.overlap_m[1] = full_m;
+    return commit_optics(sensor, &changed);
+}
+
 lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3])
 {
     if (!sensor || !offset)

@@ -72,6 +72,12 @@ void lsim_sensor_spec_defaults(lsim_sensor_spec *spec)
     spec->receiver.peak_power_w = 50.0;
     spec->receiver.aperture_m2 = 1e-3;
     spec->receiver.efficiency = 0.5;
+    /* The overlap of a biaxial sensor (Rasshofer et al. 2011, eqs. 11-12) with the geometry in Hahner
+     * et al.'s fog code (ParameterSet: lens axes D = 0.1 m apart, apertures of radius 0.01 m, a 2 deg
+     * beam and a 3.5 deg receiver field): R1 = (D - rho_T - rho_R) / (tan(gamma_T/2) + tan(gamma_R/2))
+     * = 1.666 m, R2 = (D - rho_R + rho_T) / (tan(gamma_R/2) - tan(gamma_T/2)) = 7.635 m. */
+    spec->receiver.overlap_m[0] = LSIM_OVERLAP_START_DEFAULT;
+    spec->receiver.overlap_m[1] = LSIM_OVERLAP_FULL_DEFAULT;
 }
 
 void lsim_sensor_spec_free(lsim_sensor_spec *spec)

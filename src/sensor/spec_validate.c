@@ -324,6 +324,11 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.noise.snr_at_threshold: %g is out of range, must be 1..1000 (the signal-to-noise ratio "
                          "of an echo just at the detection threshold; typical 3..10)", spec->snr_at_threshold);
+    if (!(r->overlap_m[0] > 0.0 && r->overlap_m[0] <= r->overlap_m[1] && r->overlap_m[1] <= LSIM_OVERLAP_MAX_M))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.overlap_m: [%g, %g] is invalid; need 0 < start <= full <= %g m (the ranges "
+                         "where the receiver starts to see the beam and sees all of it)",
+                         r->overlap_m[0], r->overlap_m[1], LSIM_OVERLAP_MAX_M);
     if (!in_range(spec->range_resolution, 0.0, 1.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.range_resolution: %g is invalid; must be 0..1 m (0: continuous)", spec->range_resolution);
