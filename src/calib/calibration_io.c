@@ -110,10 +110,10 @@ static lsim_status check_material(lsim_context *ctx, const lsim_calib_material *
         if (!(b->angle_deg >= 0.0 && b->angle_deg <= 90.0) || !b->n || !finite_nonneg(b->mean_intensity) ||
             !finite_nonneg(b->std_intensity) || !finite_nonneg(b->std_range_m) ||
             !(b->drop_rate >= 0.0 && b->drop_rate <= 1.0) || (k && !(b->angle_deg > m->bins[k - 1].angle_deg)) ||
-            !isfinite(b->noise_mean_m) || !finite_nonneg(b->noise_std_m))
+            (m->noise_fitted && (!isfinite(b->noise_mean_m) || !finite_nonneg(b->noise_std_m))))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "calibration: material %s bin %zu (%g deg) is out of "
-                             "range (angles ascending in [0, 90], n >= 1, statistics finite and >= 0, drop rate "
-                             "in [0, 1])", m->name, k, b->angle_deg);
+                             "range (angles ascending in [0, 90], n >= 1, statistics finite and >= 0 but "
+                             "noise_mean_m finite, drop rate in [0, 1])", m->name, k, b->angle_deg);
     }
     return LSIM_OK;
 }
