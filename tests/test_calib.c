@@ -572,7 +572,7 @@ static void test_calibration_files(lsim_context *ctx)
     CHECK(lsim_calib_lookup(&cal.materials[0], 1.5, &q) == 1 && q.drop_rate == 0.0 && q.std_range_m == 0.001);
     CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 0.5 && q.std_range_m == 0.002);
     /* A bin without returns drops every beam. */
-    cal.materials[0].bins[1] = (lsim_calib_bin){3.0, 10, 0.0, 0.0, 0.0, 1.0, 0.0};
+    cal.materials[0].bins[1] = (lsim_calib_bin){3.0, 10, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0};
     CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 1.0);
     CHECK(lsim_calib_lookup(NULL, 10.0, &q) == 0 && q.drop_rate == 1.0);
     lsim_calibration_free(&cal);
@@ -644,7 +644,7 @@ static void test_calibration_files(lsim_context *ctx)
     CHECK(message_has(ctx, "material empty has no bins", NULL));
     CHECK(access(out, F_OK) != 0);
     snprintf(out, sizeof out, "%s/no/such/dir/cal.yaml", scratch_dir);
-    lsim_calib_bin b = {1.0, 5, 47.0, 0.0, 0.001, 0.0, 0.0};
+    lsim_calib_bin b = {1.0, 5, 47.0, 0.0, 0.001, 0.0, 0.0, 0.0, 0.001};
     m.bins = &b;
     m.bin_count = 1;
     CHECK(lsim_calibration_write(ctx, out, &one) == LSIM_ERR_IO);

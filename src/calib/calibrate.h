@@ -12,7 +12,12 @@
  *      brdf_scale minimise sum_k w_k (mean_k - brdf_scale pi f_r(theta_k) cos(theta_k))^2 with w_k
  *      the returns in bin k (a bin without returns has no mean intensity); the scale is solved in
  *      closed form for every shape, the shape by a grid search refined by golden-section search
- *      (1 parameter) or Nelder-Mead (2). The reflectance is not fitted (the scale absorbs it). */
+ *      (1 parameter) or Nelder-Mead (2). The reflectance is not fitted (the scale absorbs it).
+ *      A binary-intensity sensor's means cannot determine a shape: only the scale is fitted then
+ *      (lsim_calib_material.brdf_shape_fitted = 0; calib/brdf_fit.c);
+ *   5. ranges on a grid (calib/range_quant.h): per bin, the range error before the rounding
+ *      (noise_mean_m, noise_std_m); the nearest and farthest board returns (reach_min_m,
+ *      reach_max_m). */
 #ifndef LSIM_CALIB_CALIBRATE_H
 #define LSIM_CALIB_CALIBRATE_H
 
@@ -39,6 +44,9 @@ lsim_status lsim_calibrate_input(lsim_context *ctx, const lsim_calib_input *in, 
 
 /* Fit m->brdf's parameters and m->brdf_scale to m->bins (see above); sets m->brdf_rms. */
 lsim_status lsim_calib_fit_brdf(lsim_context *ctx, lsim_calib_material *m);
+/* 1 when every bin with returns has the same mean intensity and no spread (a binary-intensity
+ * sensor such as the RPLIDAR, 47 for every return); *value (may be NULL) gets that intensity. */
+int lsim_calib_intensity_constant(const lsim_calib_material *m, double *value);
 /* The fitted model's mean intensity at an incidence angle: brdf_scale pi f_r(theta) cos(theta). */
 double lsim_calib_brdf_intensity(const lsim_calib_material *m, double angle_deg);
 /* The board geometry of a calibrated material, to classify beams of its scan again

@@ -22,6 +22,12 @@ typedef struct lsim_calib_bin {
     double drop_rate;      /* (no return or intensity 0) / n */
     double mean_range_m;   /* mean of (measured range - range to the fitted board line), returned beams:
                             * the sensor's range bias at this incidence (key optional in files: 0) */
+    /* The range error before the sensor's quantisation (calib/range_quant.h): e ~ N(noise_mean_m,
+     * noise_std_m) such that rounding (true range + e) to the material's range_resolution_m gives
+     * mean_range_m and std_range_m over the bin's own beams. What a scan draws when the material's
+     * noise_fitted is set (keys optional in files: then mean_range_m and std_range_m). */
+    double noise_mean_m;
+    double noise_std_m;
 } lsim_calib_bin;
 
 typedef struct lsim_calib_material {
@@ -49,6 +55,19 @@ typedef struct lsim_calib_material {
     lsim_brdf brdf_configured;    /* the BRDF as described before the fit (thesis §5.3's BRDF-only model) */
     double brdf_rms;              /* fit residual: sqrt(sum w (mean - model)^2 / sum w), w = returns per bin */
     char source[512];             /* the scan file calibrated from (informational) */
+    /* The range grid of the scan (calib/range_quant.h; 0 = not on a grid) and whether the bins hold
+     * the error before quantisation (noise_mean_m, noise_std_m). 0 for files without the key: a
+     * scan then subtracts its sensor's resolution^2 / 12 from std_range_m^2 instead. */
+    double range_resolution_m;
+    int noise_fitted;
+    /* The sensor's measured reach on this material: the nearest and farthest ranges of its board
+     * returns (0 = not known). A scan reports echoes off this material down to reach_min_m even
+     * where the sensor's range_min (its datasheet minimum) is larger; reach_max_m is recorded. */
+    double reach_min_m, reach_max_m;
+    /* 1: the BRDF's shape parameters were fitted; 0: the bins' intensities cannot determine them
+     * (a binary-intensity sensor: every return reads the same value whatever the BRDF), so the
+     * described shape is kept and only brdf_scale is fitted. */
+    int brdf_shape_fitted;
 } lsim_calib_material;
 
 typedef struct lsim_calibration {

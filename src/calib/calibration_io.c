@@ -1,5 +1,5 @@
-/* Calibration files (docs/calibration.md): write (atomic YAML), read (validated, file:line:column
- * and key in every error), find, copy, free, and the per-angle lookup (calibration.h). */
+/* Calibration files (docs/calibration.md): write (atomic YAML) and read (validated, file:line:column
+ * and key in every error). Find, copy, free and the per-angle lookup: calib/calib_material.c. */
 #include "calib/calibration.h"
 
 #include "calib/calibrate.h"
@@ -18,140 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* ------------------------------------------------------------------------------------------- */
-/* Memory                                                                                       */
-
-void lsim_calib_material_free(lsim_calib_material *m)
-{
-    if (!m)
-        return;
-    free(m->bins);
-    m->bins = NULL;
-    m->bin_count = 0;
-}
-
-void lsim_calibration_free(lsim_calibration *cal)
-{
-    if (!cal)
-        return;
-    for (size_t i = 0; i < cal->count; ++i)
-        lsim_calib_material_free(&cal->materials[i]);
-    free(cal->materials);
-    memset(cal, 0, sizeof *cal);
-}
-
-const lsim_calib_material *lsim_calibration_find(const lsim_calibration *cal, const char *name)
-{
-    if (!cal || !name)
-        return NULL;
-    for (size_t i = 0; i < cal->count; ++i)
-        if (strcmp(cal->materials[i].name, name) == 0)
-            return &cal->materials[i];
-    return NULL;
-}
-
-lsim_status lsim_calib_material_copy(lsim_context *ctx, const lsim_calib_material *src, lsim_calib_material *dst)
-{
-    if (!src || !dst)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_calib_material_copy: NULL material");
-    lsim_calib_bin *bins = NULL;
-    if (src->bin_count) {
-        bins = malloc(src->bin_count * sizeof *bins);
-        if (!bins)
-            return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory copying calibration %s", src->name);
-        memcpy(bins, src->bins, src->bin_count * sizeof *bins);
-    }
-    *dst = *src;
-    dst->bins = bins;
-    return LSIM_OK;
-}
-
-/* ------------------------------------------------------------------------------------------- */
-/* Lookup                                                                                       */
-
-/* Slope of one statistic inside bin k: the smaller in magnitude of the differences to its two
- * neighbours (0 at a missing neighbour, a gap or an extremum: minmod). So each bin's average over
- * its width stays the bin's own value, and no value overshoots its neighbours. */
-static double minmod_slope(const lsim_calib_material *m, size_t k, size_t offset)
-{
-    const double w = m->bin_width_deg;
-    const lsim_calib_bin *b = &m->bins[k];
-    double v = *(const double *)((const char *)b + offset);
-    if (k == 0 || k + 1 >= m->bin_count)
-        return 0.0;
-    const lsim_calib_bin *p = &m->bins[k - 1], *q = &m->bins[k + 1];
-    if (fabs(b->angle_deg - p->angle_deg - w) > 1e-9 || fabs(q->angle_deg - b->angle_deg - w) > 1e-9)
-        return 0.0; /* an empty bin between: no neighbour */
-    if (offset != offsetof(lsim_calib_bin, drop_rate) && (p->drop_rate >= 1.0 || q->drop_rate >= 1.0))
-        return 0.0; /* a neighbour without returns has no statistics of returns (its zeros are placeholders) */
-    double dl = (v - *(const double *)((const char *)p + offset)) / w;
-    double dr = (*(const double *)((const char *)q + offset) - v) / w;
-    if (dl * dr <= 0.0)
-        return 0.0;
-    return fabs(dl) < fabs(dr) ? dl : dr;
-}
-
-int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib_bin *out)
-{
-    memset(out, 0, sizeof *out);
-    double a = fabs(angle_deg);
-    if (isnan(a))
-        a = 0.0;
-    if (a > 90.0)
-        a = 90.0;
-    if (!m || !m->bin_count || !m->bins) {
-        out->angle_deg = a;
-        out->drop_rate = 1.0;
-        return 0;
-    }
-    const double half = 0.5 * m->bin_width_deg;
-    /* The bin whose width holds the angle (bins are stored ascending, empty ones left out). */
-    size_t lo = 0, hi = m->bin_count;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->bins[mid].angle_deg - half <= a)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    const lsim_calib_bin *b = &m->bins[lo];
-    int inside = a >= b->angle_deg - half - 1e-9 && a <= b->angle_deg + half + 1e-9;
-    if (!inside) { /* outside the measured angles (or in an empty bin): the nearest bin, BRDF intensity */
-        size_t k = lo;
-        if (lo + 1 < m->bin_count && fabs(m->bins[lo + 1].angle_deg - a) < fabs(b->angle_deg - a))
-            k = lo + 1;
-        *out = m->bins[k];
-        out->angle_deg = a;
-        /* A sensor whose intensity never varied (the RPLIDAR's 47) keeps its one value; otherwise
-         * the fitted BRDF gives the angle's mean. */
-        double constant = NAN;
-        int varies = 0;
-        for (size_t i = 0; i < m->bin_count && !varies; ++i) {
-            const lsim_calib_bin *c = &m->bins[i];
-            if (c->drop_rate >= 1.0)
-                continue;
-            varies = c->std_intensity > 0.0 || (!isnan(constant) && c->mean_intensity != constant);
-            constant = c->mean_intensity;
-        }
-        out->mean_intensity = !varies && !isnan(constant) ? constant : lsim_calib_brdf_intensity(m, a);
-        return 0;
-    }
-    /* Piecewise-linear inside the bin, slope-limited (a finite-volume reconstruction): the
-     * statistics vary with the angle between bins while every bin keeps its measured average. */
-    const double t = a - b->angle_deg;
-    *out = *b;
-    out->angle_deg = a;
-    out->drop_rate = fmin(1.0, fmax(0.0, b->drop_rate + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, drop_rate))));
-    if (b->drop_rate < 1.0) { /* a bin without returns has no statistics of returns to vary */
-        out->mean_intensity = b->mean_intensity + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, mean_intensity));
-        out->std_intensity =
-            fmax(0.0, b->std_intensity + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, std_intensity)));
-        out->std_range_m = fmax(0.0, b->std_range_m + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, std_range_m)));
-        out->mean_range_m = b->mean_range_m + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, mean_range_m));
-    }
-    return 1;
-}
 
 /* ------------------------------------------------------------------------------------------- */
 /* Writing                                                                                      */
@@ -183,7 +49,8 @@ static void write_quoted(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-static void write_brdf(FILE *fp, const char *key, const lsim_brdf *b, const double *scale, const double *rms)
+static void write_brdf(FILE *fp, const char *key, const lsim_brdf *b, const double *scale, const double *rms,
+                       int shape_fitted)
 {
     char t[40];
     fprintf(fp, "    %s:\n      type: %s\n", key, lsim_brdf_kind_name(b->kind));
@@ -213,6 +80,9 @@ static void write_brdf(FILE *fp, const char *key, const lsim_brdf *b, const doub
         break;
     }
     if (scale)
+        fprintf(fp, "      fit: %s\n", shape_fitted ? "shape-and-scale"
+                                                    : "scale-only   # the intensities cannot determine the shape");
+    if (scale)
         fprintf(fp, "      scale: %s\n", num(*scale, t, sizeof t));
     if (rms)
         fprintf(fp, "      rms: %s\n", num(*rms, t, sizeof t));
@@ -230,7 +100,8 @@ static lsim_status check_material(lsim_context *ctx, const lsim_calib_material *
     if (!(m->fitted_distance_m > 0.0) || !finite_nonneg(m->configured_distance_m) || !isfinite(m->normal_angle_rad) ||
         !(m->board_width_m > 0.0) || !isfinite(m->board_width_m) || !isfinite(m->board_offset_m) ||
         !finite_nonneg(m->configured_width_m) || !finite_nonneg(m->band_m) || !finite_nonneg(m->brdf_scale) ||
-        !finite_nonneg(m->brdf_rms) || !(m->bin_width_deg >= 0.05 && m->bin_width_deg <= 45.0))
+        !finite_nonneg(m->brdf_rms) || !(m->bin_width_deg >= 0.05 && m->bin_width_deg <= 45.0) ||
+        !finite_nonneg(m->reach_min_m) || !finite_nonneg(m->reach_max_m) || !finite_nonneg(m->range_resolution_m))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "calibration: material %s has a value out of range "
                          "(distances, widths, band, scale and rms must be finite and >= 0, bin width 0.05..45)",
                          m->name);
@@ -238,10 +109,11 @@ static lsim_status check_material(lsim_context *ctx, const lsim_calib_material *
         const lsim_calib_bin *b = &m->bins[k];
         if (!(b->angle_deg >= 0.0 && b->angle_deg <= 90.0) || !b->n || !finite_nonneg(b->mean_intensity) ||
             !finite_nonneg(b->std_intensity) || !finite_nonneg(b->std_range_m) ||
-            !(b->drop_rate >= 0.0 && b->drop_rate <= 1.0) || (k && !(b->angle_deg > m->bins[k - 1].angle_deg)))
+            !(b->drop_rate >= 0.0 && b->drop_rate <= 1.0) || (k && !(b->angle_deg > m->bins[k - 1].angle_deg)) ||
+            (m->noise_fitted && (!isfinite(b->noise_mean_m) || !finite_nonneg(b->noise_std_m))))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "calibration: material %s bin %zu (%g deg) is out of "
-                             "range (angles ascending in [0, 90], n >= 1, statistics finite and >= 0, drop rate "
-                             "in [0, 1])", m->name, k, b->angle_deg);
+                             "range (angles ascending in [0, 90], n >= 1, statistics finite and >= 0 but "
+                             "noise_mean_m finite, drop rate in [0, 1])", m->name, k, b->angle_deg);
     }
     return LSIM_OK;
 }
@@ -264,17 +136,27 @@ static void write_material(FILE *fp, const lsim_calib_material *m)
     fprintf(fp, "    revolutions: %zu\n", m->revolutions);
     fprintf(fp, "    beams_per_revolution: %zu\n", m->beams_per_revolution);
     fprintf(fp, "    bin_width_deg: %s\n", num(m->bin_width_deg, t, sizeof t));
-    write_brdf(fp, "brdf", &m->brdf, &m->brdf_scale, &m->brdf_rms);
-    write_brdf(fp, "brdf_configured", &m->brdf_configured, NULL, NULL);
+    if (m->reach_min_m > 0.0) {
+        fprintf(fp, "    reach_min_m: %s\n", num(m->reach_min_m, t, sizeof t));
+        fprintf(fp, "    reach_max_m: %s\n", num(m->reach_max_m, t, sizeof t));
+    }
+    if (m->noise_fitted)
+        fprintf(fp, "    range_resolution_m: %s\n", num(m->range_resolution_m, t, sizeof t));
+    write_brdf(fp, "brdf", &m->brdf, &m->brdf_scale, &m->brdf_rms, m->brdf_shape_fitted);
+    write_brdf(fp, "brdf_configured", &m->brdf_configured, NULL, NULL, 0);
     fprintf(fp, "    bins:\n");
     for (size_t k = 0; k < m->bin_count; ++k) {
         const lsim_calib_bin *b = &m->bins[k];
-        char a[40], mi[40], si[40], sr[40], dr[40], mr[40];
+        char a[40], mi[40], si[40], sr[40], dr[40], mr[40], nm[40], ns[40];
         fprintf(fp, "      - {angle_deg: %s, n: %zu, mean_intensity: %s, std_intensity: %s, std_range_m: %s, "
-                "drop_rate: %s, mean_range_m: %s}\n", num(b->angle_deg, a, sizeof a), b->n,
+                "drop_rate: %s, mean_range_m: %s", num(b->angle_deg, a, sizeof a), b->n,
                 num(b->mean_intensity, mi, sizeof mi), num(b->std_intensity, si, sizeof si),
                 num(b->std_range_m, sr, sizeof sr), num(b->drop_rate, dr, sizeof dr),
                 num(b->mean_range_m, mr, sizeof mr));
+        if (m->noise_fitted)
+            fprintf(fp, ", noise_mean_m: %s, noise_std_m: %s", num(b->noise_mean_m, nm, sizeof nm),
+                    num(b->noise_std_m, ns, sizeof ns));
+        fprintf(fp, "}\n");
     }
 }
 
@@ -322,12 +204,11 @@ static const char *const top_keys[] = {"lidarsim_calibration", "sensor", "materi
 static const char *const material_keys[] = {
     "name", "source", "configured_distance_m", "fitted_distance_m", "normal_angle_rad", "configured_width_m",
     "board_width_m", "board_offset_m", "band_m", "outliers", "revolutions", "beams_per_revolution",
-    "bin_width_deg", "brdf", "brdf_configured", "bins", NULL};
+    "bin_width_deg", "brdf", "brdf_configured", "bins", "reach_min_m", "reach_max_m", "range_resolution_m", NULL};
 static const char *const brdf_keys[] = {"type", "reflectance", "roughness", "ior", "f0", "metallic", "peak",
-                                        "falloff_deg", "transmittance", "scale", "rms", NULL};
+                                        "falloff_deg", "transmittance", "fit", "scale", "rms", NULL};
 static const char *const bin_keys[] = {"angle_deg", "n", "mean_intensity", "std_intensity", "std_range_m",
-                                       "mean_range_m",
-                                       "drop_rate", NULL};
+                                       "mean_range_m", "drop_rate", "noise_mean_m", "noise_std_m", NULL};
 
 /* A required or optional number in [lo, hi] (lo_open: > lo). */
 static lsim_status get_number(lsim_yaml *y, yaml_node_t *map, const char *name, const char *prefix, int required,
@@ -370,7 +251,7 @@ static lsim_status get_count(lsim_yaml *y, yaml_node_t *map, const char *name, c
 }
 
 static lsim_status read_brdf(lsim_yaml *y, yaml_node_t *node, const char *prefix, int fitted, lsim_brdf *b,
-                             double *scale, double *rms)
+                             double *scale, double *rms, int *shape_fitted)
 {
     char key[200];
     snprintf(key, sizeof key, "%s", prefix);
@@ -414,9 +295,21 @@ static lsim_status read_brdf(lsim_yaml *y, yaml_node_t *node, const char *prefix
         *rms = 0.0;
         if ((st = get_number(y, node, "rms", prefix, 0, 0.0, 0, HUGE_VAL, "a finite number >= 0", rms)))
             return st;
-    } else if (lsim_yaml_get(y, node, "scale") || lsim_yaml_get(y, node, "rms")) {
-        yaml_node_t *v = lsim_yaml_get(y, node, "scale") ? lsim_yaml_get(y, node, "scale") : lsim_yaml_get(y, node, "rms");
-        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, prefix, "scale and rms belong to the fitted `brdf:` only");
+        *shape_fitted = 1; /* files without `fit:` */
+        yaml_node_t *v = lsim_yaml_get(y, node, "fit");
+        const char *fit;
+        snprintf(key, sizeof key, "%s.fit", prefix);
+        if (v && (st = lsim_yaml_string(y, v, key, &fit)) != LSIM_OK)
+            return st;
+        if (v && strcmp(fit, "shape-and-scale") != 0 && strcmp(fit, "scale-only") != 0)
+            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "'%.40s' is invalid; valid: shape-and-scale, scale-only",
+                                  fit);
+        if (v)
+            *shape_fitted = strcmp(fit, "shape-and-scale") == 0;
+    } else if (lsim_yaml_get(y, node, "scale") || lsim_yaml_get(y, node, "rms") || lsim_yaml_get(y, node, "fit")) {
+        yaml_node_t *v = lsim_yaml_get(y, node, "scale") ? lsim_yaml_get(y, node, "scale")
+                         : lsim_yaml_get(y, node, "rms") ? lsim_yaml_get(y, node, "rms") : lsim_yaml_get(y, node, "fit");
+        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, prefix, "fit, scale and rms belong to the fitted `brdf:` only");
     }
     return LSIM_OK;
 }
@@ -454,6 +347,12 @@ static lsim_status read_bins(lsim_yaml *y, yaml_node_t *node, const char *prefix
             st = get_number(y, b, "drop_rate", bk, 1, 0.0, 0, 1.0, "a fraction in [0, 1]", &o->drop_rate);
         if (st == LSIM_OK)
             st = get_number(y, b, "mean_range_m", bk, 0, -1.0, 0, 1.0, "metres in [-1, 1]", &o->mean_range_m);
+        o->noise_mean_m = o->mean_range_m;
+        o->noise_std_m = o->std_range_m;
+        if (st == LSIM_OK)
+            st = get_number(y, b, "noise_mean_m", bk, 0, -1.0, 0, 1.0, "metres in [-1, 1]", &o->noise_mean_m);
+        if (st == LSIM_OK)
+            st = get_number(y, b, "noise_std_m", bk, 0, 0.0, 0, HUGE_VAL, "metres >= 0", &o->noise_std_m);
         if (st == LSIM_OK) {
             /* Bins sit on the grid of bin_width_deg (centres at (i + 0.5) w, the last one clipped at
                90 deg): validation and the viewer look bins up by that grid. */
@@ -536,17 +435,33 @@ static lsim_status read_material(lsim_yaml *y, yaml_node_t *node, size_t index, 
     if (st == LSIM_OK)
         st = get_number(y, node, "bin_width_deg", prefix, 1, 0.05, 0, 45.0, "degrees in [0.05, 45]",
                         &m->bin_width_deg);
+    if (st == LSIM_OK)
+        st = get_number(y, node, "reach_min_m", prefix, 0, 0.0, 0, 1000.0, "metres in [0, 1000] (0 = not known)",
+                        &m->reach_min_m);
+    if (st == LSIM_OK)
+        st = get_number(y, node, "reach_max_m", prefix, 0, 0.0, 0, 1000.0, "metres in [0, 1000] (0 = not known)",
+                        &m->reach_max_m);
+    if (st == LSIM_OK && m->reach_max_m > 0.0 && m->reach_max_m < m->reach_min_m)
+        st = lsim_yaml_fail(y, lsim_yaml_get(y, node, "reach_max_m"), LSIM_ERR_PARSE, prefix, "reach_max_m %g is "
+                            "below reach_min_m %g; valid: the nearest range, then the farthest", m->reach_max_m,
+                            m->reach_min_m);
+    /* A file with range_resolution_m has the bins' error before quantisation (noise_mean_m,
+     * noise_std_m; absent keys: the measured moments); one without is an older file. */
+    m->noise_fitted = lsim_yaml_get(y, node, "range_resolution_m") != NULL;
+    if (st == LSIM_OK)
+        st = get_number(y, node, "range_resolution_m", prefix, 0, 0.0, 0, 1.0, "metres in [0, 1] (0 = not on a grid)",
+                        &m->range_resolution_m);
     if (st != LSIM_OK)
         return st;
     snprintf(key, sizeof key, "%s.brdf", prefix);
     if (!(v = lsim_yaml_get(y, node, "brdf")))
         return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "missing (required: {type, parameters, scale})");
-    if ((st = read_brdf(y, v, key, 1, &m->brdf, &m->brdf_scale, &m->brdf_rms)) != LSIM_OK)
+    if ((st = read_brdf(y, v, key, 1, &m->brdf, &m->brdf_scale, &m->brdf_rms, &m->brdf_shape_fitted)) != LSIM_OK)
         return st;
     m->brdf_configured = m->brdf;
     snprintf(key, sizeof key, "%s.brdf_configured", prefix);
     if ((v = lsim_yaml_get(y, node, "brdf_configured")) &&
-        (st = read_brdf(y, v, key, 0, &m->brdf_configured, NULL, NULL)) != LSIM_OK)
+        (st = read_brdf(y, v, key, 0, &m->brdf_configured, NULL, NULL, NULL)) != LSIM_OK)
         return st;
     snprintf(key, sizeof key, "%s.bins", prefix);
     if (!(v = lsim_yaml_get(y, node, "bins")))

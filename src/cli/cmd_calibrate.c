@@ -284,6 +284,9 @@ static void print_json(FILE *out, const lsim_calibration *cal, const lsim_board_
                 jnum(f->run_min_m, t[0], 40), jnum(f->run_max_m, t[1], 40), f->clipped ? "true" : "false", f->inliers,
                 m->outliers, f->near_normal_count, jnum(f->near_normal_median_m, t[2], 40), m->revolutions,
                 m->beams_per_revolution, jnum(m->bin_width_deg, t[3], 40));
+        fprintf(out, ", \"reach_m\": [%s, %s], \"range_resolution_m\": %s, \"brdf_fit\": \"%s\"",
+                jnum(m->reach_min_m, t[0], 40), jnum(m->reach_max_m, t[1], 40), jnum(m->range_resolution_m, t[2], 40),
+                m->brdf_shape_fitted ? "shape-and-scale" : "scale-only");
         fprintf(out, ",\n   \"brdf\": ");
         jbrdf(out, &m->brdf, &m->brdf_scale, &m->brdf_rms);
         fprintf(out, ", \"brdf_configured\": ");
@@ -292,9 +295,11 @@ static void print_json(FILE *out, const lsim_calibration *cal, const lsim_board_
         for (size_t k = 0; k < m->bin_count; ++k) {
             const lsim_calib_bin *b = &m->bins[k];
             fprintf(out, "%s\n    {\"angle_deg\": %s, \"n\": %zu, \"mean_intensity\": %s, \"std_intensity\": %s, "
-                    "\"std_range_m\": %s, \"drop_rate\": %s}", k ? "," : "", jnum(b->angle_deg, t[0], 40), b->n,
+                    "\"std_range_m\": %s, \"drop_rate\": %s, \"mean_range_m\": %s, \"noise_mean_m\": %s, "
+                    "\"noise_std_m\": %s}", k ? "," : "", jnum(b->angle_deg, t[0], 40), b->n,
                     jnum(b->mean_intensity, t[1], 40), jnum(b->std_intensity, t[2], 40),
-                    jnum(b->std_range_m, t[3], 40), jnum(b->drop_rate, t[4], 40));
+                    jnum(b->std_range_m, t[3], 40), jnum(b->drop_rate, t[4], 40), jnum(b->mean_range_m, t[5], 40),
+                    jnum(b->noise_mean_m, t[6], 40), jnum(b->noise_std_m, t[7], 40));
         }
         fprintf(out, "]}");
     }
@@ -320,12 +325,23 @@ static void print_summary(FILE *out, const lsim_calib_material *m, const lsim_bo
     }
     fprintf(out, "  %zu bins of %g deg, %.1f..%.1f deg, drop rate %.2f..%.2f\n", m->bin_count, m->bin_width_deg,
             m->bins[0].angle_deg, m->bins[m->bin_count - 1].angle_deg, dmin, dmax);
+    if (m->reach_min_m > 0.0)
+        fprintf(out, "  reach %.4f..%.4f m (nearest and farthest board returns)", m->reach_min_m, m->reach_max_m);
+    if (m->range_resolution_m > 0.0)
+        fprintf(out, "; ranges in %g mm steps: the bins hold the range error before the rounding\n",
+                1000.0 * m->range_resolution_m);
+    else if (m->reach_min_m > 0.0)
+        fputc('\n', out);
     fprintf(out, "  brdf %s: ", lsim_brdf_kind_name(m->brdf.kind));
+    if (!m->brdf_shape_fitted && m->brdf.kind != LSIM_BRDF_LAMBERTIAN)
+        fprintf(out, "shape as described (every return has the same intensity, which cannot determine it): ");
+    const double f0 = m->brdf.f0 >= 0.0 ? m->brdf.f0
+                                         : ((m->brdf.ior - 1.0) / (m->brdf.ior + 1.0)) * ((m->brdf.ior - 1.0) / (m->brdf.ior + 1.0));
     if (m->brdf.kind == LSIM_BRDF_OREN_NAYAR)
         fprintf(out, "roughness %.4f rad (configured %.4f), ", m->brdf.roughness, m->brdf_configured.roughness);
     else if (m->brdf.kind == LSIM_BRDF_COOK_TORRANCE)
-        fprintf(out, "roughness %.4f, f0 %.4f (configured roughness %.4f), ", m->brdf.roughness, m->brdf.f0,
-                m->brdf_configured.roughness);
+        fprintf(out, "roughness %.4f, f0 %.4f%s (configured roughness %.4f), ", m->brdf.roughness, f0,
+                m->brdf.f0 >= 0.0 ? "" : " (from ior)", m->brdf_configured.roughness);
     fprintf(out, "scale %.4g, rms %.4g\n", m->brdf_scale, m->brdf_rms);
 }
 

@@ -18,14 +18,15 @@ static void validate_usage(FILE *out)
             "usage: lidarsim validate CONFIG -o OUTDIR [options]\n\n"
             "CONFIG is a calibration config (the thesis's data.config, or YAML; see docs/calibration.md).\n"
             "For each material: calibrate from its real scan, simulate the setup (the board at its fitted\n"
-            "pose, the scan's beam angles, the same number of revolutions) with the calibration and with a\n"
+            "pose, the scan's beam angles, each real revolution 8 times) with the calibration and with a\n"
             "BRDF-only model, and compare per incidence-angle bin. Writes OUTDIR/validation.csv,\n"
             "OUTDIR/calibration.yaml, OUTDIR/NAME_validation.png, OUTDIR/NAME_view.png, prints one\n"
             "verdict line per material, and exits 3 when a verdict is FAIL.\n\n"
             "  -o, --output DIR     output folder (created if missing)\n"
             "  --bin-width DEG      incidence bin width (default 2)\n"
             "  --seed N             simulation seed (default 1)\n"
-            "  --holdout            calibrate on the even revolutions, compare with the odd ones\n"
+            "  --holdout            calibrate on the even revolutions, compare with the odd ones, and\n"
+            "                       compare the real odd half with the real even half by the same tests\n"
             "                       (default: compare with the scan it was calibrated from, as the thesis)\n"
             "  --threads N          threads, 0 = all cores (default 0)\n");
 }

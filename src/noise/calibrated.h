@@ -1,7 +1,8 @@
 /* Calibrated noise (thesis eq. 4.2-4.3): on a material measured with the real sensor, an echo
- * at incidence theta is dropped with the bin's drop rate, its range gets N(0, sigma_R) of the bin,
- * (plus the bin's mean range offset: the sensor's bias at that incidence, e.g. on specular
- * surfaces), and its intensity is drawn from N(mu, sigma) of the bin, in the sensor's own intensity scale
+ * at incidence theta is dropped with the bin's drop rate, its range gets the bin's error
+ * N(noise_mean_m, noise_std_m): the sensor's bias at that incidence (e.g. on specular surfaces)
+ * and spread before its quantisation, which the scan repeats (calib/range_quant.h), and its
+ * intensity is drawn from N(mu, sigma) of the bin, in the sensor's own intensity scale
  * (so a binary-intensity sensor like the RPLIDAR, 0 or 47, stays binary: sigma 0 gives mu).
  * Between bins the statistics are interpolated; outside the measured angles the mean intensity
  * comes from the fitted BRDF (calib/calibration.h, lsim_calib_lookup). */
@@ -12,6 +13,15 @@
 #include "core/rng.h"
 
 #include <math.h>
+
+/* The nearest range reported for an echo off the material: the sensor's range_min, or lower where
+ * the real sensor returned nearer from this material (its calibration's reach_min_m, a reported,
+ * rounded range: half a resolution step is allowed before the rounding). */
+static inline float lsim_calib_range_min(const lsim_calib_material *m, float range_min, float resolution)
+{
+    float reach = (float)m->reach_min_m - 0.5f * resolution;
+    return m->reach_min_m > 0.0 && reach < range_min ? reach : range_min;
+}
 
 /* Measure one echo in place; 1 if it is kept. With noise off: the bin's mean intensity, the
  * exact range, no drop-out. Draws one uniform and two deviates when enabled. */
@@ -27,10 +37,12 @@ static inline int lsim_noise_calibrated(const lsim_calib_material *m, float inci
         float g0 = lsim_rng_stream_normalf(rng), g1 = lsim_rng_stream_normalf(rng);
         if (u < (float)bin.drop_rate)
             return 0;
-        /* The measured spread already holds the sensor's range quantisation (resolution^2 / 12),
-         * which the scan adds again when it rounds: draw only the rest. */
-        double var = bin.std_range_m * bin.std_range_m - (double)resolution * resolution / 12.0;
-        r += (float)bin.mean_range_m + (float)sqrt(var > 0.0 ? var : 0.0) * g0; /* the sensor's bias too */
+        if (m->noise_fitted) { /* the error before the sensor's rounding, which the scan repeats */
+            r += (float)bin.noise_mean_m + (float)bin.noise_std_m * g0;
+        } else { /* an older file: the measured spread holds the quantisation (resolution^2 / 12) */
+            double var = bin.std_range_m * bin.std_range_m - (double)resolution * resolution / 12.0;
+            r += (float)bin.mean_range_m + (float)sqrt(var > 0.0 ? var : 0.0) * g0; /* the sensor's bias too */
+        }
         /* N(mu, sigma) truncated at 0: a draw below 0 is drawn again (drop-outs come from the
          * bin's rate alone, not from the intensity's tail); after 4 tries the mean. */
         float draw = in + (float)bin.std_intensity * g1;
@@ -40,7 +52,7 @@ static inline int lsim_noise_calibrated(const lsim_calib_material *m, float inci
     }
     *range = r;
     *intensity = in > 0.0f ? in : 0.0f; /* a sensor without intensities: 0 */
-    return r > 0.0f && r >= range_min;
+    return r > 0.0f && r >= lsim_calib_range_min(m, range_min, resolution);
 }
 
 #endif

@@ -106,9 +106,10 @@ static lsim_status revolution_sensor(lsim_context *ctx, const lsim_scan_data *re
     return st;
 }
 
-/* Copy one simulated revolution (keep_misses: one point per beam) into the scan `out`. */
+/* Copy one simulated revolution (keep_misses: one point per beam), of real revolution r, into
+ * revolution `slot` of the scan `out`. */
 static lsim_status store_revolution(lsim_context *ctx, const lsim_points *p, const lsim_calib_material *m,
-                                    const lsim_scan_data *real, size_t r, int calibrated, double binary,
+                                    const lsim_scan_data *real, size_t r, size_t slot, int calibrated, double binary,
                                     lsim_scan_data *out)
 {
     const size_t per_rev = real->beams_per_revolution;
@@ -119,8 +120,8 @@ static lsim_status store_revolution(lsim_context *ctx, const lsim_points *p, con
     const float *in = lsim_points_column(p, LSIM_FIELD_INTENSITY);
     const float *refl = lsim_points_column(p, LSIM_FIELD_REFLECTIVITY);
     for (size_t i = 0; i < per_rev; ++i) {
-        size_t k = r * per_rev + i;
-        out->angle_rad[k] = real->angle_rad[k];
+        size_t k = slot * per_rev + i;
+        out->angle_rad[k] = real->angle_rad[r * per_rev + i];
         int hit = range[i] > 0.0f;
         out->range_m[k] = hit ? range[i] : INFINITY;
         if (!hit)
@@ -156,23 +157,28 @@ lsim_status lsim_valid_simulate_setup(lsim_context *ctx, const lsim_calib_materi
         st = lsim_scene_create(ctx, &scene);
     if (st == LSIM_OK)
         st = build_board(scene, m, per_rev, calibrated);
-    /* The real sensor's own reach: it reported returns nearer than its datasheet minimum. */
+    /* The real sensor's reach on the material (it returned nearer than its datasheet minimum):
+     * the calibrated material carries it (noise/calibrated.h), as in a user's scan; the BRDF-only
+     * model gets the same reach from the sensor's range, so that the comparison is of noise and
+     * drop-out, not of the range gate. */
     double nearest = preset.range_min;
-    for (size_t i = 0; i < real->count; ++i)
-        if (lsim_scan_returned(real, i) && 0.9 * real->range_m[i] < nearest)
-            nearest = 0.9 * real->range_m[i];
+    if (!calibrated && m->reach_min_m > 0.0)
+        nearest = fmin(nearest, m->reach_min_m - 0.5 * preset.range_resolution);
+    const size_t passes = LSIM_VALID_SIM_PASSES, total = revs * passes;
     if (st == LSIM_OK) {
-        out->count = per_rev * revs;
+        out->count = per_rev * total;
         out->range_m = malloc(out->count * sizeof *out->range_m);
         out->intensity = malloc(out->count * sizeof *out->intensity);
         out->angle_rad = malloc(out->count * sizeof *out->angle_rad);
-        out->revolutions = revs;
+        out->revolutions = total;
         out->beams_per_revolution = per_rev;
         if (!out->range_m || !out->intensity || !out->angle_rad)
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu simulated beams", out->count);
     }
     const double binary = binary_value(real);
-    /* One scene and one point buffer, one frame per revolution (frame_index r keys its noise). */
+    /* One scene and one point buffer, one frame per simulated revolution (frame_index keys its
+     * noise): each real revolution `passes` times, so the simulated statistics are the model's to
+     * within a small Monte Carlo error (their sampling error is 1/sqrt(passes) of the real's). */
     lsim_points *p = NULL;
     if (st == LSIM_OK)
         st = lsim_points_create(ctx, &p);
@@ -180,17 +186,18 @@ lsim_status lsim_valid_simulate_setup(lsim_context *ctx, const lsim_calib_materi
         lsim_sensor_destroy(sensor);
         sensor = NULL;
         st = revolution_sensor(ctx, real, r, per_rev, az, el, &preset, nearest, &sensor);
-        if (st != LSIM_OK)
-            break;
-        lsim_scan_options so;
-        lsim_scan_options_init(&so);
-        so.seed = opt->seed;
-        so.frame_index = (uint32_t)r;
-        so.threads = opt->threads;
-        so.keep_misses = 1;
-        st = lsim_scene_scan_into(scene, sensor, &so, p);
-        if (st == LSIM_OK)
-            st = store_revolution(ctx, p, m, real, r, calibrated, binary, out);
+        for (size_t pass = 0; pass < passes && st == LSIM_OK; ++pass) {
+            const size_t slot = pass * revs + r;
+            lsim_scan_options so;
+            lsim_scan_options_init(&so);
+            so.seed = opt->seed;
+            so.frame_index = (uint32_t)slot;
+            so.threads = opt->threads;
+            so.keep_misses = 1;
+            st = lsim_scene_scan_into(scene, sensor, &so, p);
+            if (st == LSIM_OK)
+                st = store_revolution(ctx, p, m, real, r, slot, calibrated, binary, out);
+        }
     }
     lsim_points_destroy(p);
     if (st != LSIM_OK)

@@ -48,6 +48,29 @@ static lsim_status split_revolutions(lsim_context *ctx, const lsim_scan_data *fu
     return LSIM_OK;
 }
 
+/* The reference of a hold-out: the real odd half against the real even half, by the same tests. */
+static lsim_status compare_halves(lsim_context *ctx, const lsim_scan_data *odd, const lsim_scan_data *even,
+                                  lsim_valid_material *out)
+{
+    lsim_valid_material ref;
+    memset(&ref, 0, sizeof ref);
+    lsim_status st = lsim_calib_material_copy(ctx, &out->calibration, &ref.calibration);
+    if (st == LSIM_OK)
+        st = lsim_valid_compare_bins(ctx, odd, even, even, LSIM_VALID_REAL_HALVES, &ref);
+    if (st == LSIM_OK) {
+        out->reference.done = 1;
+        out->reference.drop_bins = ref.drop_bins;
+        out->reference.drop_inside = ref.drop_inside;
+        out->reference.range_bins = ref.range_bins;
+        out->reference.range_within = ref.range_within;
+        out->reference.ks_tested = ref.ks_tested;
+        out->reference.ks_rejected = ref.ks_rejected;
+        out->reference.ks_rejected_iid = ref.ks_rejected_iid;
+    }
+    lsim_valid_material_free(&ref);
+    return st;
+}
+
 lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, const char *sensor,
                                 const lsim_valid_options *opt, lsim_valid_material *out)
 {
@@ -89,7 +112,10 @@ lsim_status lsim_validate_input(lsim_context *ctx, const lsim_calib_input *in, c
     if (st == LSIM_OK)
         st = lsim_valid_simulate_setup(ctx, &out->calibration, &real, sensor, 0, opt, &brdf_scan);
     if (st == LSIM_OK)
-        st = lsim_valid_compare_bins(ctx, &real, &cal_scan, &brdf_scan, out);
+        st = lsim_valid_compare_bins(ctx, &real, &cal_scan, &brdf_scan,
+                                     out->holdout ? LSIM_VALID_HOLDOUT : LSIM_VALID_SAME_SCAN, out);
+    if (st == LSIM_OK && out->holdout)
+        st = compare_halves(ctx, &real, &train, out);
     lsim_scan_free(&real);
     lsim_scan_free(&train);
     lsim_scan_free(&full);
