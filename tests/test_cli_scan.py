@@ -13,7 +13,8 @@ usage: test_cli_scan.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the 
   e  --keep-misses: misses kept with range 0 and NaN coordinates; absent without it
   f  --stats: one JSON line with every key, rays/hits consistent with the file
   g  the street demo (assimp test meshes) scans; only the scene's labels appear; --bev is a PNG
-  h  `lidarsim presets vlp16 --beams`: 28800 rows, elevations -15..15 step 2 per ring
+  h  `lidarsim presets vlp16 --beams`: 28928 rows (1808 columns), elevations -15..15 step 2 per ring,
+     clockwise, no laser offsets
   i  meshes: an OBJ cube and an ASCII STL cube (relative to the YAML) at known places, ranges to
      their faces within 1 mm
   j  --fields: PCD, PCD ASCII, PLY and CSV hold exactly the listed columns (in field order), with

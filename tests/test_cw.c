@@ -29,6 +29,7 @@ static lsim_cw_receiver urg(void)
     rx.samples = 30;
     rx.periods = 15;
     rx.threshold = 1e-6;
+    lsim_cw_prepare(&rx);
     return rx;
 }
 

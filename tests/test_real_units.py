@@ -269,10 +269,34 @@ def test_rates():
     expect_error("sensor: {preset: vlp16, noise: {snr_at_threshold: 0}}\n" + room, "noise_snr",
                  ["sensor.noise.snr_at_threshold", "1..1000"])
     expect_error("sensor: {preset: vlp16, spin: left}\n" + room, "spin", ["sensor.spin", "cw"])
+    # a unit's table holds per-laser offsets and slots: its elevations cannot be swapped for others
+    expect_error("sensor: {preset: hdl64e, channels: 32, elevation_min: -20, elevation_max: 2}\n" + room,
+                 "table_override", ["sensor.elevation_min", "type: rotating"])
+    expect_error("sensor: {calibration: %s, elevations: [0, 1]}\n" % os1 + room, "unit_override",
+                 ["sensor.elevations", "unit's table"])
     rows = beams("urg-04lx")
     span = rows[-1, 3] - rows[0, 3]
     print("URG-04LX: 682 beams span %.2f ms of the 100 ms turn" % (span * 1e3))
     check(abs(span - 681 / 1024 * 0.1) < 1e-9, "URG-04LX beams span %.4f ms, expected 66.50" % (span * 1e3))
+
+
+def test_kernel_origins():
+    """Kernel mode renders, and measures ranges, from the sensor's origin: inside a sphere centred
+    on the sensor every point lies along its beam from the centre (adding the lasers' origins, up to
+    0.21 m, would turn them by up to 0.02 rad)."""
+    pts = scan_csv("sensor:\n  preset: hdl64e\n  position: [0.5, -0.3, 1.2]\n"
+                   "  beam: {mode: kernel, divergence_mrad: 20, kernel: {halo_extent_deg: 0.5}}\n"
+                   "objects:\n  - sphere: {radius: 10}\n    position: [0.5, -0.3, 1.2]\n", "kernel_sphere",
+                   "--frame", "world", "--fields", "x,y,z,azimuth,elevation")
+    p = np.stack([pts["x"] - 0.5, pts["y"] + 0.3, pts["z"] - 1.2], axis=1)
+    r = np.linalg.norm(p, axis=1)
+    d = direction(pts["azimuth"], pts["elevation"])
+    turn = np.linalg.norm(p / r[:, None] - d, axis=1)
+    print("hdl64e kernel mode inside a 10 m sphere: %d points, range %.4f..%.4f m, worst turn from the beam %.1e rad" %
+          (len(r), r.min(), r.max(), turn.max()))
+    check(len(r) == 133312, "kernel sphere: %d points" % len(r))
+    check(np.abs(r - 10).max() < 0.01, "kernel sphere: ranges %.4f..%.4f" % (r.min(), r.max()))
+    check(turn.max() < 1e-4, "kernel mode: points turned %.2e rad off their beams" % turn.max())
 
 
 def expect_error(scene_text, name, wants):
@@ -327,6 +351,7 @@ def main():
     test_text_forms(rows)
     test_ground_rings()
     test_rates()
+    test_kernel_origins()
     test_bad_files()
     if failures:
         print("%d checks failed" % len(failures), file=sys.stderr)

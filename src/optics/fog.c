@@ -71,7 +71,7 @@ void lsim_fog_setup(lsim_fog *fog, const lsim_fog_params *p)
     const double start = fog->overlap_start, range_max = p->range_max;
     if (!(fog->backscatter > 0.0) || !(start > 0.0) || !(range_max > start))
         return;
-    const double sigma = lsim_pulse_range_fwhm(p->pulse_width_ns) / 2.3548200450309493;
+    const double sigma = lsim_pulse_range_sigma(p->pulse_width_ns);
     const double area = sigma * 2.5066282746310002; /* the waveform of a uniform fog: density x this */
     const double floor_density = LSIM_FOG_NEGLIGIBLE * p->threshold / area;
 

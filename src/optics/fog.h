@@ -13,8 +13,10 @@
  * amplitude is the exact integral of h_soft over the segment, centred on its centroid (the
  * receiver convolves each box with the pulse, so the waveform is sum_k box_k * pulse, which
  * approximates h_soft * pulse). The segments are fixed per frame (lsim_fog_setup); per beam only
- * the one that the first surface cuts is integrated again (lsim_fog_contributions: four points of
- * Gauss-Legendre, no allocation). */
+ * the one that the first surface cuts is integrated again (lsim_fog_contributions: 4-point
+ * Gauss-Legendre panels, split at R2; no allocation). At most LSIM_FOG_MAX_SEGMENTS segments: when
+ * the cap is reached, the last one runs to the end of the fog (its integral stays exact; its box is
+ * then wide). */
 #ifndef LSIM_OPTICS_FOG_H
 #define LSIM_OPTICS_FOG_H
 

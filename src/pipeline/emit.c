@@ -62,6 +62,9 @@ static void rotate_row(float *restrict dst, const float row[3], const lsim_echo_
 
 typedef struct emit_frame {
     const lsim_sensor *sensor;
+    /* the sensor's beams; without their origins in kernel mode, whose image is rendered, and its
+     * ranges measured, from the sensor's origin (pipeline/kernel_frame.c) */
+    lsim_beams beams;
     const lsim_frame_workspace *ws;
     int world;
     int moves; /* the sensor moves during the frame: positions and normals per beam time */
@@ -87,7 +90,7 @@ static uint32_t *u32_at(const emit_frame *f, lsim_points *p, lsim_field field, s
  * time), normals by R(time)^T. The pose is computed once per beam time (echoes and columns share one). */
 static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o)
 {
-    const lsim_beams *b = &f->sensor->beams;
+    const lsim_beams *b = &f->beams;
     const lsim_echo_buffer *e = &f->ws->echoes;
     static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
     static const lsim_field clean[3] = {LSIM_FIELD_X_CLEAN, LSIM_FIELD_Y_CLEAN, LSIM_FIELD_Z_CLEAN};
@@ -130,7 +133,7 @@ static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it
  * (the columns of f->fields only). */
 static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses)
 {
-    const lsim_beams *b = &f->sensor->beams;
+    const lsim_beams *b = &f->beams;
     const lsim_echo_buffer *e = &f->ws->echoes;
     const float to_deg = (float)(180.0 / LSIM_PI);
     static const lsim_field pos[3] = {LSIM_FIELD_X, LSIM_FIELD_Y, LSIM_FIELD_Z};
@@ -211,7 +214,7 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
 static void emit_slice(const emit_frame *f, const lsim_scan_options *options, lsim_points *p, size_t lo, size_t hi,
                        size_t o)
 {
-    const lsim_beams *b = &f->sensor->beams;
+    const lsim_beams *b = &f->beams;
     const lsim_echo_buffer *e = &f->ws->echoes;
     const size_t slots = (size_t)e->slots;
     emit_item it[EMIT_BATCH + LSIM_MAX_RETURNS + 1];
@@ -283,6 +286,9 @@ void lsim_points_emit_range(const lsim_sensor *sensor, const lsim_frame_workspac
     /* Positions: world = t + R d r, sensor = I d r. Normals (world) to the sensor frame: R^T. */
     emit_frame f;
     f.sensor = sensor;
+    f.beams = sensor->beams;
+    if (sensor->spec.beam.mode == LSIM_BEAM_KERNEL)
+        f.beams.ox = f.beams.oy = f.beams.oz = NULL;
     f.ws = ws;
     f.world = options->frame == LSIM_FRAME_WORLD;
     f.moves = sensor->frame_moves;

@@ -72,7 +72,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     f->receiver.max_returns = spec->receiver.max_returns;
     f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
     f->receiver.max_range = spec->range_max;
-    f->merge_tolerance = (float)(0.5 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) / 2.3548200450309493);
+    f->merge_tolerance = (float)(0.5 * lsim_pulse_range_sigma(spec->receiver.pulse_width_ns));
     const lsim_fog_params fog = {scene->extinction, scene->backscatter, spec->receiver.overlap_m[0],
                                  spec->receiver.overlap_m[1], spec->range_max, spec->receiver.pulse_width_ns,
                                  f->threshold};
@@ -81,8 +81,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
                                         (float)f->threshold, (float)spec->range_min, 0.0f, 0.0f};
     if (spec->noise_snr) { /* README "Noise": SNR = peak / (threshold / snr_at_threshold) */
         f->noise_model.noise_floor = (float)(f->threshold / spec->snr_at_threshold);
-        f->noise_model.jitter = (float)(1.4142135623730951 * lsim_pulse_range_fwhm(spec->receiver.pulse_width_ns) /
-                                        2.3548200450309493);
+        f->noise_model.jitter = (float)(1.4142135623730951 * lsim_pulse_range_sigma(spec->receiver.pulse_width_ns));
     }
     f->cw = spec->receiver.cw;
     if (f->cw) { /* receiver/cw.h: the samples' noise makes the phase (range) noise; no pulse model */
@@ -97,9 +96,12 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
         /* an amplitude at the threshold is measured with SNR snr_at_threshold: the amplitude estimate
          * of N samples of noise s has std s sqrt(2 / N) */
         cw->sample_noise = options->noise ? f->threshold * sqrt(0.5 * cw->samples) / spec->snr_at_threshold : 0.0;
+        lsim_cw_prepare(cw);
         f->noise_model.range_sigma = 0.0f; /* range noise comes from the samples */
         f->noise_model.noise_floor = 0.0f;
     }
+    f->noise_model_ambient = f->noise_model;
+    f->noise_model_ambient.noise_floor = 0.0f;
     f->noise = options->noise;
     f->surfaces = &ws->surfaces;
     f->range_resolution = (float)spec->range_resolution;

@@ -80,7 +80,8 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
             if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, f->range_resolution, &rng,
                                        &r, &intensity))
                 continue;
-        } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
+        } else if (!lsim_noise_measure(use_noise ? &f->noise_model_ambient : &f->noise_model, &rng, &r, &intensity)) {
+            /* with ambient light the receiver has sampled a noisy waveform: no second SNR draw */
             continue;
         }
         if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */

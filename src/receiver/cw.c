@@ -54,6 +54,13 @@ static double dft_phase(int n, int k, double a, double b, double sigma, lsim_rng
     return atan2(s_cos, s_sin);
 }
 
+void lsim_cw_prepare(lsim_cw_receiver *rx)
+{
+    double amplitude;
+    rx->step = lsim_cw_step(rx);
+    rx->tx_phase = dft_phase(rx->samples, rx->step, 1.0, 0.0, 0.0, NULL, &amplitude); /* 0: a pure sine */
+}
+
 /* Phase shift (transmitted minus received, in [0, 2 pi)) and amplitude at frequency f. */
 static double phase_shift(const lsim_cw_receiver *rx, const lsim_contribution *c, int count, double f,
                           lsim_rng_stream *rng, double *amplitude)
@@ -68,11 +75,8 @@ static double phase_shift(const lsim_cw_receiver *rx, const lsim_contribution *c
         a += l * cos(phi);
         b += l * sin(phi);
     }
-    const int k = lsim_cw_step(rx);
-    double tx_amplitude;
-    const double tx = dft_phase(rx->samples, k, 1.0, 0.0, 0.0, NULL, &tx_amplitude);
-    const double rxp = dft_phase(rx->samples, k, a, b, rx->sample_noise, rng, amplitude);
-    double d = fmod(tx - rxp, CW_TWO_PI);
+    const double rxp = dft_phase(rx->samples, rx->step, a, b, rx->sample_noise, rng, amplitude);
+    double d = fmod(rx->tx_phase - rxp, CW_TWO_PI);
     return d < 0.0 ? d + CW_TWO_PI : d;
 }
 

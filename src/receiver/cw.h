@@ -15,6 +15,8 @@
  * the real sensor.
  *
  * Noise: N(0, sample_noise) on every sample, so the phase noise grows as the amplitude falls.
+ * The estimate is a sum over the samples, so without noise the sampling order (and `periods`)
+ * does not change the result; with noise it decides which draw lands on which phase.
  * Amplitude: the fundamental's magnitude, mean of the two frequencies. */
 #ifndef LSIM_RECEIVER_CW_H
 #define LSIM_RECEIVER_CW_H
@@ -31,7 +33,13 @@ typedef struct lsim_cw_receiver {
     double bias[3];       /* c0 (rad), c1 (rad per intensity unit), c2 */
     double threshold;     /* amplitude below which no echo is reported (intensity units) */
     double sample_noise;  /* std of the noise on each sample (intensity units); 0: noise-free */
+    /* set by lsim_cw_prepare: */
+    int step;             /* samples are step / N periods apart (lsim_cw_step) */
+    double tx_phase;      /* the transmitted wave's estimated phase */
 } lsim_cw_receiver;
+
+/* Fill the derived fields once the settings are made (before lsim_cw_measure). */
+void lsim_cw_prepare(lsim_cw_receiver *rx);
 
 /* The unambiguous range c / (2 |f1 - f2|), metres. */
 double lsim_cw_unambiguous_range(const lsim_cw_receiver *rx);

@@ -180,6 +180,11 @@ double lsim_pulse_range_fwhm(double pulse_width_ns)
     return C_LIGHT * pulse_width_ns * 1e-9 * 0.5;
 }
 
+double lsim_pulse_range_sigma(double pulse_width_ns)
+{
+    return lsim_pulse_range_fwhm(pulse_width_ns) / FWHM_PER_SIGMA;
+}
+
 static int receiver_valid(const lsim_receiver *rx)
 {
     if (!rx)

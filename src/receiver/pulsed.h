@@ -78,7 +78,9 @@ double lsim_receiver_waveform(const lsim_receiver *rx, const lsim_contribution *
  * Returns 1 and the echo, or 0 when the peak does not exceed the threshold. */
 int lsim_receiver_single(const lsim_receiver *rx, const lsim_contribution *c, lsim_echo *out);
 
-/* Range FWHM of the pulse (metres) for a pulse width in ns. */
+/* Range FWHM of the pulse (metres) for a pulse width in ns, and the Gaussian's sigma in range
+ * (FWHM / 2 sqrt(2 ln 2)). */
 double lsim_pulse_range_fwhm(double pulse_width_ns);
+double lsim_pulse_range_sigma(double pulse_width_ns);
 
 #endif

@@ -10,7 +10,7 @@ int lsim_receiver_single(const lsim_receiver *rx, const lsim_contribution *c, ls
     const double a = c->amplitude, threshold = rx->threshold;
     if (!(a > threshold) || !isfinite(a))
         return 0;
-    const double sigma = lsim_pulse_range_fwhm(rx->pulse_width_ns) / 2.3548200450309493;
+    const double sigma = lsim_pulse_range_sigma(rx->pulse_width_ns);
     const double w = c->spread > 0.0f ? c->spread : 0.0;
     double x;
     out->range = c->range;

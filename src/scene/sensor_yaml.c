@@ -124,6 +124,13 @@ static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_
     yaml_node_t *lo = lsim_yaml_get(y, map, "elevation_min"), *hi = lsim_yaml_get(y, map, "elevation_max");
     yaml_node_t *ch = lsim_yaml_get(y, map, "channels");
     int channels = spec->channels;
+    if ((list || lo || hi || ch) && (spec->channel_azimuth_deg || spec->channel_time_s || spec->channel_origin_m))
+        return lsim_yaml_fail(y, list ? list : lo ? lo : hi ? hi : ch, LSIM_ERR_PARSE,
+                              list ? "sensor.elevations" : lo ? "sensor.elevation_min" : hi ? "sensor.elevation_max"
+                                                                                            : "sensor.channels",
+                              "this sensor's %d beams come from a unit's table, each with its own azimuth offset, "
+                              "origin and firing time; describe a different head with `type: rotating` (or give "
+                              "its calibration file)", spec->channels);
     lsim_status st = lsim_yaml_opt_int(y, map, "channels", "sensor.channels", 1, LSIM_SENSOR_MAX_CHANNELS, &channels);
     if (st != LSIM_OK)
         return st;

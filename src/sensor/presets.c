@@ -37,23 +37,23 @@ typedef struct preset {
 
 static const preset presets[] = {
     /* Velodyne presets: beams, firing sequence and rate from a real per-laser table
-     * (velodyne_tables.c, unit_velodyne.c; the elevation blocks here only describe them).
+     * (velodyne_tables.c, unit_velodyne.c), so no elevation blocks here.
      * VLP-16 datasheet (63-9229 Rev C) and user manual (63-9243): 16 channels, -15..+15 deg every
      * 2 deg, 0.1-0.4 deg azimuth at 5-20 Hz, range up to 100 m, accuracy +-3 cm; a firing
      * sequence every 55.296 us: 1808 columns at 10 Hz. */
     {"vlp16", "rotating, 16 ch x 1808 col (28928 beams), 360 x 30 deg (-15..+15), 0.5-100 m, 10 Hz, clockwise; Velodyne VLP-16 (nominal table)",
-     LSIM_SENSOR_ROTATING, {{16, -15.0, 15.0}, {0, 0, 0}}, 1808, 0, 0, 0, 0, 0, 0, 10.0, 0.5, 100.0, 0.015, 3.0, 6.0},
+     LSIM_SENSOR_ROTATING, {{0, 0, 0}, {0, 0, 0}}, 1808, 0, 0, 0, 0, 0, 0, 10.0, 0.5, 100.0, 0.015, 3.0, 6.0},
     /* HDL-32E datasheet (97-0038) and manual (63-9113): 32 lasers +10.67..-30.67 deg (1.33 deg
      * apart), range 1-100 m, accuracy +-2 cm; a 46.08 us firing cycle: 2170 columns at 10 Hz,
      * 1085 at 20 Hz. */
     {"hdl32e", "rotating, 32 ch x 2170 col (69440 beams), 360 x 41.3 deg (-30.67..+10.67), 1-100 m, 10 Hz, clockwise; Velodyne HDL-32E (nominal table)",
-     LSIM_SENSOR_ROTATING, {{32, -30.67, 10.67}, {0, 0, 0}}, 2170, 0, 0, 0, 0, 0, 0, 10.0, 1.0, 100.0, 0.01, 3.0, 5.0},
+     LSIM_SENSOR_ROTATING, {{0, 0, 0}, {0, 0, 0}}, 2170, 0, 0, 0, 0, 0, 0, 10.0, 1.0, 100.0, 0.01, 3.0, 5.0},
     /* HDL-64E S2 manual (63-HDL64ES2): 64 lasers in an upper and a lower block, 0.08-0.35 deg
      * azimuth, range 0.9-120 m, accuracy < 2 cm, > 1.333 M points/s: 2083 columns at 10 Hz.
      * KITTI's sensor. The table is a real S2.1 unit's (64e_s2.1-sztaki): its lasers sit 0.12 m
      * (lower block) and 0.20 m (upper block) above the sensor origin. */
     {"hdl64e", "rotating, 64 ch x 2083 col (133312 beams), 360 x 26.9 deg (-24.8..+2.5), 0.9-120 m, 10 Hz, clockwise; Velodyne HDL-64E S2 (a real unit's table; KITTI)",
-     LSIM_SENSOR_ROTATING, {{32, 2.0, -8.33}, {32, -8.83, -24.9}}, 2083, 0, 0, 0, 0, 0, 0, 10.0, 0.9, 120.0, 0.01, 2.0, 5.0},
+     LSIM_SENSOR_ROTATING, {{0, 0, 0}, {0, 0, 0}}, 2083, 0, 0, 0, 0, 0, 0, 10.0, 0.9, 120.0, 0.01, 2.0, 5.0},
     /* Ouster OS1-64 datasheet (rev 1, gen 1): 64 channels uniform over 45 deg (+-22.5 deg),
      * 512/1024/2048 columns at 10/20 Hz (lidar modes), range 0.3-120 m, precision +-1.5 cm. The
      * head spins clockwise and a frame starts behind the sensor (-x); beams start 15.806 mm out
@@ -168,10 +168,9 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     switch (p->kind) {
     case LSIM_SENSOR_ROTATING: {
         spec->columns = p->columns;
-        lsim_status st = fill_elevations(ctx, p, spec);
-        if (st == LSIM_OK && lsim_velodyne_builtin(p->name))
-            st = lsim_velodyne_apply_builtin(ctx, p->name, spec);
-        else if (st == LSIM_OK && strncmp(p->name, "os1-", 4) == 0)
+        lsim_status st = lsim_velodyne_builtin(p->name) ? lsim_velodyne_apply_builtin(ctx, p->name, spec)
+                                                        : fill_elevations(ctx, p, spec);
+        if (st == LSIM_OK && strncmp(p->name, "os1-", 4) == 0)
             st = lsim_ouster_nominal_geometry(ctx, spec);
         if (st != LSIM_OK)
             lsim_sensor_spec_free(spec);

@@ -206,8 +206,8 @@ int lsim_sensor_spec_columns_at_rate(const lsim_sensor_spec *spec);
  * sensor metadata JSON, a Velodyne per-laser table as JSON (lasers: [{laser_id, vert_correction,
  * rot_correction, vert_offset_correction, horiz_offset_correction, ...}]), the ROS
  * velodyne_pointcloud YAML of the same fields, or a VeloView XML (db.xml). The format is told
- * from the content. Velodyne tables get their model's firing timing (told by the laser count:
- * 16 VLP-16, 32 HDL-32E, 64 HDL-64E). Errors name the file, line (or JSON path) and value. */
+ * from the content. Velodyne tables get their model's firing timing (told by the laser count and
+ * elevations: 16 VLP-16, 32 HDL-32E or VLP-32C, 64 HDL-64E, 128 VLS-128). Errors name the file, line (or JSON path) and value. */
 lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec);
 
 /* Read a beam table CSV (header naming azimuth_deg, elevation_deg[, time_s, ring]) into spec. */

@@ -216,11 +216,14 @@ lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kin
     if (kind != LSIM_NOISE_CONSTANT && kind != LSIM_NOISE_SNR)
         return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.noise.model: %d is not a noise model, valid: constant (0), snr (1)", (int)kind);
-    if (!(snr_at_threshold >= 1.0 && snr_at_threshold <= 1000.0))
-        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.noise.snr_at_threshold: %g is out of range, must be 1..1000", snr_at_threshold);
-    sensor->spec.noise_snr = kind == LSIM_NOISE_SNR;
-    sensor->spec.snr_at_threshold = snr_at_threshold;
+    lsim_sensor_spec changed = sensor->spec; /* shares the arrays: only checked, never freed */
+    changed.noise_snr = kind == LSIM_NOISE_SNR;
+    changed.snr_at_threshold = snr_at_threshold;
+    lsim_status st = lsim_sensor_spec_validate(sensor->ctx, &changed);
+    if (st != LSIM_OK)
+        return st;
+    sensor->spec.noise_snr = changed.noise_snr;
+    sensor->spec.snr_at_threshold = changed.snr_at_threshold;
     return LSIM_OK;
 }
 

@@ -41,8 +41,6 @@ static lsim_status check_elevation(lsim_context *ctx, const char *key, size_t i,
 /* The head's spin, firing rate, lidar modes and per-channel tables of a rotating sensor. */
 static lsim_status validate_rotating_timing(lsim_context *ctx, const lsim_sensor_spec *s)
 {
-    if (!(s->rate_hz > 0.0 && isfinite(s->rate_hz)))
-        return LSIM_OK; /* validate_common names a bad rate_hz */
     if (s->spin != 1 && s->spin != -1)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.spin: %d is not a direction, must be ccw (+1) or cw (-1)",
                          s->spin);

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static lsim_status json_parse(lsim_context *ctx, const char *path, const char *text, size_t size,
@@ -23,6 +24,13 @@ static lsim_status json_parse(lsim_context *ctx, const char *path, const char *t
     enum json_tokener_error err = json_tokener_get_error(tok);
     size_t at = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
+    size_t rest = at;
+    while (rest < size && strchr(" \t\r\n", text[rest]))
+        ++rest;
+    if (root && err == json_tokener_success && rest < size) {
+        err = json_tokener_error_parse_unexpected;
+        at = rest;
+    }
     if (!root || err != json_tokener_success) {
         json_object_put(root);
         size_t line = 1, col = 1;
@@ -103,10 +111,7 @@ lsim_status lsim_velodyne_read_json(lsim_context *ctx, const char *path, const c
     }
     table->count = (int)n;
     json_object_put(root);
-    if (st == LSIM_OK && !(table->distance_resolution_m >= 0.0 && table->distance_resolution_m <= 1.0))
-        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: distance_resolution %g m is out of range, must be 0..1", path,
-                       table->distance_resolution_m);
-    return st;
+    return st; /* lsim_velodyne_spec checks the table as a whole */
 }
 
 /* `key` at the top of the metadata or inside one of the newer layout's groups. */
@@ -164,6 +169,9 @@ lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const cha
                            path, i, t->altitude_deg[i], t->azimuth_deg[i]);
     t->count = n_alt;
     json_object *v = ouster_get(root, "lidar_origin_to_beam_origin_mm");
+    if (st == LSIM_OK && v && !json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: lidar_origin_to_beam_origin_mm is %s, not a number", path,
+                       json_type_to_name(json_object_get_type(v)));
     if (st == LSIM_OK) {
         t->origin_mm = v ? json_object_get_double(v) : 0.0;
         if (!(fabs(t->origin_mm) <= 1000.0))
@@ -174,7 +182,13 @@ lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const cha
     int n_beam_tf = 0;
     if (st == LSIM_OK && ouster_get(root, "beam_to_lidar_transform")) {
         st = ouster_numbers(ctx, path, root, "beam_to_lidar_transform", beam_tf, 16, &n_beam_tf);
-        if (st == LSIM_OK && n_beam_tf == 16)
+        if (st == LSIM_OK && n_beam_tf != 16)
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: beam_to_lidar_transform has %d values, must be 16 (4x4, row-major)",
+                           path, n_beam_tf);
+        if (st == LSIM_OK && !(fabs(beam_tf[11]) <= 1000.0))
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: beam_to_lidar_transform lifts the beams by %g mm; at most 1000",
+                           path, beam_tf[11]);
+        if (st == LSIM_OK)
             t->beam_z_mm = beam_tf[11];
     }
     if (st == LSIM_OK) {
@@ -187,14 +201,18 @@ lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const cha
                            path, n_tf);
     }
     json_object *mode = ouster_get(root, "lidar_mode"), *prod = ouster_get(root, "prod_line");
-    if (st == LSIM_OK) {
-        const char *m = mode && json_object_is_type(mode, json_type_string) ? json_object_get_string(mode) : "1024x10";
-        int columns = 0, rate = 0;
-        char tail;
-        if (sscanf(m, "%dx%d%c", &columns, &rate, &tail) != 2)
+    if (st == LSIM_OK && mode && !json_object_is_type(mode, json_type_string))
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: lidar_mode is %s, not a string like \"1024x10\"", path,
+                       json_type_to_name(json_object_get_type(mode)));
+    if (st == LSIM_OK) { /* COLUMNSxHZ, both whole numbers below 100000 */
+        const char *m = mode ? json_object_get_string(mode) : "1024x10";
+        char *x = NULL, *end = NULL;
+        long columns = strtol(m, &x, 10), rate = x && *x == 'x' ? strtol(x + 1, &end, 10) : -1;
+        if (x == m || !x || *x != 'x' || !end || end == x + 1 || *end != '\0' || columns < 1 || columns > 99999 ||
+            rate < 1 || rate > 99999)
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: lidar_mode '%s' is not COLUMNSxHZ (e.g. 1024x10)", path, m);
-        t->columns = columns;
-        t->rate_hz = rate;
+        t->columns = (int)columns;
+        t->rate_hz = (double)rate;
     }
     if (prod && json_object_is_type(prod, json_type_string))
         lsim_strlcpy(t->product, json_object_get_string(prod), sizeof t->product);

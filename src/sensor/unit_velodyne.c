@@ -82,6 +82,9 @@ static lsim_status apply_table(lsim_context *ctx, const char *source, const velo
                                const lsim_velodyne_table *t, lsim_sensor_spec *spec)
 {
     const int n = t->count;
+    if (!(t->distance_resolution_m >= 0.0 && t->distance_resolution_m <= 1.0))
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: distance_resolution %g m is out of range, must be 0..1 (Velodyne "
+                         "units report 0.002 or 0.004)", source, t->distance_resolution_m);
     lsim_velodyne_laser sorted[LSIM_VELODYNE_MAX_LASERS];
     memcpy(sorted, t->laser, (size_t)n * sizeof *sorted);
     int seen[LSIM_VELODYNE_MAX_LASERS] = {0};
@@ -168,6 +171,7 @@ lsim_status lsim_velodyne_spec(lsim_context *ctx, const char *source, const lsim
         spec->range_min = m->range_min;
         spec->range_max = m->range_max;
         spec->range_sigma = 0.015;
+        spec->noise_snr = 1; /* as every preset */
         spec->beam.divergence_mrad = 3.0;
         spec->receiver.pulse_width_ns = 5.0;
     }
