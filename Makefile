@@ -5,7 +5,7 @@
 #   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
-             libpng-dev libjson-c-dev libxml2-dev python3 python3-numpy valgrind
+             libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind
 FUZZ_PKGS  = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3

@@ -402,4 +402,39 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
 #ifdef __cplusplus
 }
 #endif
+/* ---- Fitting (issue 11, first part): parameters from a real scan ----------------------------
+ * Minimise sum_i (r_sim,i - r_real,i)^2 over the chosen parameters with L-BFGS (liblbfgs, Wolfe
+ * line search). Each evaluation scans the scene (noise off) and differentiates every beam's range
+ * by re-tracing its return with dual numbers (README "Fitting"). Beams at a silhouette (a
+ * neighbouring beam of the same ring hits another object, misses, or lies more than 10 % nearer or
+ * farther) have no gradient there: they are left out and counted. This first part fits the
+ * sensor's pose from direct returns; scenes with mirrors or glass are refused. */
+typedef struct lsim_fit lsim_fit;
+typedef enum lsim_fit_pose { LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
+/* A fit of `sensor` in `scene` (both stay the caller's; the sensor's pose is changed by the fit).
+ * dof: SE2 fits x, y and yaw (z, roll, pitch kept); SE3 all six. Parameters start at the sensor's
+ * current pose; in lsim_fit_get_parameters/evaluate they are x, y[, z], [roll, pitch,] yaw in
+ * metres and radians. */
+lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pose dof, lsim_fit **out);
+void lsim_fit_destroy(lsim_fit *fit);
+/* The real scan: one range per beam of the sensor, in its beam order (0 or not finite: no return). */
+lsim_status lsim_fit_set_scan(lsim_fit *fit, const float *range, size_t count);
+size_t lsim_fit_parameter_count(const lsim_fit *fit);
+lsim_status lsim_fit_get_parameters(const lsim_fit *fit, double *params);
+/* Loss and gradient at `params` (gradient may be NULL); sets the sensor's pose to them. */
+lsim_status lsim_fit_evaluate(lsim_fit *fit, const double *params, double *loss, double *gradient);
+typedef struct lsim_fit_result {
+    int iterations;                 /* L-BFGS iterations */
+    int evaluations;                /* scans */
+    double initial_loss, final_loss; /* m^2 */
+    double rms_residual_m;          /* over the beams used at the end */
+    size_t beams_used, silhouette_beams; /* at the end */
+    double wall_ms;
+    int lbfgs_status;               /* liblbfgs's return code (0 or a documented stop) */
+} lsim_fit_result;
+/* Run at most max_iterations (1..10000) from the current parameters; the sensor ends at the fit.
+ * progress (may be NULL) is called after each iteration with its number and loss. */
+lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
+                         void *user, lsim_fit_result *result);
+
 #endif /* LIDARSIM_H */
