@@ -408,17 +408,27 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
  * by re-tracing its return with dual numbers (README "Fitting"). Beams at a silhouette (a
  * neighbouring beam of the same ring hits another object, misses, or lies more than 10 % nearer or
  * farther) have no gradient there: they are left out and counted. This first part fits the
- * sensor's pose from direct returns; scenes with mirrors or glass are refused. */
+ * sensor's pose, Lambertian reflectances and the CW bias from direct returns; scenes with mirrors or
+ * glass are refused. */
 typedef struct lsim_fit lsim_fit;
-typedef enum lsim_fit_pose { LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
-/* A fit of `sensor` in `scene` (both stay the caller's; the sensor's pose is changed by the fit).
- * dof: SE2 fits x, y and yaw (z, roll, pitch kept); SE3 all six. Parameters start at the sensor's
- * current pose; in lsim_fit_get_parameters/evaluate they are x, y[, z], [roll, pitch,] yaw in
- * metres and radians. */
+typedef enum lsim_fit_pose { LSIM_FIT_FIXED = 0, LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
+/* A fit of `sensor` in `scene` (both stay the caller's; the fit changes the sensor's pose, the
+ * materials' reflectances and the bias it fits). dof: FIXED keeps the pose; SE2 fits x, y and yaw
+ * (z, roll, pitch kept); SE3 all six. Parameters start at the current values; in
+ * lsim_fit_get_parameters/evaluate they are the pose's x, y[, z], [roll, pitch,] yaw (metres,
+ * radians), then the reflectances in the order added, then c0, c1, c2. */
 lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pose dof, lsim_fit **out);
 void lsim_fit_destroy(lsim_fit *fit);
 /* The real scan: one range per beam of the sensor, in its beam order (0 or not finite: no return). */
 lsim_status lsim_fit_set_scan(lsim_fit *fit, const float *range, size_t count);
+/* Also fit the amplitudes the real scan measured (intensity per beam, same order): each beam adds
+ * weight_m2 x ((I_sim - I_real) / I_real)^2 to the loss (weight 1 m^2: 1 % of amplitude weighs as
+ * 1 cm of range). Needed to tell reflectance from the CW bias, which ranges alone cannot. */
+lsim_status lsim_fit_set_scan_intensity(lsim_fit *fit, const float *intensity, size_t count, double weight_m2);
+/* More parameters (at most 8 in all, pose included): the reflectance of a Lambertian material
+ * (kept within [1e-4, 1]), and the continuous-wave receiver's bias c0, c1, c2 (three). */
+lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material);
+lsim_status lsim_fit_add_cw_bias(lsim_fit *fit);
 size_t lsim_fit_parameter_count(const lsim_fit *fit);
 lsim_status lsim_fit_get_parameters(const lsim_fit *fit, double *params);
 /* Loss and gradient at `params` (gradient may be NULL); sets the sensor's pose to them. */
@@ -427,7 +437,7 @@ typedef struct lsim_fit_result {
     int iterations;                 /* L-BFGS iterations */
     int evaluations;                /* scans */
     double initial_loss, final_loss; /* m^2 */
-    double rms_residual_m;          /* over the beams used at the end */
+    double rms_residual_m;          /* range residuals, over the beams used at the end */
     size_t beams_used, silhouette_beams; /* at the end */
     double wall_ms;
     int lbfgs_status;               /* liblbfgs's return code (0 or a documented stop) */

@@ -150,6 +150,107 @@ static void gradient_check(lsim_context *ctx, lsim_fit_pose dof)
     lsim_scene_destroy(scene);
 }
 
+/* Checkerboards of black (0.1) and white (0.8) Lambertian stripes, 0.1 m wide, at 1.0, 1.8 and
+ * 2.6 m (in front, left and right of the sensor), so the amplitudes take six levels. */
+static lsim_scene *checkerboards(lsim_context *ctx, double black, double white)
+{
+    lsim_scene *scene;
+    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "black", black));
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "white", white));
+    const struct { double d, yaw; } boards[3] = {{1.0, 0.0}, {1.8, 90.0}, {2.6, -90.0}};
+    for (int b = 0; b < 3; ++b)
+        for (int k = -6; k < 6; ++k) {
+            lsim_object_desc desc;
+            lsim_object_desc_init(&desc);
+            const double c = cos(boards[b].yaw * DEG), sn = sin(boards[b].yaw * DEG), along = (k + 0.5) * 0.1;
+            desc.position[0] = boards[b].d * c - along * sn;
+            desc.position[1] = boards[b].d * sn + along * c;
+            desc.position[2] = 1.0;
+            desc.rotation_deg[2] = boards[b].yaw;
+            desc.material = (k & 1) ? "black" : "white";
+            const double size[3] = {0.02, 0.1, 0.5};
+            REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
+        }
+    return scene;
+}
+
+static double bias_at(const double c[3], double l) { return c[0] + c[1] * l + c[2] * l * l; }
+
+/* The cw paper's experiment 4: both reflectances and the range-radiance bias polynomial from one
+ * scan's ranges and amplitudes, the pose known. */
+static void experiment_4(lsim_context *ctx)
+{
+    const double truth[3] = {0.01, 0.3, -0.2}, freq[2] = {46.55e6, 53.2e6};
+    lsim_scene *real_scene = checkerboards(ctx, 0.1, 0.8);
+    lsim_sensor *truth_sensor = urg(ctx, 0.0, 0.0, 0.0);
+    REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(truth_sensor, freq, 30, 15, truth));
+    lsim_scan_options opt;
+    lsim_scan_options_init(&opt);
+    opt.noise = 1;
+    opt.seed = 9;
+    opt.keep_misses = 1;
+    lsim_points *p;
+    REQUIRE_OK(ctx, lsim_scene_scan(real_scene, truth_sensor, &opt, &p));
+    const size_t n = lsim_points_count(p);
+    const float *range = lsim_points_column(p, LSIM_FIELD_RANGE), *amp = lsim_points_column(p, LSIM_FIELD_INTENSITY);
+
+    lsim_scene *scene = checkerboards(ctx, 0.5, 0.5); /* the fit starts from grey boards and no bias */
+    lsim_sensor *s = urg(ctx, 0.0, 0.0, 0.0);
+    const double none[3] = {0, 0, 0};
+    REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(s, freq, 30, 15, none));
+    lsim_fit *fit;
+    REQUIRE_OK(ctx, lsim_fit_create(scene, s, LSIM_FIT_FIXED, &fit));
+    REQUIRE_OK(ctx, lsim_fit_set_scan(fit, range, n));
+    REQUIRE_OK(ctx, lsim_fit_set_scan_intensity(fit, amp, n, 1.0));
+    REQUIRE_OK(ctx, lsim_fit_add_reflectance(fit, "black"));
+    REQUIRE_OK(ctx, lsim_fit_add_reflectance(fit, "white"));
+    REQUIRE_OK(ctx, lsim_fit_add_cw_bias(fit));
+    CHECK(lsim_fit_parameter_count(fit) == 5);
+    lsim_fit_result res;
+    REQUIRE_OK(ctx, lsim_fit_run(fit, 200, NULL, NULL, &res));
+    double q[5];
+    REQUIRE_OK(ctx, lsim_fit_get_parameters(fit, q));
+    /* the staircase: the bias's range step between a white and a black stripe at 1 m, head-on */
+    const double m_per_rad = 299792458.0 / (8 * 3.14159265358979323846) * (1 / freq[0] + 1 / freq[1]);
+    const double step_true = m_per_rad * (bias_at(truth, 0.8) - bias_at(truth, 0.1));
+    const double step_fit = m_per_rad * (bias_at(q + 2, q[1]) - bias_at(q + 2, q[0]));
+    printf("experiment 4: %d iterations, %.0f ms; reflectances %.4f (0.1) and %.4f (0.8); bias %.4f %.4f %.4f (%.2f "
+           "%.2f %.2f); staircase at 1 m %.2f mm (true %.2f mm); rms residual %.2f mm over %zu beams, %zu at "
+           "silhouettes\n", res.iterations, res.wall_ms, q[0], q[1], q[2], q[3], q[4], truth[0], truth[1], truth[2],
+           1e3 * step_fit, 1e3 * step_true, 1e3 * res.rms_residual_m, res.beams_used, res.silhouette_beams);
+    CHECK(fabs(q[0] / 0.1 - 1) < 0.05);
+    CHECK(fabs(q[1] / 0.8 - 1) < 0.05);
+    CHECK(fabs(step_fit / step_true - 1) < 0.05);
+    CHECK(res.iterations <= 34);
+    CHECK(res.rms_residual_m < 0.01); /* down to the scan's noise */
+    /* the gradient with respect to reflectances and the bias, at a point away from the optimum */
+    double at[5] = {0.3, 0.6, 0.05, 0.1, 0.1}, g[5], loss, worst = 0.0;
+    REQUIRE_OK(ctx, lsim_fit_evaluate(fit, at, &loss, g));
+    for (int k = 0; k < 5; ++k) {
+        double a[5], b[5], la, lb;
+        memcpy(a, at, sizeof a);
+        memcpy(b, at, sizeof b);
+        /* a step the float ranges can resolve (1e-6 would move them by less than a float ulp) */
+        a[k] += 1e-3;
+        b[k] -= 1e-3;
+        REQUIRE_OK(ctx, lsim_fit_evaluate(fit, a, &la, NULL));
+        REQUIRE_OK(ctx, lsim_fit_evaluate(fit, b, &lb, NULL));
+        const double fd = (la - lb) / 2e-3;
+        worst = fmax(worst, fabs(g[k] - fd) / fmax(fabs(fd), 1e-3 * loss));
+        printf("  parameter %d: dual %.6g, finite differences %.6g\n", k, g[k], fd);
+        CHECK(fabs(g[k]) > 1e-4 * loss);
+    }
+    printf("gradient check, reflectances and bias: worst relative difference %.2e (loss %.4g)\n", worst, loss);
+    CHECK(worst < 0.02);
+    lsim_fit_destroy(fit);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(scene);
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(truth_sensor);
+    lsim_scene_destroy(real_scene);
+}
+
 static void bad_use(lsim_context *ctx)
 {
     lsim_scene *scene = room(ctx, 0);
@@ -184,6 +285,7 @@ int main(void)
     lsim_context *ctx;
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     experiment_1(ctx);
+    experiment_4(ctx);
     gradient_check(ctx, LSIM_FIT_SE2);
     gradient_check(ctx, LSIM_FIT_SE3);
     bad_use(ctx);
