@@ -183,6 +183,27 @@ static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_
     return LSIM_OK;
 }
 
+/* The file a sensor key names (relative to the scene file), read into spec by `read`; its error is
+ * reported at that key's line with the reader's status, or with `as` when that is not LSIM_OK. */
+static lsim_status read_sensor_file(lsim_yaml *y, yaml_node_t *node, const char *key, const char *dir,
+                                    lsim_status (*read)(lsim_context *, const char *, lsim_sensor_spec *),
+                                    lsim_status as, lsim_sensor_spec *spec)
+{
+    const char *name;
+    lsim_status st = lsim_yaml_string(y, node, key, &name);
+    if (st != LSIM_OK)
+        return st;
+    char path[4096];
+    if (lsim_scene_file_resolve(dir, name, path, sizeof path))
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "path '%s' is too long", name);
+    st = read(y->ctx, path, spec);
+    if (st == LSIM_OK)
+        return LSIM_OK;
+    char msg[LSIM_ERROR_MAX];
+    lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+    return lsim_yaml_fail(y, node, as != LSIM_OK ? as : st, key, "%s", msg);
+}
+
 /* A rotating head's columns, spin and firing rate. A sensor whose firing rate is fixed (Velodyne:
  * `firing_rate_hz`) has its columns follow from rate_hz; `columns` then is an error. */
 static lsim_status parse_rotation_timing(lsim_yaml *y, yaml_node_t *map, lsim_sensor_spec *spec)
@@ -280,19 +301,7 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
         if (!file)
             return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "sensor.file",
                                   "a pattern sensor needs `file:` (CSV with azimuth_deg, elevation_deg[, time_s, ring])");
-        const char *name;
-        st = lsim_yaml_string(y, file, "sensor.file", &name);
-        if (st == LSIM_OK) {
-            char path[4096];
-            if (lsim_scene_file_resolve(dir, name, path, sizeof path))
-                return lsim_yaml_fail(y, file, LSIM_ERR_PARSE, "sensor.file", "path '%s' is too long", name);
-            st = lsim_pattern_file_read(y->ctx, path, spec);
-            if (st != LSIM_OK) {
-                char msg[LSIM_ERROR_MAX];
-                lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
-                st = lsim_yaml_fail(y, file, st, "sensor.file", "%s", msg);
-            }
-        }
+        st = read_sensor_file(y, file, "sensor.file", dir, lsim_pattern_file_read, LSIM_OK, spec);
     }
     return st;
 }
@@ -311,16 +320,7 @@ lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const ch
                               "give one of `preset`, `type` or `calibration` (a real unit's file); plain keys "
                               "override its values");
     if (unit) {
-        const char *name;
-        char path[4096];
-        st = lsim_yaml_string(y, unit, "sensor.calibration", &name);
-        if (st == LSIM_OK && lsim_scene_file_resolve(dir, name, path, sizeof path))
-            st = lsim_yaml_fail(y, unit, LSIM_ERR_PARSE, "sensor.calibration", "path '%s' is too long", name);
-        if (st == LSIM_OK && lsim_sensor_calibration_read(y->ctx, path, &spec) != LSIM_OK) {
-            char msg[LSIM_ERROR_MAX];
-            lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
-            st = lsim_yaml_fail(y, unit, LSIM_ERR_PARSE, "sensor.calibration", "%s", msg);
-        }
+        st = read_sensor_file(y, unit, "sensor.calibration", dir, lsim_sensor_calibration_read, LSIM_ERR_PARSE, &spec);
     } else if (preset) {
         const char *name;
         st = lsim_yaml_string(y, preset, "sensor.preset", &name);

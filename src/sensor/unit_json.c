@@ -46,6 +46,12 @@ static lsim_status json_parse(lsim_context *ctx, const char *path, const char *t
     return LSIM_OK;
 }
 
+/* 1 if v is a JSON number (an integer or not). */
+static int is_number(json_object *v)
+{
+    return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+}
+
 /* A finite number at key `key` of `obj` (`where` names obj in messages); `optional` keys may be
  * missing (then *value is left alone). */
 static lsim_status json_number(lsim_context *ctx, const char *path, json_object *obj, const char *where,
@@ -57,7 +63,7 @@ static lsim_status json_number(lsim_context *ctx, const char *path, json_object 
             return LSIM_OK;
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %s has no '%s'", path, where, key);
     }
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+    if (!is_number(v))
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %s.%s is %s, not a number", path, where, key,
                          json_type_to_name(json_object_get_type(v)));
     double d = json_object_get_double(v);
@@ -141,7 +147,7 @@ static lsim_status ouster_numbers(lsim_context *ctx, const char *path, json_obje
     for (int i = 0; i < n; ++i) {
         json_object *v = json_object_array_get_idx(a, (size_t)i);
         double d = json_object_get_double(v);
-        if ((!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) || !isfinite(d))
+        if (!is_number(v) || !isfinite(d))
             return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %s[%d] is not a finite number", path, key, i);
         out[i] = d;
     }
@@ -169,7 +175,7 @@ lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const cha
                            path, i, t->altitude_deg[i], t->azimuth_deg[i]);
     t->count = n_alt;
     json_object *v = ouster_get(root, "lidar_origin_to_beam_origin_mm");
-    if (st == LSIM_OK && v && !json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+    if (st == LSIM_OK && v && !is_number(v))
         st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: lidar_origin_to_beam_origin_mm is %s, not a number", path,
                        json_type_to_name(json_object_get_type(v)));
     if (st == LSIM_OK) {
