@@ -197,6 +197,9 @@ typedef struct lsim_object_desc {
     const double *trajectory_t;
     const double (*trajectory_position)[3];
     const double (*trajectory_rpy_deg)[3];
+    /* Optional name (1..63 characters of [A-Za-z0-9_.-], unique in the scene; NULL: none): how
+     * lsim_scene_set_object_pose and the fit (lsim_fit_add_object_pose) find the object. */
+    const char *name;
 } lsim_object_desc;
 
 void lsim_object_desc_init(lsim_object_desc *desc);
@@ -264,6 +267,14 @@ typedef enum lsim_engine_kind { LSIM_ENGINE_EMBREE = 0, LSIM_ENGINE_BRUTE = 1 } 
 lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind);
 /* Build the acceleration structure. Called by lsim_scene_scan if needed. */
 lsim_status lsim_scene_commit(lsim_scene *scene);
+/* Move a named static object to a new pose (position in metres, roll/pitch/yaw in degrees: the
+ * pose its description gave is the reference, so the pose it was added with leaves it where it
+ * was). The first call makes the object an instance (the engine is rebuilt at the next commit);
+ * later calls only re-place it, without a rebuild. Objects with motion are refused. */
+lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, const double position[3],
+                                       const double rotation_deg[3]);
+lsim_status lsim_scene_get_object_pose(const lsim_scene *scene, const char *name, double position[3],
+                                       double rotation_deg[3]);
 size_t lsim_scene_triangle_count(const lsim_scene *scene);
 size_t lsim_scene_object_count(const lsim_scene *scene);
 
@@ -429,8 +440,25 @@ lsim_status lsim_fit_set_scan_intensity(lsim_fit *fit, const float *intensity, s
  * (kept within [1e-4, 1]), and the continuous-wave receiver's bias c0, c1, c2 (three). */
 lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material);
 lsim_status lsim_fit_add_cw_bias(lsim_fit *fit);
+/* The pose of a named object (lsim_object_desc.name) as parameters: SE2 adds x, y, yaw; SE3 adds
+ * x, y, z, roll, pitch, yaw (metres, radians), starting at the object's current pose. Mirrors and
+ * glass may be fitted: every path is re-traced through them. */
+lsim_status lsim_fit_add_object_pose(lsim_fit *fit, const char *object, lsim_fit_pose dof);
 size_t lsim_fit_parameter_count(const lsim_fit *fit);
 lsim_status lsim_fit_get_parameters(const lsim_fit *fit, double *params);
+/* Start values (count = lsim_fit_parameter_count), checked against the bounds. */
+lsim_status lsim_fit_set_parameters(lsim_fit *fit, const double *params, size_t count);
+/* Parameter k's name: "sensor.x|y|z|roll|pitch|yaw", "object.NAME.x|...|yaw",
+ * "material.NAME.reflectance", "bias.c0|c1|c2". */
+lsim_status lsim_fit_parameter_name(const lsim_fit *fit, size_t k, char *name, size_t size);
+/* Keep parameter k within [lower, upper] (lower < upper, both finite): L-BFGS then works on an
+ * unbounded u with p = lower + (upper - lower) / (1 + exp(-u)). Reflectances are kept within
+ * [1e-4, 1] without bounds. */
+lsim_status lsim_fit_set_bounds(lsim_fit *fit, size_t k, double lower, double upper);
+/* The loss of a range residual e: SQUARED e^2 (the default), HUBER (e^2 within +-scale, then
+ * 2 scale |e| - scale^2) or CAUCHY (scale^2 ln(1 + e^2 / scale^2)); scale in metres (> 0). */
+typedef enum lsim_fit_loss { LSIM_FIT_LOSS_SQUARED = 0, LSIM_FIT_LOSS_HUBER, LSIM_FIT_LOSS_CAUCHY } lsim_fit_loss;
+lsim_status lsim_fit_set_loss(lsim_fit *fit, lsim_fit_loss loss, double scale_m);
 /* Loss and gradient at `params` (gradient may be NULL); sets the sensor's pose to them. */
 lsim_status lsim_fit_evaluate(lsim_fit *fit, const double *params, double *loss, double *gradient);
 typedef struct lsim_fit_result {
@@ -439,6 +467,8 @@ typedef struct lsim_fit_result {
     double initial_loss, final_loss; /* m^2 */
     double rms_residual_m;          /* range residuals, over the beams used at the end */
     size_t beams_used, silhouette_beams; /* at the end */
+    size_t bounced_beams;           /* of beams_used: paths through mirrors or glass */
+    size_t unmatched_beams;         /* left out: the re-traced path is not the return the scan reported */
     double wall_ms;
     int lbfgs_status;               /* liblbfgs's return code (0 or a documented stop) */
 } lsim_fit_result;

@@ -265,17 +265,44 @@ static void bad_use(lsim_context *ctx)
     lsim_fit_result res;
     CHECK(lsim_fit_run(fit, 0, NULL, NULL, &res) == LSIM_ERR_INVALID_ARGUMENT);
     lsim_fit_destroy(fit);
-    lsim_material_desc mirror;
-    lsim_material_desc_init(&mirror, LSIM_MATERIAL_MIRROR);
-    REQUIRE_OK(ctx, lsim_scene_add_material(scene, "mirror", &mirror));
     lsim_object_desc desc;
     lsim_object_desc_init(&desc);
-    desc.material = "mirror";
+    desc.name = "panel";
     desc.position[0] = -1.5;
     const double size[2] = {1, 1};
     REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &desc));
-    CHECK(lsim_fit_create(scene, s, LSIM_FIT_SE2, &fit) == LSIM_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(lsim_context_last_error(ctx), "mirror or glass") != NULL);
+    CHECK(lsim_scene_add_plane(scene, size, &desc) == LSIM_ERR_INVALID_ARGUMENT); /* the name is taken */
+    CHECK(strstr(lsim_context_last_error(ctx), "'panel' is used by another object") != NULL);
+    desc.name = "bad name";
+    CHECK(lsim_scene_add_plane(scene, size, &desc) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "character 4") != NULL);
+    REQUIRE_OK(ctx, lsim_fit_create(scene, s, LSIM_FIT_SE2, &fit));
+    CHECK(lsim_fit_add_object_pose(fit, "door", LSIM_FIT_SE2) == LSIM_ERR_NOT_FOUND);
+    CHECK(strstr(lsim_context_last_error(ctx), "no object named 'door'") != NULL &&
+          strstr(lsim_context_last_error(ctx), "panel") != NULL);
+    REQUIRE_OK(ctx, lsim_fit_add_object_pose(fit, "panel", LSIM_FIT_SE2));
+    CHECK(lsim_fit_add_object_pose(fit, "panel", LSIM_FIT_SE2) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(lsim_fit_add_object_pose(fit, "panel", LSIM_FIT_SE3) == LSIM_ERR_INVALID_ARGUMENT); /* 3 + 6 > 8 */
+    CHECK(lsim_fit_parameter_count(fit) == 6);
+    char name[64];
+    REQUIRE_OK(ctx, lsim_fit_parameter_name(fit, 5, name, sizeof name));
+    CHECK(strcmp(name, "object.panel.yaw") == 0);
+    REQUIRE_OK(ctx, lsim_fit_parameter_name(fit, 2, name, sizeof name));
+    CHECK(strcmp(name, "sensor.yaw") == 0);
+    CHECK(lsim_fit_set_bounds(fit, 3, -1.0, -2.0) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(lsim_fit_set_bounds(fit, 3, 0.0, 1.0) == LSIM_ERR_INVALID_ARGUMENT); /* starts at -1.5, outside */
+    CHECK(strstr(lsim_context_last_error(ctx), "object.panel.x starts at -1.5") != NULL);
+    REQUIRE_OK(ctx, lsim_fit_set_bounds(fit, 3, -2.0, -1.0));
+    double p[6];
+    REQUIRE_OK(ctx, lsim_fit_get_parameters(fit, p));
+    p[3] = -0.5;
+    CHECK(lsim_fit_set_parameters(fit, p, 6) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "object.panel.x = -0.5 is outside its bounds [-2, -1]") != NULL);
+    CHECK(lsim_fit_set_parameters(fit, p, 5) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(lsim_fit_set_loss(fit, LSIM_FIT_LOSS_HUBER, 0.0) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(lsim_fit_set_loss(fit, (lsim_fit_loss)7, 1.0) == LSIM_ERR_INVALID_ARGUMENT);
+    REQUIRE_OK(ctx, lsim_fit_set_loss(fit, LSIM_FIT_LOSS_CAUCHY, 0.05));
+    lsim_fit_destroy(fit);
     lsim_sensor_destroy(s);
     lsim_scene_destroy(scene);
 }

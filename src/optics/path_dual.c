@@ -11,6 +11,7 @@ lsim_path_dual lsim_path_dual_trace(lsim_dual3 origin, lsim_dual3 direction, con
     out.ok = 0;
     lsim_dual3 o = origin, d = direction;
     lsim_dual total = lsim_dual_const(0.0);
+    double medium = 1.0; /* refractive index where the ray now runs: glass counts ior x length */
     for (int i = 0; i < n; ++i) {
         lsim_dual3 p = lsim_dual3_const(v[i].point), nrm = lsim_dual3_const(v[i].normal);
         if (v[i].pose >= 0) { /* the surface moves with its object */
@@ -24,7 +25,7 @@ lsim_path_dual lsim_path_dual_trace(lsim_dual3 origin, lsim_dual3 direction, con
         const lsim_dual t = lsim_dual_div(lsim_dual3_dot(nrm, lsim_dual3_sub(p, o)), nd);
         if (!(t.v > 0.0))
             return out;
-        total = lsim_dual_add(total, t);
+        total = lsim_dual_add(total, lsim_dual_scale(t, medium));
         o = lsim_dual3_add(o, lsim_dual3_mul(d, t));
         /* the normal facing the incoming ray, and cos i = -d . n > 0 */
         if (nd.v > 0.0)
@@ -54,6 +55,7 @@ lsim_path_dual lsim_path_dual_trace(lsim_dual3 origin, lsim_dual3 direction, con
             /* d' = eta d + (eta cos i - cos t) n */
             d = lsim_dual3_add(lsim_dual3_mul(d, eta),
                                lsim_dual3_mul(nrm, lsim_dual_sub(lsim_dual_mul(eta, cosi), cost)));
+            medium = nd.v < 0.0 ? 1.0 / v[i].eta : 1.0;
             break;
         }
         }

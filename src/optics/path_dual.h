@@ -5,8 +5,8 @@
  * vertex's surface in its tangent plane there (exact for triangles, and the exact first
  * derivative for any smooth surface), which moves with its object's dual pose; a mirror reflects
  * the ray about the (dual) normal, glass refracts it by Snell's law, and a diffuse vertex ends the
- * path. The result is the return's apparent range (the one-way path length, as lidarsim reports a
- * ghost seen through a mirror), the last segment's length and the cosine of incidence at the
+ * path. The result is the return's apparent range (the one-way optical path length, glass
+ * counting ior x length, as lidarsim reports a ghost seen through a mirror or a wall behind glass), the last segment's length and the cosine of incidence at the
  * end, each with its partial derivatives. As long as the path keeps meeting the same surfaces
  * (no silhouette is crossed), these are the derivatives of what the simulation measures. */
 #ifndef LSIM_OPTICS_PATH_DUAL_H

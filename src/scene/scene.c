@@ -9,6 +9,7 @@
 #include "geometry/engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,6 +356,8 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
     uint32_t label = 0;
     if (st == LSIM_OK)
         st = lsim_label_map_resolve(ctx, &scene->labels, desc->label ? desc->label : "unlabeled", &label);
+    if (st == LSIM_OK && desc->name)
+        st = lsim_object_name_check(scene, desc->name);
     struct lsim_motion *motion = NULL;
     if (st == LSIM_OK)
         st = object_motion(ctx, desc, &motion);
@@ -377,6 +380,12 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
     object->material = (uint32_t)mat;
     object->label = label;
     object->instance = (uint32_t)scene->object_count + 1;
+    object->name[0] = '\0';
+    if (desc->name)
+        snprintf(object->name, sizeof object->name, "%s", desc->name);
+    memcpy(object->ref_position, desc->position, sizeof object->ref_position);
+    memcpy(object->ref_rpy_deg, desc->rotation_deg, sizeof object->ref_rpy_deg);
+    object->posed = 0;
     scene->objects[scene->object_count++] = *object;
     lsim_engine_destroy(scene->engine); /* geometry changed: rebuild on next commit */
     scene->engine = NULL;

@@ -39,6 +39,10 @@ typedef struct lsim_object {
     /* NULL: static, the arrays above are in world space. Else the arrays are in the object's own
      * frame and lsim_motion_pose_at(motion, t) places them in the world at time t (owned). */
     struct lsim_motion *motion;
+    char name[LSIM_NAME_MAX]; /* "" when unnamed */
+    /* the pose its description placed it at (lsim_scene_set_object_pose's reference) */
+    double ref_position[3], ref_rpy_deg[3];
+    int posed;                /* 1: static but re-placeable; `motion` holds its constant pose */
 } lsim_object;
 
 /* A growing array of label names and ids. */
@@ -93,6 +97,10 @@ struct lsim_scene {
 lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const struct lsim_calib_material *measured);
 /* 1 if some object of the scene moves (has a motion), else 0. */
 int lsim_scene_has_motion(const lsim_scene *scene);
+/* A new object's name: 1..63 characters of [A-Za-z0-9_.-], not used by another object. */
+lsim_status lsim_object_name_check(const lsim_scene *scene, const char *name);
+/* Index of an object by name, or -1. */
+long lsim_scene_find_object(const lsim_scene *scene, const char *name);
 /* Index of a material by name, or -1. */
 long lsim_scene_find_material(const lsim_scene *scene, const char *name);
 /* Check a placement: finite, within +-1e7 m, scale in (0, 1e6]. Call before transforming. */

@@ -17,7 +17,7 @@ static const char *const root_keys[] = {"sensor", "materials", "labels", "object
                                         "ambient", NULL};
 static const char *const object_keys[] = {"box", "sphere", "plane", "mesh", "position", "rotation",
                                           "scale", "material", "label", "velocity", "angular_velocity_deg_s",
-                                          "trajectory", NULL};
+                                          "trajectory", "name", NULL};
 static const char *const box_keys[] = {"size", NULL};
 static const char *const sphere_keys[] = {"radius", NULL};
 static const char *const plane_keys[] = {"size", NULL};
@@ -343,6 +343,13 @@ static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, c
     snprintf(sub, sizeof sub, "%s.label", key);
     if (st == LSIM_OK && label)
         st = lsim_yaml_string(y, label, sub, &desc.label);
+    yaml_node_t *name = lsim_yaml_get(y, obj, "name");
+    snprintf(sub, sizeof sub, "%s.name", key);
+    if (st == LSIM_OK && name)
+        st = lsim_yaml_string(y, name, sub, &desc.name);
+    if (st == LSIM_OK && name)
+        st = at_node(y, name, sub, lsim_object_name_check(scene, desc.name));
+    snprintf(sub, sizeof sub, "%s.label", key);
     if (st == LSIM_OK && label && strlen(desc.label) >= LSIM_NAME_MAX)
         st = lsim_yaml_fail(y, label, LSIM_ERR_PARSE, sub, "label name is %zu characters long; use 1 to %d",
                             strlen(desc.label), LSIM_NAME_MAX - 1);

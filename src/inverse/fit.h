@@ -1,0 +1,86 @@
+/* The fit's state, shared by its files: fit.c (parameters), fit_walk.c (each beam's path through
+ * mirrors and glass, traced by the engine), fit_eval.c (loss and gradient), fit_run.c (L-BFGS). */
+#ifndef LSIM_INVERSE_FIT_H
+#define LSIM_INVERSE_FIT_H
+
+#include "core/dual.h"
+#include "lidarsim.h"
+#include "optics/path_dual.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LSIM_FIT_MAX_PARAMS LSIM_DUAL_N
+#define LSIM_FIT_MAX_OBJECTS 4    /* posed objects */
+#define LSIM_FIT_MAX_VERTICES 12  /* of a beam's path: bounces + the return */
+#define LSIM_FIT_SILHOUETTE_JUMP 0.10
+
+typedef enum fit_param_kind { FIT_SENSOR = 0, FIT_OBJECT, FIT_REFLECTANCE, FIT_BIAS } fit_param_kind;
+
+typedef struct fit_param {
+    fit_param_kind kind;
+    int which;          /* FIT_OBJECT: posed-object slot; FIT_REFLECTANCE: material index; FIT_BIAS: 0..2 */
+    int axis;           /* pose parameters: 0..5 = x, y, z, roll, pitch, yaw */
+    double lower, upper; /* bounds (bounded = 1) */
+    int bounded;
+} fit_param;
+
+/* A posed object: its slot's pose (position, rpy radians), from which parameters override axes. */
+typedef struct fit_object {
+    uint32_t object; /* scene object index */
+    double pose[6];
+} fit_object;
+
+/* A beam's path as the walk found it (world frame, at the evaluation's parameters). */
+typedef struct fit_path {
+    int n;                 /* vertices */
+    int returned;          /* 1: the last vertex is a return (a surface that is neither mirror nor glass) */
+    double range;          /* optical one-way length to the last vertex */
+    uint32_t signature;    /* hash of the objects met, in order */
+    int bounced;           /* passed a mirror or refracting glass */
+} fit_path;
+
+struct lsim_fit {
+    lsim_context *ctx;
+    lsim_scene *scene;
+    lsim_sensor *sensor;
+    double sensor_pose[6];  /* the sensor's pose (position, rpy radians) */
+    int count;
+    fit_param param[LSIM_FIT_MAX_PARAMS];
+    double params[LSIM_FIT_MAX_PARAMS];
+    int object_count;
+    fit_object objects[LSIM_FIT_MAX_OBJECTS];
+    int *refl_of_material;  /* [material_count]: its parameter index, -1 */
+    int has_bias;
+    int loss;               /* lsim_fit_loss */
+    double loss_scale;
+    float *real_amp;        /* [beams] or NULL: amplitudes to fit */
+    double amp_weight;
+    size_t beams, stride;   /* stride: from a beam to the next beam of its ring */
+    float *real;            /* [beams] */
+    double *dir, *org;      /* [3 beams]: beam direction and origin, sensor frame */
+    lsim_points *points;
+    lsim_scan_options opt;
+    /* the walk: per beam its path and vertices (world frame, object index per vertex) */
+    fit_path *path;                 /* [beams] */
+    lsim_path_vertex *vertex;       /* [beams * LSIM_FIT_MAX_VERTICES] */
+    uint32_t *vertex_object;        /* [beams * LSIM_FIT_MAX_VERTICES] */
+    double *vertex_optical;         /* [beams * LSIM_FIT_MAX_VERTICES]: optical length up to the vertex */
+    void *walk;                     /* fit_walk.c's ray and hit batches */
+    size_t used, silhouettes, bounced, unmatched;
+    double range_sq;        /* sum of squared range residuals */
+    int evaluations;
+    void (*progress)(void *, int, double);
+    void *user;
+};
+
+/* Trace every beam's path from the sensor pose (position, rpy radians) through the committed
+ * scene: mirrors reflect, solid glass refracts, thin glass (planes) passes, anything else
+ * returns. Fills f->path, f->vertex (world frame, pose -1) and f->vertex_object. */
+lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6]);
+void lsim_fit_walk_free(lsim_fit *f);
+
+/* The sensor's and each posed object's pose as duals at params (pose[0]: sensor; 1 + slot: object). */
+void lsim_fit_poses(const lsim_fit *f, const double *params, lsim_dual q[][6]);
+
+#endif
