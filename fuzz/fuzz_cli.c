@@ -1,4 +1,4 @@
-/* Command-line arguments of scan, presets, calibrate and validate: the input is split into
+/* Command-line arguments of scan, presets, calibrate, validate and fit: the input is split into
  * arguments at newlines; the first picks the command. Arguments holding '/' are skipped so
  * that every file a command writes stays in the scratch folder (the working directory). */
 #include "fuzz_common.h"
@@ -19,6 +19,11 @@ static void setup(void)
                                "objects:\n  - box: {size: [4, 4, 4]}\n    position: [0, 0, 0]\n");
     fuzz_put_text("config.yaml", "materials:\n  - {name: wall, file: scan.txt, distance_m: 0.5, width_m: 0.3,"
                                  " brdf: ON, roughness: 0.3, fresnel: 0.5}\n");
+    fuzz_put_text("fit_scene.yaml", "sensor: {preset: urg-04lx, steps: 16, fov_deg: 90}\n"
+                                    "objects:\n  - box: {size: [4, 3, 4]}\n");
+    fuzz_put_text("fit_scan.csv", "range\n1.9\n1.8\n1.7\n1.6\n1.6\n1.5\n1.5\n1.5\n1.5\n1.5\n1.5\n1.6\n1.6\n1.7\n"
+                                  "1.8\n1.9\n");
+    fuzz_put_text("fit.yaml", "scene: fit_scene.yaml\nscan: fit_scan.csv\nparameters: {sensor: {dof: se2}}\n");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -49,5 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lsim_cmd_calibrate(argc, argv);
     else if (strcmp(argv[0], "validate") == 0)
         lsim_cmd_validate(argc, argv);
+    else if (strcmp(argv[0], "fit") == 0)
+        lsim_cmd_fit(argc, argv);
     return 0;
 }

@@ -1,13 +1,16 @@
 /* One harness per text reader, chosen at build time (-DFUZZ_READER=...):
  * pattern CSV, kernel file, calibration config, calibration YAML, real scans
  * (ApolloSim CSV lines and ROS LaserScan dumps), trajectory CSV (t,x,y,z,roll,pitch,yaw), real
- * units' sensor calibrations (Ouster / Velodyne JSON, ROS YAML, VeloView XML). */
+ * units' sensor calibrations (Ouster / Velodyne JSON, ROS YAML, VeloView XML), `lidarsim fit`'s
+ * fit file (read, its scene loaded, the fit set up and run for a few iterations, the fitted scene
+ * written) and its real scans (CSV, PCD, PLY). */
 #include "fuzz_common.h"
 
 #include "calib/calib_config.h"
 #include "calib/calibration.h"
 #include "calib/scan_read.h"
 #include "core/context.h"
+#include "inverse/fit_file.h"
 #include "optics/blooming.h"
 #include "scene/trajectory_file.h"
 #include "sensor/sensor.h"
@@ -84,8 +87,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         lsim_sensor_spec_free(&spec);
     }
+#elif FUZZ_READER == 8
+    /* a 16-beam CW scanner in a box, and its scan: what a fit file may name */
+    fuzz_put_text("fit_scene.yaml", "sensor: {preset: urg-04lx, steps: 16, fov_deg: 90, position: [0.1, 0, 0]}\n"
+                                    "materials: {wall: {brdf: lambertian, reflectance: 0.5}}\n"
+                                    "objects:\n  - {box: {size: [4, 3, 4]}, material: wall, name: room}\n");
+    fuzz_put_text("fit_scan.csv", "range,intensity\n1.9,1\n1.8,1\n1.7,1\n1.6,1\n1.6,1\n1.5,1\n1.5,1\n1.5,1\n1.5,"
+                                  "1\n1.5,1\n1.5,1\n1.6,1\n1.6,1\n1.7,1\n1.8,1\n1.9,1\n");
+    fuzz_put("input.yaml", data, size);
+    lsim_fit_file ff;
+    st = lsim_fit_file_read(ctx, fuzz_path("input.yaml"), &ff);
+    if (st == LSIM_OK) {
+        lsim_scene *scene = NULL;
+        lsim_sensor *sensor = NULL;
+        lsim_fit *fit = NULL;
+        lsim_status run = lsim_fit_file_load_scene(&ff, &scene, &sensor);
+        if (run == LSIM_OK && lsim_sensor_beam_count(sensor) <= 4096)
+            run = lsim_fit_file_setup(&ff, scene, sensor, &fit);
+        lsim_fit_result res;
+        if (run == LSIM_OK && fit && lsim_fit_run(fit, 3, NULL, NULL, &res) == LSIM_OK) {
+            double p[LSIM_FIT_FILE_MAX_PARAMS];
+            char names[LSIM_FIT_FILE_MAX_PARAMS][256];
+            const char *np[LSIM_FIT_FILE_MAX_PARAMS];
+            const size_t n = lsim_fit_parameter_count(fit);
+            lsim_fit_get_parameters(fit, p);
+            for (size_t k = 0; k < n; ++k) {
+                lsim_fit_parameter_name(fit, k, names[k], sizeof names[k]);
+                np[k] = names[k];
+            }
+            if (lsim_fitted_scene_write(ctx, ff.scene, fuzz_path("fitted.yaml"), n, np, p, "fuzz") != LSIM_OK)
+                abort(); /* a scene that loaded and fitted can be written */
+        }
+        must_say_why(ctx, run);
+        lsim_fit_destroy(fit);
+        lsim_sensor_destroy(sensor);
+        lsim_scene_destroy(scene);
+        lsim_fit_file_free(&ff);
+    }
+#elif FUZZ_READER == 9
+    fuzz_put("input.scan", data, size);
+    lsim_fit_scan scan;
+    st = lsim_fit_scan_read(ctx, fuzz_path("input.scan"), size & 1, 1000, &scan);
+    if (st == LSIM_OK)
+        lsim_fit_scan_free(&scan);
 #else
-#error "FUZZ_READER must be 1..7"
+#error "FUZZ_READER must be 1..9"
 #endif
     must_say_why(ctx, st);
     lsim_context_destroy(ctx);

@@ -54,7 +54,8 @@ static void usage(FILE *out)
             "  presets [NAME [--beams]] list sensor presets, show one, or print its beam table (CSV)\n"
             "  bench [--quick]          frame time vs raw Embree on the same rays (1K..10M beams)\n"
             "  calibrate CONFIG -o CAL  calibrated noise from real scans of benchmark boards (YAML)\n"
-            "  validate CONFIG -o DIR   calibrated and BRDF-only simulations vs the real scans, per bin\n\n"
+            "  validate CONFIG -o DIR   calibrated and BRDF-only simulations vs the real scans, per bin\n"
+            "  fit FIT.yaml -o OUT.yaml fit sensor / object poses, reflectances, CW bias to a real scan\n\n"
             "Run `lidarsim COMMAND --help` for a command's options.\n",
             LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
 }
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
         return lsim_cmd_calibrate(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0)
         return lsim_cmd_validate(argc - 1, argv + 1);
-    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate (see lidarsim --help)\n", cmd);
+    if (strcmp(cmd, "fit") == 0)
+        return lsim_cmd_fit(argc - 1, argv + 1);
+    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit (see lidarsim --help)\n", cmd);
     return LSIM_EXIT_USAGE;
 }
