@@ -472,6 +472,19 @@ typedef struct lsim_fit_result {
     double wall_ms;
     int lbfgs_status;               /* liblbfgs's return code (0 or a documented stop) */
 } lsim_fit_result;
+/* Each beam's part in the last evaluation (lsim_fit_evaluate, or the end of lsim_fit_run), in the
+ * sensor's beam order (beams = the sensor's beam count): status, the range residual
+ * r_sim - r_real in metres (0 unless USED) and, if jacobian is not NULL, d r_sim / d p_k at
+ * jacobian[i * parameter_count + k] (0 unless USED): for a Gauss-Newton solver of one's own, or to
+ * see where a fit pulls. Any output may be NULL. */
+typedef enum lsim_fit_beam {
+    LSIM_FIT_BEAM_NONE = 0,       /* no return in the simulation or in the real scan */
+    LSIM_FIT_BEAM_USED = 1,
+    LSIM_FIT_BEAM_SILHOUETTE = 2, /* at a silhouette (or grazing): no derivative */
+    LSIM_FIT_BEAM_UNMATCHED = 3   /* the reported range is not on the re-traced path */
+} lsim_fit_beam;
+lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *status, float *residual,
+                                   double *jacobian);
 /* Run at most max_iterations (1..10000) from the current parameters; the sensor ends at the fit.
  * progress (may be NULL) is called after each iteration with its number and loss. */
 lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),

@@ -67,6 +67,9 @@ struct lsim_fit {
     uint32_t *vertex_object;        /* [beams * LSIM_FIT_MAX_VERTICES] */
     double *vertex_optical;         /* [beams * LSIM_FIT_MAX_VERTICES]: optical length up to the vertex */
     void *walk;                     /* fit_walk.c's ray and hit batches */
+    uint8_t *beam_status;           /* [beams]: lsim_fit_beam of the last evaluation */
+    float *residual;                /* [beams] */
+    double *jacobian;               /* [beams * LSIM_FIT_MAX_PARAMS] */
     size_t used, silhouettes, bounced, unmatched;
     double range_sq;        /* sum of squared range residuals */
     int evaluations;

@@ -55,18 +55,16 @@ static int breaks(const lsim_fit *f, const float *r, size_t i, long long j)
            fabsf(r[j] - r[i]) > (float)LSIM_FIT_SILHOUETTE_JUMP * r[i];
 }
 
-/* The vertex whose return the scan reported: the path's return, else a mirror's or glass's own
- * return along it; -1 if none matches range `r` (m). */
+/* The vertex whose return the scan reported: the path's return, if the range matches it (CW:
+ * within 0.5 mm + 1e-5 r; the receiver mixes every contribution of a beam into one phase, so a
+ * range further off is a mix, whose derivative is not the path's; pulsed: 5 mm + 0.2 %); -1 if
+ * not. A mirror's or glass's own (specular) return is never matched: it is a lobe near normal
+ * incidence, mixed with the surface behind it or with the pane's other face. */
 static int matched_vertex(const lsim_fit *f, size_t i, double r)
 {
     const fit_path *p = &f->path[i];
-    const double tol = 0.005 + 0.002 * r;
-    if (p->returned && fabs(p->range - r) <= tol)
-        return p->n - 1;
-    for (int k = 0; k < p->n; ++k)
-        if (fabs(f->vertex_optical[i * LSIM_FIT_MAX_VERTICES + k] - r) <= tol)
-            return k;
-    return -1;
+    const double tol = f->sensor->spec.receiver.cw ? 5e-4 + 1e-5 * r : 0.005 + 0.002 * r;
+    return p->returned && fabs(p->range - r) <= tol ? p->n - 1 : -1;
 }
 
 static lsim_status place(lsim_fit *f, lsim_dual q[][6])
@@ -159,13 +157,18 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
     double sum = 0.0, range_sq = 0.0, g[LSIM_FIT_MAX_PARAMS] = {0};
     size_t used = 0, silhouettes = 0, bounced = 0, unmatched = 0;
     lsim_path_vertex v[LSIM_FIT_MAX_VERTICES];
+    memset(f->beam_status, LSIM_FIT_BEAM_NONE, f->beams * sizeof *f->beam_status);
+    memset(f->residual, 0, f->beams * sizeof *f->residual);
+    memset(f->jacobian, 0, f->beams * LSIM_FIT_MAX_PARAMS * sizeof *f->jacobian);
     for (size_t i = 0; i < f->beams; ++i) {
         if (!(r[i] > 0.0f) || !(f->real[i] > 0.0f))
             continue;
+        f->beam_status[i] = LSIM_FIT_BEAM_SILHOUETTE; /* until it is used or found unmatched */
         const double a = amp[i];
         const double b_now = shift > 0.0 ? shift * (bias[0] + bias[1] * a + bias[2] * a * a) : 0.0;
         const int k_ret = matched_vertex(f, i, (double)r[i] - b_now);
         if (k_ret < 0) {
+            f->beam_status[i] = LSIM_FIT_BEAM_UNMATCHED;
             ++unmatched;
             continue;
         }
@@ -215,8 +218,12 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
         double psi;
         sum += robust(f, e, &psi);
         range_sq += e * e;
-        for (int k = 0; k < f->count; ++k)
+        for (int k = 0; k < f->count; ++k) {
             g[k] += psi * range.d[k];
+            f->jacobian[i * LSIM_FIT_MAX_PARAMS + (size_t)k] = range.d[k];
+        }
+        f->beam_status[i] = LSIM_FIT_BEAM_USED;
+        f->residual[i] = (float)e;
         if (f->real_amp && f->real_amp[i] > 0.0f && a > 0.0) { /* weight x relative amplitude error^2 */
             const double ea = (a - f->real_amp[i]) / f->real_amp[i];
             sum += f->amp_weight * ea * ea;

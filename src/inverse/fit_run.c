@@ -1,6 +1,10 @@
 /* The fit's optimiser: L-BFGS (liblbfgs, More-Thuente line search with the Wolfe conditions) over
  * unbounded variables u: a reflectance as its log (it stays positive whatever the step), a bounded
- * parameter through the logistic p = lower + (upper - lower) / (1 + exp(-u)), any other as itself. */
+ * parameter through the logistic p = lower + (upper - lower) / (1 + exp(-u)), any other in units
+ * of its typical step (1 cm, 0.01 rad, 1 for a bias coefficient). liblbfgs's first trial step
+ * has length 1 in u: 1 cm rather than 1 m, so that the first step does not carry a mirror or the
+ * sensor past the surfaces it sees (where the loss changes by jumps); later steps follow the
+ * curvature L-BFGS has learnt. */
 #include "core/clock.h"
 #include "core/context.h"
 #include "inverse/fit.h"
@@ -8,6 +12,11 @@
 #include <lbfgs.h>
 #include <math.h>
 #include <string.h>
+
+static double typical(const fit_param *p)
+{
+    return p->kind == FIT_BIAS ? 1.0 : 0.01; /* bias coefficients, metres or radians */
+}
 
 static double to_param(const fit_param *p, double u, double *dp_du)
 {
@@ -21,8 +30,8 @@ static double to_param(const fit_param *p, double u, double *dp_du)
         *dp_du = (p->upper - p->lower) * s * (1.0 - s);
         return p->lower + (p->upper - p->lower) * s;
     }
-    *dp_du = 1.0;
-    return u;
+    *dp_du = typical(p);
+    return u * typical(p);
 }
 
 static double to_variable(const fit_param *p, double v)
@@ -34,7 +43,7 @@ static double to_variable(const fit_param *p, double v)
         s = s < 1e-9 ? 1e-9 : s > 1.0 - 1e-9 ? 1.0 - 1e-9 : s;
         return log(s / (1.0 - s));
     }
-    return v;
+    return v / typical(p);
 }
 
 typedef struct run_state {
