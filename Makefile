@@ -1,7 +1,7 @@
 # lidarsim — top-level entry points.
 #   make        build (Release) -> build/lidarsim
 #   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
-#   make test   install Debian packages, build, run ctest normally and under ASan+UBSan
+#   make test   install Debian packages (PCL too, for the fit baselines), build, run ctest normally and under ASan+UBSan
 #   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 #   make bench-pcl  install libpcl-dev, build build-pcl/pcl_register (PCL ICP/GICP/NDT baseline)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -44,9 +44,13 @@ demo: deps build
 	mkdir -p out/demo
 	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --bev-extent 35 --stats
 
-test: deps test-release test-asan
+test: deps pcl-deps test-release test-asan
 
-test-release: build
+# The Release build also builds PCL's baselines (bench/pcl_register.cpp) for the cw paper's
+# experiment 2 test (tests/pcl_baselines.py).
+test-release:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLSIM_PCL_BENCH=ON >/dev/null
+	cmake --build build -j $(JOBS)
 	cd build && ctest --output-on-failure -j $(JOBS)
 
 test-asan:
