@@ -413,14 +413,14 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
 #ifdef __cplusplus
 }
 #endif
-/* ---- Fitting (issue 11, first part): parameters from a real scan ----------------------------
- * Minimise sum_i (r_sim,i - r_real,i)^2 over the chosen parameters with L-BFGS (liblbfgs, Wolfe
- * line search). Each evaluation scans the scene (noise off) and differentiates every beam's range
- * by re-tracing its return with dual numbers (README "Fitting"). Beams at a silhouette (a
- * neighbouring beam of the same ring hits another object, misses, or lies more than 10 % nearer or
- * farther) have no gradient there: they are left out and counted. This first part fits the
- * sensor's pose, Lambertian reflectances and the CW bias from direct returns; scenes with mirrors or
- * glass are refused. */
+/* ---- Fitting (issue 11): parameters from a real scan --------------------------------------
+ * Minimise sum_i rho(r_sim,i - r_real,i) over the chosen parameters with L-BFGS (liblbfgs, Wolfe
+ * line search). Each evaluation scans the scene (noise off), walks each beam's path through
+ * mirrors and glass, and differentiates every beam's range by re-tracing that path with dual
+ * numbers (README "Fitting"). Beams at a silhouette (a neighbouring beam of the same ring meets
+ * other surfaces, misses, or lies more than 10 % nearer or farther) have no gradient there: they
+ * are left out and counted, as are beams whose reported range is not their path's return
+ * (unmatched: a CW mix of several returns, a specular surface's own return). */
 typedef struct lsim_fit lsim_fit;
 typedef enum lsim_fit_pose { LSIM_FIT_FIXED = 0, LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
 /* A fit of `sensor` in `scene` (both stay the caller's; the fit changes the sensor's pose, the
@@ -436,7 +436,7 @@ lsim_status lsim_fit_set_scan(lsim_fit *fit, const float *range, size_t count);
  * weight_m2 x ((I_sim - I_real) / I_real)^2 to the loss (weight 1 m^2: 1 % of amplitude weighs as
  * 1 cm of range). Needed to tell reflectance from the CW bias, which ranges alone cannot. */
 lsim_status lsim_fit_set_scan_intensity(lsim_fit *fit, const float *intensity, size_t count, double weight_m2);
-/* More parameters (at most 8 in all, pose included): the reflectance of a Lambertian material
+/* More parameters (at most 8 in all, poses included): the reflectance of a Lambertian material
  * (kept within [1e-4, 1]), and the continuous-wave receiver's bias c0, c1, c2 (three). */
 lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material);
 lsim_status lsim_fit_add_cw_bias(lsim_fit *fit);
