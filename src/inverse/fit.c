@@ -33,6 +33,8 @@ void lsim_fit_destroy(lsim_fit *fit)
     free(fit->beam_status);
     free(fit->residual);
     free(fit->jacobian);
+    free(fit->model);
+    free(fit->model_vertex);
     lsim_fit_walk_free(fit);
     lsim_points_destroy(fit->points);
     free(fit);
@@ -106,10 +108,12 @@ lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pos
     f->beam_status = calloc(n, sizeof *f->beam_status);
     f->residual = calloc(n, sizeof *f->residual);
     f->jacobian = calloc(n * LSIM_FIT_MAX_PARAMS, sizeof *f->jacobian);
+    f->model = calloc(n, sizeof *f->model);
+    f->model_vertex = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->model_vertex);
     double *az = malloc(n * sizeof *az), *el = malloc(n * sizeof *el);
     uint16_t *ring = malloc(n * sizeof *ring);
     st = f->real && f->dir && f->org && f->path && f->vertex && f->vertex_object && f->vertex_optical && f->beam_status && f->residual &&
-                 f->jacobian && az && el && ring &&
+                 f->jacobian && f->model && f->model_vertex && az && el && ring &&
                  f->refl_of_material
              ? LSIM_OK
              : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for a fit of %zu beams", f->beams);
