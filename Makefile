@@ -1,16 +1,18 @@
 # lidarsim — top-level entry points.
 #   make        build (Release) -> build/lidarsim
 #   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
-#   make test   install Debian packages, build, run ctest normally and under ASan+UBSan
+#   make test   install Debian packages (PCL too, for the fit baselines), build, run ctest normally and under ASan+UBSan
 #   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
+#   make bench-pcl  install libpcl-dev, build build-pcl/pcl_register (PCL ICP/GICP/NDT baseline)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
              libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind
 FUZZ_PKGS  = clang libclang-rt-14-dev
+PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 
-.PHONY: all build deps fuzz-deps demo test test-release test-asan fuzz bench clean
+.PHONY: all build deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
 
 all: build
 
@@ -35,13 +37,20 @@ deps:
 fuzz-deps: deps
 	$(call install_missing,$(FUZZ_PKGS))
 
+pcl-deps: deps
+	$(call install_missing,$(PCL_PKGS))
+
 demo: deps build
 	mkdir -p out/demo
 	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --bev-extent 35 --stats
 
-test: deps test-release test-asan
+test: deps pcl-deps test-release test-asan
 
-test-release: build
+# The Release build also builds PCL's baselines (bench/pcl_register.cpp) for the cw paper's
+# experiment 2 test (tests/pcl_baselines.py).
+test-release:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLSIM_PCL_BENCH=ON >/dev/null
+	cmake --build build -j $(JOBS)
 	cd build && ctest --output-on-failure -j $(JOBS)
 
 test-asan:
@@ -62,5 +71,10 @@ fuzz: fuzz-deps
 bench: build
 	build/lidarsim bench
 
+# PCL's ICP, GICP and NDT (bench/pcl_register.cpp, the project's only C++) -> build-pcl/pcl_register.
+bench-pcl: pcl-deps
+	cmake -S . -B build-pcl -DCMAKE_BUILD_TYPE=Release -DLSIM_PCL_BENCH=ON >/dev/null
+	cmake --build build-pcl -j $(JOBS) --target pcl_register
+
 clean:
-	rm -rf build build-asan build-fuzz build-fuzz-ub out
+	rm -rf build build-asan build-fuzz build-fuzz-ub build-pcl out

@@ -413,14 +413,14 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
 #ifdef __cplusplus
 }
 #endif
-/* ---- Fitting (issue 11, first part): parameters from a real scan ----------------------------
- * Minimise sum_i (r_sim,i - r_real,i)^2 over the chosen parameters with L-BFGS (liblbfgs, Wolfe
- * line search). Each evaluation scans the scene (noise off) and differentiates every beam's range
- * by re-tracing its return with dual numbers (README "Fitting"). Beams at a silhouette (a
- * neighbouring beam of the same ring hits another object, misses, or lies more than 10 % nearer or
- * farther) have no gradient there: they are left out and counted. This first part fits the
- * sensor's pose, Lambertian reflectances and the CW bias from direct returns; scenes with mirrors or
- * glass are refused. */
+/* ---- Fitting (issue 11): parameters from a real scan --------------------------------------
+ * Minimise sum_i rho(r_sim,i - r_real,i) over the chosen parameters with L-BFGS (liblbfgs, Wolfe
+ * line search). Each evaluation scans the scene (noise off), walks each beam's path through
+ * mirrors and glass, and differentiates every beam's range by re-tracing that path with dual
+ * numbers (README "Fitting"). Beams at a silhouette (a neighbouring beam of the same ring meets
+ * other surfaces, misses, or lies more than 10 % nearer or farther) have no gradient there: they
+ * are left out and counted, as are beams whose reported range is not their path's return
+ * (unmatched: a CW mix of several returns, a specular surface's own return). */
 typedef struct lsim_fit lsim_fit;
 typedef enum lsim_fit_pose { LSIM_FIT_FIXED = 0, LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
 /* A fit of `sensor` in `scene` (both stay the caller's; the fit changes the sensor's pose, the
@@ -436,7 +436,7 @@ lsim_status lsim_fit_set_scan(lsim_fit *fit, const float *range, size_t count);
  * weight_m2 x ((I_sim - I_real) / I_real)^2 to the loss (weight 1 m^2: 1 % of amplitude weighs as
  * 1 cm of range). Needed to tell reflectance from the CW bias, which ranges alone cannot. */
 lsim_status lsim_fit_set_scan_intensity(lsim_fit *fit, const float *intensity, size_t count, double weight_m2);
-/* More parameters (at most 8 in all, pose included): the reflectance of a Lambertian material
+/* More parameters (at most 8 in all, poses included): the reflectance of a Lambertian material
  * (kept within [1e-4, 1]), and the continuous-wave receiver's bias c0, c1, c2 (three). */
 lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material);
 lsim_status lsim_fit_add_cw_bias(lsim_fit *fit);
@@ -472,6 +472,19 @@ typedef struct lsim_fit_result {
     double wall_ms;
     int lbfgs_status;               /* liblbfgs's return code (0 or a documented stop) */
 } lsim_fit_result;
+/* Each beam's part in the last evaluation (lsim_fit_evaluate, or the end of lsim_fit_run), in the
+ * sensor's beam order (beams = the sensor's beam count): status, the range residual
+ * r_sim - r_real in metres (0 unless USED) and, if jacobian is not NULL, d r_sim / d p_k at
+ * jacobian[i * parameter_count + k] (0 unless USED): for a Gauss-Newton solver of one's own, or to
+ * see where a fit pulls. Any output may be NULL. */
+typedef enum lsim_fit_beam {
+    LSIM_FIT_BEAM_NONE = 0,       /* no return in the simulation or in the real scan */
+    LSIM_FIT_BEAM_USED = 1,
+    LSIM_FIT_BEAM_SILHOUETTE = 2, /* at a silhouette (or grazing): no derivative */
+    LSIM_FIT_BEAM_UNMATCHED = 3   /* the reported range is not on the re-traced path */
+} lsim_fit_beam;
+lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *status, float *residual,
+                                   double *jacobian);
 /* Run at most max_iterations (1..10000) from the current parameters; the sensor ends at the fit.
  * progress (may be NULL) is called after each iteration with its number and loss. */
 lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),

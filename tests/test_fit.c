@@ -7,10 +7,10 @@
  * - The loss gradient from the dual re-trace agrees with central differences of the loss (scans
  *   at perturbed poses) within 2 % (SE(2): 0.2 %; SE(3) with the sensor tilted onto floor and ceiling: 0.9 %).
  * - Bad use is a clear error: a scan of the wrong length, a scene with a mirror, a bad dof. */
-#include "harness.h"
-#include "lidarsim.h"
+#include "fit_check.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,20 +54,8 @@ static lsim_sensor *urg(lsim_context *ctx, double x, double y, double yaw_deg)
 static float *real_scan(lsim_context *ctx, lsim_scene *scene, size_t *count)
 {
     lsim_sensor *truth = urg(ctx, 0.40, -0.30, 12.0);
-    lsim_scan_options opt;
-    lsim_scan_options_init(&opt);
-    opt.noise = 1;
-    opt.seed = 42;
-    opt.keep_misses = 1;
-    lsim_points *p;
-    REQUIRE_OK(ctx, lsim_scene_scan(scene, truth, &opt, &p));
-    *count = lsim_points_count(p);
-    float *r = malloc(*count * sizeof *r);
-    CHECK(r != NULL && *count == lsim_sensor_beam_count(truth));
-    if (!r)
-        exit(1);
-    memcpy(r, lsim_points_column(p, LSIM_FIELD_RANGE), *count * sizeof *r);
-    lsim_points_destroy(p);
+    float *r = scan_ranges(ctx, scene, truth, 42, count);
+    CHECK(*count == lsim_sensor_beam_count(truth));
     lsim_sensor_destroy(truth);
     return r;
 }
@@ -117,33 +105,7 @@ static void gradient_check(lsim_context *ctx, lsim_fit_pose dof)
     lsim_fit *fit;
     REQUIRE_OK(ctx, lsim_fit_create(scene, s, dof, &fit));
     REQUIRE_OK(ctx, lsim_fit_set_scan(fit, real, n));
-    double p[6], g[6], loss;
-    const int k_n = (int)lsim_fit_parameter_count(fit);
-    REQUIRE_OK(ctx, lsim_fit_get_parameters(fit, p));
-    REQUIRE_OK(ctx, lsim_fit_evaluate(fit, p, &loss, g));
-    double worst = 0.0;
-    for (int k = 0; k < k_n; ++k) {
-        double a[6], b[6], la, lb;
-        memcpy(a, p, sizeof a);
-        memcpy(b, p, sizeof b);
-        const double h = 1e-5;
-        a[k] += h;
-        b[k] -= h;
-        REQUIRE_OK(ctx, lsim_fit_evaluate(fit, a, &la, NULL));
-        REQUIRE_OK(ctx, lsim_fit_evaluate(fit, b, &lb, NULL));
-        const double fd = (la - lb) / (2 * h);
-        const double rel = fabs(g[k] - fd) / fmax(fabs(fd), 1e-3 * loss);
-        worst = fmax(worst, rel);
-        printf("  %s parameter %d: dual %.6g, finite differences %.6g\n", dof == LSIM_FIT_SE2 ? "SE(2)" : "SE(3)", k,
-               g[k], fd);
-    }
-    printf("gradient check %s: worst relative difference %.2e (loss %.4g)\n", dof == LSIM_FIT_SE2 ? "SE(2)" : "SE(3)",
-           worst, loss);
-    /* the differences also see beams that cross a corner or an edge between the two scans (the loss
-     * is only piecewise smooth); the dual gradient is the smooth part's */
-    CHECK(worst < 0.02);
-    for (int k = 0; k < k_n; ++k)
-        CHECK(fabs(g[k]) > 1e-3 * loss); /* every parameter moves the ranges */
+    CHECK(gradient_vs_differences(ctx, fit, n, dof == LSIM_FIT_SE2 ? "SE(2)" : "SE(3)") < 1e-2);
     lsim_fit_destroy(fit);
     lsim_sensor_destroy(s);
     free(real);

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 
 #include "bench_blooming.h"
+#include "bench_fit.h"
 #include "bench_pulses.h"
 #include "bench_run.h"
 #include "bench_scene.h"
@@ -37,7 +38,15 @@ static void bench_usage(FILE *out)
             "sub-rays (mode rays, --rings R rings, default 2: 19 rays a pulse), best of --repeat frames\n"
             "(default 5) after a warm-up frame; prints pulses/s and rays/s of each, the frame's split, and the\n"
             "same rays traced alone: by lidarsim's engine (engine_ms) and by raw Embree, rtcIntersect1 per ray\n"
-            "(embree1_ms).\n");
+            "(embree1_ms).\n\n"
+            "       lidarsim bench fit [--scenes DIR] [--repeat N] [--baselines DIR]\n\n"
+            "The cw paper's experiments on the scenes of DIR (default examples/cw): 1 localise a URG-04LX in\n"
+            "a room (room.yaml), 2 in a room with mirrors and glass (mirror_room.yaml), 3 track a mirror\n"
+            "pillar over 8 scans (mirror_pillar.yaml); the real scans are lidarsim's own with noise. Prints\n"
+            "iterations, scans, the fit's wall time (best of --repeat, default 3) and the final pose error.\n"
+            "--baselines DIR also writes what a point-cloud registration needs for experiments 1 and 2\n"
+            "(expN_source.csv: simulated at the start pose; expN_target.csv: the real scan; expN_poses.txt):\n"
+            "bench/pcl_compare.py runs PCL's ICP, GICP and NDT on them.\n");
 }
 
 /* The options every benchmark takes: --threads N and --repeat N (its value at argv[*i + 1]).
@@ -120,6 +129,41 @@ static void print_pulses_case(const char *name, const lsim_bench_pulses_case *c,
                c->raw_embree_ms);
 }
 
+static int bench_fit(int argc, char **argv)
+{
+    const char *dir = "examples/cw", *baselines = NULL;
+    long repeat = 3;
+    for (int i = 2; i < argc; ++i) {
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(opt, "--scenes") == 0 && val) {
+            dir = argv[++i];
+        } else if (strcmp(opt, "--baselines") == 0 && val) {
+            baselines = argv[++i];
+        } else if (strcmp(opt, "--repeat") == 0 && val) {
+            if (lsim_arg_long(argv[++i], 1, 1000, &repeat)) {
+                fprintf(stderr, "lidarsim bench fit: --repeat '%s': expected 1..1000\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "lidarsim bench fit: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    lsim_bench_fit_case c[LSIM_BENCH_FIT_CASES];
+    char err[1024];
+    if (lsim_bench_fit_run(dir, (int)repeat, baselines, c, err, sizeof err)) {
+        fprintf(stderr, "lidarsim bench fit: %s\n", err);
+        return LSIM_EXIT_FAILURE;
+    }
+    printf("%-20s %6s %11s %6s %10s %10s %10s %7s %8s %6s %9s\n", "experiment", "scans", "iterations", "sims",
+           "fit_ms", "error_mm", "error_deg", "beams", "bounced", "edges", "unmatched");
+    for (int k = 0; k < LSIM_BENCH_FIT_CASES; ++k)
+        printf("%-20s %6d %11d %6d %10.1f %10.3f %10.4f %7zu %8zu %6zu %9zu\n", c[k].name, c[k].scans_in_sequence,
+               c[k].iterations, c[k].evaluations, c[k].best_ms, c[k].error_mm, c[k].error_deg, c[k].beams_used,
+               c[k].bounced_beams, c[k].silhouette_beams, c[k].unmatched_beams);
+    return LSIM_EXIT_OK;
+}
+
 static int bench_pulses(int argc, char **argv)
 {
     int threads = 0, repeat = 5, json = 0;
@@ -177,6 +221,8 @@ int lsim_cmd_bench(int argc, char **argv)
         return bench_blooming(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "pulses") == 0)
         return bench_pulses(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "fit") == 0)
+        return bench_fit(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
     int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1;
     uint32_t fields = 0;

@@ -30,6 +30,11 @@ void lsim_fit_destroy(lsim_fit *fit)
     free(fit->vertex);
     free(fit->vertex_object);
     free(fit->vertex_optical);
+    free(fit->beam_status);
+    free(fit->residual);
+    free(fit->jacobian);
+    free(fit->model);
+    free(fit->model_vertex);
     lsim_fit_walk_free(fit);
     lsim_points_destroy(fit->points);
     free(fit);
@@ -100,9 +105,15 @@ lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pos
     f->vertex = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex);
     f->vertex_object = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_object);
     f->vertex_optical = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_optical);
+    f->beam_status = calloc(n, sizeof *f->beam_status);
+    f->residual = calloc(n, sizeof *f->residual);
+    f->jacobian = calloc(n * LSIM_FIT_MAX_PARAMS, sizeof *f->jacobian);
+    f->model = calloc(n, sizeof *f->model);
+    f->model_vertex = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->model_vertex);
     double *az = malloc(n * sizeof *az), *el = malloc(n * sizeof *el);
     uint16_t *ring = malloc(n * sizeof *ring);
-    st = f->real && f->dir && f->org && f->path && f->vertex && f->vertex_object && f->vertex_optical && az && el && ring &&
+    st = f->real && f->dir && f->org && f->path && f->vertex && f->vertex_object && f->vertex_optical && f->beam_status && f->residual &&
+                 f->jacobian && f->model && f->model_vertex && az && el && ring &&
                  f->refl_of_material
              ? LSIM_OK
              : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for a fit of %zu beams", f->beams);
@@ -377,4 +388,22 @@ void lsim_fit_poses(const lsim_fit *f, const double *params, lsim_dual q[][6])
         else if (p->kind == FIT_OBJECT)
             q[1 + p->which][p->axis] = lsim_dual_var(params[k], k);
     }
+}
+
+lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *status, float *residual,
+                                   double *jacobian)
+{
+    if (!fit)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (beams != fit->beams)
+        return lsim_fail(fit->ctx, LSIM_ERR_INVALID_ARGUMENT, "fit: residuals for %zu beams; the sensor has %zu", beams,
+                         fit->beams);
+    if (status)
+        memcpy(status, fit->beam_status, beams * sizeof *status);
+    if (residual)
+        memcpy(residual, fit->residual, beams * sizeof *residual);
+    for (size_t i = 0; jacobian && i < beams; ++i)
+        memcpy(jacobian + i * (size_t)fit->count, fit->jacobian + i * LSIM_FIT_MAX_PARAMS,
+               (size_t)fit->count * sizeof *jacobian);
+    return LSIM_OK;
 }

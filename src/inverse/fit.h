@@ -14,6 +14,7 @@
 #define LSIM_FIT_MAX_OBJECTS 4    /* posed objects */
 #define LSIM_FIT_MAX_VERTICES 12  /* of a beam's path: bounces + the return */
 #define LSIM_FIT_SILHOUETTE_JUMP 0.10
+#define LSIM_FIT_CREASE_COS 0.98480775301220806 /* cos 10 deg */
 
 typedef enum fit_param_kind { FIT_SENSOR = 0, FIT_OBJECT, FIT_REFLECTANCE, FIT_BIAS } fit_param_kind;
 
@@ -39,6 +40,18 @@ typedef struct fit_path {
     uint32_t signature;    /* hash of the objects met, in order */
     int bounced;           /* passed a mirror or refracting glass */
 } fit_path;
+
+/* A used beam's model: its path up to the return (lsim_fit.model_vertex, posed objects' vertices
+ * in their object's frame), taken where the last simulation was; re-traced at other parameters it
+ * gives the range the simulation would, to first order (exactly, while the path meets the same
+ * tangent planes). */
+typedef struct fit_model {
+    int n;          /* vertices */
+    int refl;       /* parameter index of the return surface's reflectance, -1 */
+    double amp0;    /* the scan's amplitude there */
+    double shape0;  /* rho cos / t^2 there (refl >= 0) */
+    double offset;  /* the scan's range minus the re-trace's (plus the bias) there */
+} fit_model;
 
 struct lsim_fit {
     lsim_context *ctx;
@@ -67,6 +80,11 @@ struct lsim_fit {
     uint32_t *vertex_object;        /* [beams * LSIM_FIT_MAX_VERTICES] */
     double *vertex_optical;         /* [beams * LSIM_FIT_MAX_VERTICES]: optical length up to the vertex */
     void *walk;                     /* fit_walk.c's ray and hit batches */
+    uint8_t *beam_status;           /* [beams]: lsim_fit_beam of the last evaluation */
+    float *residual;                /* [beams] */
+    double *jacobian;               /* [beams * LSIM_FIT_MAX_PARAMS] */
+    fit_model *model;               /* [beams]: valid where beam_status is USED */
+    lsim_path_vertex *model_vertex; /* [beams * LSIM_FIT_MAX_VERTICES] */
     size_t used, silhouettes, bounced, unmatched;
     double range_sq;        /* sum of squared range residuals */
     int evaluations;
@@ -79,6 +97,10 @@ struct lsim_fit {
  * returns. Fills f->path, f->vertex (world frame, pose -1) and f->vertex_object. */
 lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6]);
 void lsim_fit_walk_free(lsim_fit *f);
+
+/* The loss and gradient of the used beams' path models (fit_model) at params: what the last
+ * simulation predicts there, without simulating. fit_run.c minimises it between simulations. */
+lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss, double *gradient);
 
 /* The sensor's and each posed object's pose as duals at params (pose[0]: sensor; 1 + slot: object). */
 void lsim_fit_poses(const lsim_fit *f, const double *params, lsim_dual q[][6]);

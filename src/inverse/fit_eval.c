@@ -46,27 +46,33 @@ static double robust(const lsim_fit *f, double e, double *psi)
     }
 }
 
-/* 1 if beam i's ring neighbour j (may be out of range) leaves i at a silhouette. */
+/* 1 if beam i's ring neighbour j (may be out of range) leaves i at a silhouette or a crease: j
+ * misses, met other surfaces, lies more than 10 % nearer or farther, or its path ends on a face
+ * turned more than 10 deg from i's (an edge of a box: the range has a kink there, and a derivative
+ * from one side only). */
 static int breaks(const lsim_fit *f, const float *r, size_t i, long long j)
 {
     if (j < 0 || (size_t)j >= f->beams)
         return 0; /* the frame's edge: no neighbour to compare with */
-    return !(r[j] > 0.0f) || f->path[j].signature != f->path[i].signature ||
-           fabsf(r[j] - r[i]) > (float)LSIM_FIT_SILHOUETTE_JUMP * r[i];
+    if (!(r[j] > 0.0f) || f->path[j].signature != f->path[i].signature ||
+        fabsf(r[j] - r[i]) > (float)LSIM_FIT_SILHOUETTE_JUMP * r[i] || f->path[j].n != f->path[i].n ||
+        f->path[i].n == 0)
+        return 1;
+    const double *ni = f->vertex[i * LSIM_FIT_MAX_VERTICES + (size_t)f->path[i].n - 1].normal;
+    const double *nj = f->vertex[(size_t)j * LSIM_FIT_MAX_VERTICES + (size_t)f->path[j].n - 1].normal;
+    return ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2] < LSIM_FIT_CREASE_COS;
 }
 
-/* The vertex whose return the scan reported: the path's return, else a mirror's or glass's own
- * return along it; -1 if none matches range `r` (m). */
+/* The vertex whose return the scan reported: the path's return, if the range matches it (CW:
+ * within 0.5 mm + 1e-5 r; the receiver mixes every contribution of a beam into one phase, so a
+ * range further off is a mix, whose derivative is not the path's; pulsed: 5 mm + 0.2 %); -1 if
+ * not. A mirror's or glass's own (specular) return is never matched: it is a lobe near normal
+ * incidence, mixed with the surface behind it or with the pane's other face. */
 static int matched_vertex(const lsim_fit *f, size_t i, double r)
 {
     const fit_path *p = &f->path[i];
-    const double tol = 0.005 + 0.002 * r;
-    if (p->returned && fabs(p->range - r) <= tol)
-        return p->n - 1;
-    for (int k = 0; k < p->n; ++k)
-        if (fabs(f->vertex_optical[i * LSIM_FIT_MAX_VERTICES + k] - r) <= tol)
-            return k;
-    return -1;
+    const double tol = f->sensor->spec.receiver.cw ? 5e-4 + 1e-5 * r : 0.005 + 0.002 * r;
+    return p->returned && fabs(p->range - r) <= tol ? p->n - 1 : -1;
 }
 
 static lsim_status place(lsim_fit *f, lsim_dual q[][6])
@@ -101,36 +107,146 @@ static int slot_of(const lsim_fit *f, uint32_t object)
     return -1;
 }
 
+/* The parameters as duals: poses, reflectances (kept within [1e-4, 1]), the bias. */
+typedef struct fit_duals {
+    lsim_dual q[1 + LSIM_FIT_MAX_OBJECTS][6];
+    lsim_dual_pose sensor, obj[LSIM_FIT_MAX_OBJECTS];
+    lsim_pose objval[LSIM_FIT_MAX_OBJECTS];
+    lsim_dual rho[LSIM_FIT_MAX_PARAMS], c[3];
+    double bias[3];
+    double shift; /* CW: range per unit of bias phase, c / (4 pi f), both frequencies averaged; 0 pulsed */
+} fit_duals;
+
+static void make_duals(const lsim_fit *f, const double *params, fit_duals *D)
+{
+    lsim_fit_poses(f, params, D->q);
+    D->sensor = dual_pose(D->q[0]);
+    for (int s = 0; s < f->object_count; ++s) {
+        D->obj[s] = dual_pose(D->q[1 + s]);
+        const double pos[3] = {D->q[1 + s][0].v, D->q[1 + s][1].v, D->q[1 + s][2].v};
+        const double rpy[3] = {D->q[1 + s][3].v / LSIM_DEG, D->q[1 + s][4].v / LSIM_DEG, D->q[1 + s][5].v / LSIM_DEG};
+        D->objval[s] = lsim_pose_make(pos, rpy);
+    }
+    for (int k = 0; k < f->count; ++k) {
+        if (f->param[k].kind != FIT_REFLECTANCE)
+            continue;
+        const double v = params[k] < 1e-4 ? 1e-4 : params[k] > 1.0 ? 1.0 : params[k];
+        D->rho[k] = params[k] == v ? lsim_dual_var(v, k) : lsim_dual_const(v);
+    }
+    const lsim_receiver_spec *rx = &f->sensor->spec.receiver;
+    for (int k = 0; k < 3; ++k) {
+        D->bias[k] = rx->cw_bias[k];
+        D->c[k] = lsim_dual_const(D->bias[k]);
+    }
+    for (int k = 0; k < f->count; ++k)
+        if (f->param[k].kind == FIT_BIAS) {
+            D->bias[f->param[k].which] = params[k];
+            D->c[f->param[k].which] = lsim_dual_var(params[k], k);
+        }
+    D->shift = rx->cw ? C_LIGHT / (8.0 * PI) * (1.0 / rx->cw_freq_hz[0] + 1.0 / rx->cw_freq_hz[1]) : 0.0;
+}
+
+/* Beam i's path model at the duals D: its re-traced range (plus the offset that makes it the
+ * scan's range where it was taken, plus the CW bias's shift) and amplitude (the scan's, varying as
+ * rho cos / t^2 when the reflectance of its surface is a parameter). 0 if the re-trace fails. */
+static int beam_model(const lsim_fit *f, const fit_duals *D, size_t i, lsim_dual *range, lsim_dual *amp,
+                      lsim_path_dual *path)
+{
+    const fit_model *m = &f->model[i];
+    const lsim_dual3 o = lsim_dual_pose_apply(&D->sensor, lsim_dual3_const(f->org + 3 * i));
+    const lsim_dual3 d = lsim_dual_pose_rotate(&D->sensor, lsim_dual3_const(f->dir + 3 * i));
+    const lsim_path_dual p = lsim_path_dual_trace(o, d, f->model_vertex + i * LSIM_FIT_MAX_VERTICES, m->n, D->obj);
+    if (path)
+        *path = p;
+    if (!p.ok)
+        return 0;
+    *amp = lsim_dual_const(m->amp0);
+    if (m->refl >= 0 && m->shape0 > 0.0) {
+        const lsim_dual shape = lsim_dual_div(lsim_dual_mul(D->rho[m->refl], p.cos_incidence),
+                                              lsim_dual_mul(p.range, p.range));
+        *amp = lsim_dual_scale(shape, m->amp0 / m->shape0);
+    }
+    *range = lsim_dual_add(p.range, lsim_dual_const(m->offset));
+    if (D->shift > 0.0) { /* + shift (c0 + c1 L + c2 L^2) */
+        const lsim_dual b = lsim_dual_add(D->c[0], lsim_dual_add(lsim_dual_mul(D->c[1], *amp),
+                                                                 lsim_dual_mul(D->c[2], lsim_dual_mul(*amp, *amp))));
+        *range = lsim_dual_add(*range, lsim_dual_scale(b, D->shift));
+    }
+    return 1;
+}
+
+/* Beam i's terms of the loss and its gradient; its residual and Jacobian row kept if `keep`. */
+static void beam_terms(lsim_fit *f, size_t i, lsim_dual range, lsim_dual amp, double *sum, double *range_sq,
+                       double *g, int keep)
+{
+    const double e = range.v - (double)f->real[i];
+    double psi;
+    *sum += robust(f, e, &psi);
+    *range_sq += e * e;
+    for (int k = 0; k < f->count; ++k)
+        g[k] += psi * range.d[k];
+    if (keep) {
+        for (int k = 0; k < f->count; ++k)
+            f->jacobian[i * LSIM_FIT_MAX_PARAMS + (size_t)k] = range.d[k];
+        f->residual[i] = (float)e;
+    }
+    if (f->real_amp && f->real_amp[i] > 0.0f && amp.v > 0.0) { /* weight x relative amplitude error^2 */
+        const double ea = (amp.v - f->real_amp[i]) / f->real_amp[i];
+        *sum += f->amp_weight * ea * ea;
+        for (int k = 0; k < f->count; ++k)
+            g[k] += 2.0 * f->amp_weight * ea * amp.d[k] / f->real_amp[i];
+    }
+}
+
+/* Beam i's model from its walked path (up to vertex k_ret), taken at the duals D: posed objects'
+ * vertices into their object's frame, the offset and amplitude shape at this point. */
+static int take_model(lsim_fit *f, const fit_duals *D, size_t i, int k_ret, double r, double a)
+{
+    fit_model *m = &f->model[i];
+    lsim_path_vertex *v = f->model_vertex + i * LSIM_FIT_MAX_VERTICES;
+    for (int k = 0; k <= k_ret; ++k) {
+        v[k] = f->vertex[i * LSIM_FIT_MAX_VERTICES + k];
+        const int slot = slot_of(f, f->vertex_object[i * LSIM_FIT_MAX_VERTICES + k]);
+        if (slot >= 0) {
+            const lsim_pose *P = &D->objval[slot];
+            const lsim_vec3 p = lsim_mat3_tmul(&P->r, lsim_v3(v[k].point[0] - P->t.x, v[k].point[1] - P->t.y,
+                                                              v[k].point[2] - P->t.z));
+            const lsim_vec3 n = lsim_mat3_tmul(&P->r, lsim_v3(v[k].normal[0], v[k].normal[1], v[k].normal[2]));
+            v[k].point[0] = p.x, v[k].point[1] = p.y, v[k].point[2] = p.z;
+            v[k].normal[0] = n.x, v[k].normal[1] = n.y, v[k].normal[2] = n.z;
+        }
+        v[k].pose = slot;
+    }
+    v[k_ret].kind = LSIM_VERTEX_RETURN;
+    m->n = k_ret + 1;
+    m->amp0 = a;
+    m->offset = 0.0;
+    m->shape0 = 0.0;
+    const uint32_t obj = f->vertex_object[i * LSIM_FIT_MAX_VERTICES + k_ret];
+    m->refl = f->refl_of_material[f->scene->objects[obj].material];
+    lsim_dual range, amp;
+    lsim_path_dual p;
+    if (!beam_model(f, D, i, &range, &amp, &p))
+        return 0;
+    if (m->refl >= 0)
+        m->shape0 = D->rho[m->refl].v * p.cos_incidence.v / (p.range.v * p.range.v);
+    m->offset = r - range.v; /* the model gives the scan's range here (within the match's tolerance anyway) */
+    return 1;
+}
+
 lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, double *gradient)
 {
     if (!f || !params || !loss)
         return LSIM_ERR_INVALID_ARGUMENT;
-    lsim_dual q[1 + LSIM_FIT_MAX_OBJECTS][6];
-    lsim_fit_poses(f, params, q);
-    lsim_status st = place(f, q);
-    lsim_dual rho[LSIM_FIT_MAX_PARAMS], c[3];
-    for (int k = 0; k < f->count; ++k) { /* the reflectances, kept physical */
-        if (f->param[k].kind != FIT_REFLECTANCE)
-            continue;
-        const double v = params[k] < 1e-4 ? 1e-4 : params[k] > 1.0 ? 1.0 : params[k];
-        rho[k] = params[k] == v ? lsim_dual_var(v, k) : lsim_dual_const(v);
-        f->scene->materials[f->param[k].which].brdf.reflectance = v;
-    }
-    const lsim_receiver_spec *rx = &f->sensor->spec.receiver;
-    double bias[3];
-    for (int k = 0; k < 3; ++k) {
-        bias[k] = rx->cw_bias[k];
-        c[k] = lsim_dual_const(bias[k]);
-    }
+    fit_duals D;
+    make_duals(f, params, &D);
+    lsim_status st = place(f, D.q);
     for (int k = 0; k < f->count; ++k)
-        if (f->param[k].kind == FIT_BIAS) {
-            bias[f->param[k].which] = params[k];
-            c[f->param[k].which] = lsim_dual_var(params[k], k);
-        }
+        if (f->param[k].kind == FIT_REFLECTANCE)
+            f->scene->materials[f->param[k].which].brdf.reflectance = D.rho[k].v;
+    const lsim_receiver_spec *rx = &f->sensor->spec.receiver;
     if (st == LSIM_OK && f->has_bias)
-        st = lsim_sensor_set_cw_receiver(f->sensor, rx->cw_freq_hz, rx->cw_samples, rx->cw_periods, bias);
-    /* a CW range: the geometry plus the bias's phase as range, c b(L) / (4 pi f), both frequencies averaged */
-    const double shift = rx->cw ? C_LIGHT / (8.0 * PI) * (1.0 / rx->cw_freq_hz[0] + 1.0 / rx->cw_freq_hz[1]) : 0.0;
+        st = lsim_sensor_set_cw_receiver(f->sensor, rx->cw_freq_hz, rx->cw_samples, rx->cw_periods, D.bias);
     if (st == LSIM_OK)
         st = lsim_scene_scan_into(f->scene, f->sensor, &f->opt, f->points);
     if (st != LSIM_OK)
@@ -139,7 +255,7 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
         return lsim_fail(f->ctx, LSIM_ERR_STATE, "fit: the scan did not give one row per beam");
     double sensor_pose[6];
     for (int a = 0; a < 6; ++a)
-        sensor_pose[a] = q[0][a].v;
+        sensor_pose[a] = D.q[0][a].v;
     st = lsim_fit_walk(f, sensor_pose);
     if (st != LSIM_OK)
         return st;
@@ -147,25 +263,20 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
     memcpy(f->params, params, (size_t)f->count * sizeof *params);
     const float *r = lsim_points_column(f->points, LSIM_FIELD_RANGE);
     const float *amp = lsim_points_column(f->points, LSIM_FIELD_INTENSITY);
-    const lsim_dual_pose sensor = dual_pose(q[0]);
-    lsim_dual_pose objpose[LSIM_FIT_MAX_OBJECTS];
-    lsim_pose objval[LSIM_FIT_MAX_OBJECTS];
-    for (int s = 0; s < f->object_count; ++s) {
-        objpose[s] = dual_pose(q[1 + s]);
-        const double pos[3] = {q[1 + s][0].v, q[1 + s][1].v, q[1 + s][2].v};
-        const double rpy[3] = {q[1 + s][3].v / LSIM_DEG, q[1 + s][4].v / LSIM_DEG, q[1 + s][5].v / LSIM_DEG};
-        objval[s] = lsim_pose_make(pos, rpy);
-    }
     double sum = 0.0, range_sq = 0.0, g[LSIM_FIT_MAX_PARAMS] = {0};
     size_t used = 0, silhouettes = 0, bounced = 0, unmatched = 0;
-    lsim_path_vertex v[LSIM_FIT_MAX_VERTICES];
+    memset(f->beam_status, LSIM_FIT_BEAM_NONE, f->beams * sizeof *f->beam_status);
+    memset(f->residual, 0, f->beams * sizeof *f->residual);
+    memset(f->jacobian, 0, f->beams * LSIM_FIT_MAX_PARAMS * sizeof *f->jacobian);
     for (size_t i = 0; i < f->beams; ++i) {
         if (!(r[i] > 0.0f) || !(f->real[i] > 0.0f))
             continue;
+        f->beam_status[i] = LSIM_FIT_BEAM_SILHOUETTE; /* until it is used or found unmatched */
         const double a = amp[i];
-        const double b_now = shift > 0.0 ? shift * (bias[0] + bias[1] * a + bias[2] * a * a) : 0.0;
+        const double b_now = D.shift * (D.bias[0] + D.bias[1] * a + D.bias[2] * a * a);
         const int k_ret = matched_vertex(f, i, (double)r[i] - b_now);
         if (k_ret < 0) {
+            f->beam_status[i] = LSIM_FIT_BEAM_UNMATCHED;
             ++unmatched;
             continue;
         }
@@ -174,55 +285,13 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
             ++silhouettes;
             continue;
         }
-        for (int k = 0; k <= k_ret; ++k) { /* the path up to its return, posed vertices in their object's frame */
-            v[k] = f->vertex[i * LSIM_FIT_MAX_VERTICES + k];
-            const int slot = slot_of(f, f->vertex_object[i * LSIM_FIT_MAX_VERTICES + k]);
-            if (slot >= 0) {
-                const lsim_pose *P = &objval[slot];
-                const lsim_vec3 p = lsim_mat3_tmul(&P->r, lsim_v3(v[k].point[0] - P->t.x, v[k].point[1] - P->t.y,
-                                                                  v[k].point[2] - P->t.z));
-                const lsim_vec3 n = lsim_mat3_tmul(&P->r, lsim_v3(v[k].normal[0], v[k].normal[1], v[k].normal[2]));
-                v[k].point[0] = p.x, v[k].point[1] = p.y, v[k].point[2] = p.z;
-                v[k].normal[0] = n.x, v[k].normal[1] = n.y, v[k].normal[2] = n.z;
-            }
-            v[k].pose = slot;
-        }
-        v[k_ret].kind = LSIM_VERTEX_RETURN;
-        const lsim_dual3 o = lsim_dual_pose_apply(&sensor, lsim_dual3_const(f->org + 3 * i));
-        const lsim_dual3 d = lsim_dual_pose_rotate(&sensor, lsim_dual3_const(f->dir + 3 * i));
-        const lsim_path_dual p = lsim_path_dual_trace(o, d, v, k_ret + 1, objpose);
-        if (!p.ok) {
+        lsim_dual range, amp_d;
+        if (!take_model(f, &D, i, k_ret, r[i], a) || !beam_model(f, &D, i, &range, &amp_d, NULL)) {
             ++silhouettes; /* grazing: no derivative */
             continue;
         }
-        /* the amplitude: rho cos / t^2 for a Lambertian surface whose reflectance is a parameter,
-         * else the scan's own value (no derivative) */
-        const uint32_t obj = f->vertex_object[i * LSIM_FIT_MAX_VERTICES + k_ret];
-        const int rk = f->refl_of_material[f->scene->objects[obj].material];
-        lsim_dual amp_d = lsim_dual_const(a);
-        if (rk >= 0) {
-            const lsim_dual model = lsim_dual_div(lsim_dual_mul(rho[rk], p.cos_incidence),
-                                                  lsim_dual_mul(p.range, p.range));
-            amp_d = lsim_dual_scale(model, model.v > 0.0 ? a / model.v : 0.0);
-        }
-        lsim_dual range = p.range;
-        if (rx->cw) { /* + shift (c0 + c1 L + c2 L^2) */
-            const lsim_dual b = lsim_dual_add(c[0], lsim_dual_add(lsim_dual_mul(c[1], amp_d),
-                                                                  lsim_dual_mul(c[2], lsim_dual_mul(amp_d, amp_d))));
-            range = lsim_dual_add(range, lsim_dual_scale(b, shift));
-        }
-        const double e = (double)r[i] - (double)f->real[i];
-        double psi;
-        sum += robust(f, e, &psi);
-        range_sq += e * e;
-        for (int k = 0; k < f->count; ++k)
-            g[k] += psi * range.d[k];
-        if (f->real_amp && f->real_amp[i] > 0.0f && a > 0.0) { /* weight x relative amplitude error^2 */
-            const double ea = (a - f->real_amp[i]) / f->real_amp[i];
-            sum += f->amp_weight * ea * ea;
-            for (int k = 0; k < f->count; ++k)
-                g[k] += 2.0 * f->amp_weight * ea * amp_d.d[k] / f->real_amp[i];
-        }
+        beam_terms(f, i, range, amp_d, &sum, &range_sq, g, 1);
+        f->beam_status[i] = LSIM_FIT_BEAM_USED;
         bounced += k_ret > 0;
         ++used;
     }
@@ -231,6 +300,22 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
     f->bounced = bounced;
     f->unmatched = unmatched;
     f->range_sq = range_sq;
+    *loss = sum;
+    if (gradient)
+        memcpy(gradient, g, (size_t)f->count * sizeof *g);
+    return LSIM_OK;
+}
+
+lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss, double *gradient)
+{
+    fit_duals D;
+    make_duals(f, params, &D);
+    double sum = 0.0, range_sq = 0.0, g[LSIM_FIT_MAX_PARAMS] = {0};
+    for (size_t i = 0; i < f->beams; ++i) {
+        lsim_dual range, amp;
+        if (f->beam_status[i] == LSIM_FIT_BEAM_USED && beam_model(f, &D, i, &range, &amp, NULL))
+            beam_terms(f, i, range, amp, &sum, &range_sq, g, 0);
+    }
     *loss = sum;
     if (gradient)
         memcpy(gradient, g, (size_t)f->count * sizeof *g);

@@ -1,6 +1,18 @@
-/* The fit's optimiser: L-BFGS (liblbfgs, More-Thuente line search with the Wolfe conditions) over
- * unbounded variables u: a reflectance as its log (it stays positive whatever the step), a bounded
- * parameter through the logistic p = lower + (upper - lower) / (1 + exp(-u)), any other as itself. */
+/* The fit's optimiser. Each round simulates once (lsim_fit_evaluate: scan, walk, which beams are
+ * used and the path each took), then L-BFGS (liblbfgs, More-Thuente line search with the Wolfe
+ * conditions) minimises the loss of those beams' path models (lsim_fit_model_loss: every used
+ * beam's path re-traced through the tangent planes it met, smooth in the parameters), and the next
+ * round simulates again where it ended: the simulation re-decides which beams count and where they
+ * go, as ICP re-associates points, while the line search never meets the jumps of a beam changing
+ * what it sees. Where the simulated loss rose at the model's minimum, the step is halved (up to 4
+ * times) before the fit gives up. A round runs at most ROUND_ITERATIONS; rounds stop when one converges having moved
+ * the parameters by less than 0.01 of their unit (0.1 mm, 1e-4 rad), when the loss stops falling,
+ * or at the iteration budget. L-BFGS works on unbounded variables u: a reflectance as its log (it stays positive whatever the step), a bounded
+ * parameter through the logistic p = lower + (upper - lower) / (1 + exp(-u)), any other in units
+ * of its typical step (1 cm, 0.01 rad, 1 for a bias coefficient). liblbfgs's first trial step
+ * has length 1 in u: 1 cm rather than 1 m, so that the first step does not carry a mirror or the
+ * sensor past the surfaces it sees (where the loss changes by jumps); later steps follow the
+ * curvature L-BFGS has learnt. */
 #include "core/clock.h"
 #include "core/context.h"
 #include "inverse/fit.h"
@@ -8,6 +20,11 @@
 #include <lbfgs.h>
 #include <math.h>
 #include <string.h>
+
+static double typical(const fit_param *p)
+{
+    return p->kind == FIT_BIAS ? 1.0 : 0.01; /* bias coefficients, metres or radians */
+}
 
 static double to_param(const fit_param *p, double u, double *dp_du)
 {
@@ -21,8 +38,8 @@ static double to_param(const fit_param *p, double u, double *dp_du)
         *dp_du = (p->upper - p->lower) * s * (1.0 - s);
         return p->lower + (p->upper - p->lower) * s;
     }
-    *dp_du = 1.0;
-    return u;
+    *dp_du = typical(p);
+    return u * typical(p);
 }
 
 static double to_variable(const fit_param *p, double v)
@@ -34,30 +51,29 @@ static double to_variable(const fit_param *p, double v)
         s = s < 1e-9 ? 1e-9 : s > 1.0 - 1e-9 ? 1.0 - 1e-9 : s;
         return log(s / (1.0 - s));
     }
-    return v;
+    return v / typical(p);
 }
+
+/* L-BFGS iterations on one round's model at most: far from the solution a model is only good
+ * near where it was taken, and a fresh simulation helps more than polishing it. After a round
+ * whose simulated loss agreed with the model's prediction (within 1 %), the next may run 4 times
+ * longer (a model that predicts well is worth following: L-BFGS keeps its curvature longer). */
+#define ROUND_ITERATIONS 6
 
 typedef struct run_state {
     lsim_fit *fit;
-    lsim_status status;
-    int iterations;
+    int iterations; /* over all rounds */
 } run_state;
 
-static lbfgsfloatval_t evaluate_cb(void *user, const lbfgsfloatval_t *x, lbfgsfloatval_t *g, const int n,
-                                   const lbfgsfloatval_t step)
+static lbfgsfloatval_t model_cb(void *user, const lbfgsfloatval_t *x, lbfgsfloatval_t *g, const int n,
+                                const lbfgsfloatval_t step)
 {
     (void)step;
     run_state *rs = user;
     double p[LSIM_FIT_MAX_PARAMS] = {0}, dp[LSIM_FIT_MAX_PARAMS] = {0}, grad[LSIM_FIT_MAX_PARAMS] = {0}, loss = 0.0;
     for (int k = 0; k < n; ++k)
         p[k] = to_param(&rs->fit->param[k], x[k], &dp[k]);
-    lsim_status st = lsim_fit_evaluate(rs->fit, p, &loss, grad);
-    if (st != LSIM_OK) {
-        rs->status = st;
-        for (int k = 0; k < n; ++k)
-            g[k] = 0.0;
-        return HUGE_VAL;
-    }
+    lsim_fit_model_loss(rs->fit, p, &loss, grad);
     for (int k = 0; k < n; ++k)
         g[k] = grad[k] * dp[k];
     return loss;
@@ -67,12 +83,19 @@ static int progress_cb(void *user, const lbfgsfloatval_t *x, const lbfgsfloatval
                        const lbfgsfloatval_t xnorm, const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n,
                        int k, int ls)
 {
-    (void)x, (void)g, (void)xnorm, (void)gnorm, (void)step, (void)n, (void)ls;
+    (void)x, (void)g, (void)xnorm, (void)gnorm, (void)step, (void)n, (void)k, (void)ls;
     run_state *rs = user;
-    rs->iterations = k;
+    ++rs->iterations;
     if (rs->fit->progress)
-        rs->fit->progress(rs->fit->user, k, fx);
-    return rs->status != LSIM_OK;
+        rs->fit->progress(rs->fit->user, rs->iterations, fx);
+    return 0;
+}
+
+/* liblbfgs's stops that are not failures: converged, or no further progress at the noise floor */
+static int lbfgs_stop_ok(int code)
+{
+    return code >= 0 || code == LBFGSERR_ROUNDING_ERROR || code == LBFGSERR_MINIMUMSTEP ||
+           code == LBFGSERR_MAXIMUMSTEP || code == LBFGSERR_MAXIMUMLINESEARCH || code == LBFGSERR_MAXIMUMITERATION;
 }
 
 lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
@@ -90,33 +113,70 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
     fit->progress = progress;
     fit->user = user;
     fit->evaluations = 0;
-    lsim_status st = lsim_fit_evaluate(fit, fit->params, &result->initial_loss, NULL);
+    double p[LSIM_FIT_MAX_PARAMS], loss = 0.0, dp;
+    memcpy(p, fit->params, (size_t)fit->count * sizeof *p);
+    lsim_status st = lsim_fit_evaluate(fit, p, &loss, NULL);
     if (st != LSIM_OK)
         return st;
+    result->initial_loss = loss;
     if (fit->used == 0)
         return lsim_fail(fit->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "fit: no beam has a return in both the simulation and the real scan away from silhouettes "
                          "(%zu at silhouettes, %zu unmatched); check the scan's beam order and the starting values",
                          fit->silhouettes, fit->unmatched);
-    lbfgs_parameter_t param;
-    lbfgs_parameter_init(&param);
-    param.max_iterations = max_iterations;
-    param.epsilon = 1e-7; /* |g| / max(1, |x|) */
-    param.past = 3;       /* or the loss changed by less than delta over 3 iterations */
-    param.delta = 1e-9;
-    lbfgsfloatval_t x[LSIM_FIT_MAX_PARAMS], fx = 0.0;
+    run_state rs = {fit, 0};
+    /* without pose parameters no beam can change what it sees: the model is the simulation (to the
+     * CW receiver's rounding), and one round may run to the end */
+    int posed = 0;
     for (int k = 0; k < fit->count; ++k)
-        x[k] = to_variable(&fit->param[k], fit->params[k]);
-    run_state rs = {fit, LSIM_OK, 0};
-    const int code = lbfgs(fit->count, x, &fx, evaluate_cb, progress_cb, &rs, &param);
-    if (rs.status != LSIM_OK)
-        return rs.status;
-    double p[LSIM_FIT_MAX_PARAMS] = {0}, dp, loss;
-    for (int k = 0; k < fit->count; ++k)
-        p[k] = to_param(&fit->param[k], x[k], &dp);
-    st = lsim_fit_evaluate(fit, p, &loss, NULL); /* leave the scene at the fit, with its statistics */
-    if (st != LSIM_OK)
-        return st;
+        posed |= fit->param[k].kind == FIT_SENSOR || fit->param[k].kind == FIT_OBJECT;
+    int code = 0, cap = posed ? ROUND_ITERATIONS : max_iterations;
+    for (int round = 0; round < max_iterations && rs.iterations < max_iterations; ++round) {
+        lbfgs_parameter_t param;
+        lbfgs_parameter_init(&param);
+        param.max_iterations = max_iterations - rs.iterations < cap ? max_iterations - rs.iterations : cap;
+        param.epsilon = 1e-6; /* |g| / max(1, |x|) */
+        param.past = 3;       /* or the loss changed by less than delta over 3 iterations */
+        param.delta = 1e-10;
+        lbfgsfloatval_t x[LSIM_FIT_MAX_PARAMS], x0[LSIM_FIT_MAX_PARAMS], fx = 0.0;
+        for (int k = 0; k < fit->count; ++k)
+            x0[k] = x[k] = to_variable(&fit->param[k], p[k]);
+        const int before = rs.iterations;
+        code = lbfgs(fit->count, x, &fx, model_cb, progress_cb, &rs, &param);
+        if (!lbfgs_stop_ok(code))
+            return lsim_fail(fit->ctx, LSIM_ERR_STATE, "fit: L-BFGS stopped with error %d (liblbfgs)", code);
+        double moved = 0.0, q[LSIM_FIT_MAX_PARAMS], next = 0.0;
+        for (int k = 0; k < fit->count; ++k) {
+            moved = fmax(moved, fabs(x[k] - x0[k]));
+            q[k] = to_param(&fit->param[k], x[k], &dp);
+        }
+        /* simulate where the model led; if the loss rose there, halve the step (up to 4 times) */
+        int better = 0;
+        for (int half = 0; half <= 4 && !better; ++half) {
+            if (half > 0)
+                for (int k = 0; k < fit->count; ++k) {
+                    x[k] = 0.5 * (x[k] + x0[k]);
+                    q[k] = to_param(&fit->param[k], x[k], &dp);
+                }
+            st = lsim_fit_evaluate(fit, q, &next, NULL);
+            if (st != LSIM_OK)
+                return st;
+            better = fit->used > 0 && next <= loss * (1.0 + 1e-9) + 1e-12;
+        }
+        if (!better) {
+            st = lsim_fit_evaluate(fit, p, &loss, NULL); /* the model misled: keep the last simulated point */
+            if (st != LSIM_OK)
+                return st;
+            break;
+        }
+        /* where the simulation agrees with the model's prediction, the model may run longer */
+        cap = fabs(next - fx) <= 0.01 * fmax(next, fx) ? 4 * cap : posed ? ROUND_ITERATIONS : cap;
+        memcpy(p, q, (size_t)fit->count * sizeof *p);
+        const double fell = loss - next;
+        loss = next;
+        if ((code != LBFGSERR_MAXIMUMITERATION && moved < 1e-2) || rs.iterations == before || fell <= 1e-9 * loss)
+            break; /* the model converged without moving: so has the fit */
+    }
     result->iterations = rs.iterations;
     result->evaluations = fit->evaluations;
     result->final_loss = loss;
@@ -127,9 +187,5 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
     result->rms_residual_m = fit->used ? sqrt(fit->range_sq / (double)fit->used) : 0.0;
     result->wall_ms = lsim_now_ms() - t0;
     result->lbfgs_status = code;
-    /* a line search that cannot improve further at the noise floor is a stop, not a failure */
-    if (code < 0 && code != LBFGSERR_ROUNDING_ERROR && code != LBFGSERR_MINIMUMSTEP && code != LBFGSERR_MAXIMUMSTEP &&
-        code != LBFGSERR_MAXIMUMLINESEARCH && code != LBFGSERR_MAXIMUMITERATION)
-        return lsim_fail(fit->ctx, LSIM_ERR_STATE, "fit: L-BFGS stopped with error %d (liblbfgs)", code);
     return LSIM_OK;
 }

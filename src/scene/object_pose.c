@@ -57,6 +57,19 @@ static lsim_status find_named(const lsim_scene *scene, const char *name, long *o
                      len ? names : "none; give objects a `name:`");
 }
 
+/* The named object, refused (saying `why`) if it moves by a velocity or trajectory. */
+static lsim_status find_posable(const lsim_scene *scene, const char *name, const char *why, long *out)
+{
+    lsim_status st = find_named(scene, name, out);
+    if (st != LSIM_OK)
+        return st;
+    const lsim_object *o = &scene->objects[*out];
+    if (o->motion && !o->posed)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "object '%s' moves (velocity or trajectory); %s", name,
+                         why);
+    return LSIM_OK;
+}
+
 /* Into the frame of the reference pose: x_own = R^T (x - p). */
 static void to_own_frame(lsim_object *o)
 {
@@ -82,7 +95,7 @@ lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, cons
     if (!scene || !name || !position || !rotation_deg)
         return LSIM_ERR_INVALID_ARGUMENT;
     long i;
-    lsim_status st = find_named(scene, name, &i);
+    lsim_status st = find_posable(scene, name, "only static objects can be re-placed", &i);
     if (st != LSIM_OK)
         return st;
     for (int a = 0; a < 3; ++a)
@@ -91,9 +104,6 @@ lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, cons
                              "object '%s': pose [%g, %g, %g] m, [%g, %g, %g] deg must be finite, within +-1e7 m", name,
                              position[0], position[1], position[2], rotation_deg[0], rotation_deg[1], rotation_deg[2]);
     lsim_object *o = &scene->objects[i];
-    if (o->motion && !o->posed)
-        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "object '%s' moves (velocity or trajectory); only static objects can be re-placed", name);
     if (!o->posed) {
         const double zero[3] = {0.0, 0.0, 0.0};
         struct lsim_motion *m = NULL;
@@ -118,13 +128,10 @@ lsim_status lsim_scene_get_object_pose(const lsim_scene *scene, const char *name
     if (!scene || !name || !position || !rotation_deg)
         return LSIM_ERR_INVALID_ARGUMENT;
     long i;
-    lsim_status st = find_named(scene, name, &i);
+    lsim_status st = find_posable(scene, name, "its pose depends on time (README \"Time and motion\")", &i);
     if (st != LSIM_OK)
         return st;
     const lsim_object *o = &scene->objects[i];
-    if (o->motion && !o->posed)
-        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "object '%s' moves; its pose depends on time (README \"Time and motion\")", name);
     memcpy(position, o->posed ? o->motion->position : o->ref_position, 3 * sizeof *position);
     memcpy(rotation_deg, o->posed ? o->motion->rpy_deg : o->ref_rpy_deg, 3 * sizeof *rotation_deg);
     return LSIM_OK;
