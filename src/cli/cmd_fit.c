@@ -121,7 +121,7 @@ static void print_value(FILE *out, const char *name, double v)
 }
 
 static void report(FILE *out, const lsim_fit *fit, const double *initial, const double *fitted, size_t n,
-                   const lsim_fit_result *res, size_t beams, const char *output)
+                   const lsim_fit_result *res, int max_iterations, size_t beams, const char *output)
 {
     fprintf(out, "%-34s %16s %16s\n", "parameter", "initial", "fitted");
     for (size_t k = 0; k < n; ++k) {
@@ -138,8 +138,12 @@ static void report(FILE *out, const lsim_fit *fit, const double *initial, const 
     fprintf(out, "rms range residual: %.3f mm\n", 1e3 * res->rms_residual_m);
     fprintf(out, "beams: %zu used, %zu at silhouettes, %zu through mirrors/glass, %zu unmatched (of %zu)\n",
             res->beams_used, res->silhouette_beams, res->bounced_beams, res->unmatched_beams, beams);
-    fprintf(out, "iterations: %d, scans: %d, wall time: %.1f ms; %s (L-BFGS status %d)\n", res->iterations,
-            res->evaluations, res->wall_ms, lsim_fit_file_stop_reason(res->lbfgs_status), res->lbfgs_status);
+    fprintf(out, "iterations: %d of at most %d, scans: %d, wall time: %.1f ms; last L-BFGS round: %s (status %d)\n",
+            res->iterations, max_iterations, res->evaluations, res->wall_ms,
+            lsim_fit_file_stop_reason(res->lbfgs_status), res->lbfgs_status);
+    if (res->iterations >= max_iterations)
+        fprintf(out, "note: the fit used all %d iterations and may not have converged; allow more with "
+                     "--max-iterations or `max_iterations:` in the fit file\n", max_iterations);
     fprintf(out, "wrote %s\n", strcmp(output, "-") == 0 ? "standard output" : output);
 }
 
@@ -189,9 +193,9 @@ int lsim_cmd_fit(int argc, char **argv)
     size_t n = fit ? lsim_fit_parameter_count(fit) : 0;
     lsim_fit_result res;
     memset(&res, 0, sizeof res);
+    const int iterations = a.max_iterations ? (int)a.max_iterations : have_file ? ff.max_iterations : 100;
     if (rc == LSIM_EXIT_OK) {
         lsim_fit_get_parameters(fit, initial);
-        const int iterations = a.max_iterations ? (int)a.max_iterations : ff.max_iterations;
         lsim_status st = lsim_fit_run(fit, iterations, progress, &ps, &res);
         if (ps.printed && ps.tty)
             fputc('\n', out);
@@ -220,7 +224,7 @@ int lsim_cmd_fit(int argc, char **argv)
         }
     }
     if (rc == LSIM_EXIT_OK && !a.quiet)
-        report(out, fit, initial, fitted, n, &res, lsim_sensor_beam_count(sensor), a.output);
+        report(out, fit, initial, fitted, n, &res, iterations, lsim_sensor_beam_count(sensor), a.output);
     lsim_fit_destroy(fit);
     lsim_sensor_destroy(sensor);
     lsim_scene_destroy(scene);

@@ -32,13 +32,13 @@ const char *lsim_fit_file_stop_reason(int status)
 {
     switch (status) {
     case LBFGS_SUCCESS: return "converged (gradient below tolerance)";
-    case LBFGS_STOP: return "converged (loss no longer decreasing)";
-    case LBFGS_ALREADY_MINIMIZED: return "already at a minimum";
-    case LBFGSERR_MAXIMUMITERATION: return "stopped at the iteration limit";
-    case LBFGSERR_ROUNDING_ERROR: return "stopped: the line search found no further decrease (rounding)";
-    case LBFGSERR_MINIMUMSTEP: return "stopped: the line search step became too small";
-    case LBFGSERR_MAXIMUMSTEP: return "stopped: the line search step became too large";
-    case LBFGSERR_MAXIMUMLINESEARCH: return "stopped: the line search took too many scans";
+    case LBFGS_STOP: return "converged (loss no longer falling)";
+    case LBFGS_ALREADY_MINIMIZED: return "converged (already at a minimum)";
+    case LBFGSERR_MAXIMUMITERATION: return "reached its iteration limit";
+    case LBFGSERR_ROUNDING_ERROR: return "found no further decrease (rounding)";
+    case LBFGSERR_MINIMUMSTEP: return "line search step became too small";
+    case LBFGSERR_MAXIMUMSTEP: return "line search step became too large";
+    case LBFGSERR_MAXIMUMLINESEARCH: return "line search took too many evaluations";
     default: return "stopped";
     }
 }
