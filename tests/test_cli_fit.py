@@ -7,7 +7,7 @@ usage: test_cli_fit.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the s
      (azimuths as `lidarsim presets urg-04lx --beams` lists them), misses with range 0
   b  the pose: a URG-04LX in a room with an off-centre post; the truth scene's scan (noise on,
      seed 1) and a fit scene equal but for the sensor's pose; the fitted pose, read back by
-     scanning FITTED.yaml (the PCD's sensor_pose line: lidarsim's own reader), within 1 cm and
+     scanning FITTED.yaml (a world-frame PCD's VIEWPOINT: lidarsim's own reader), within 1 cm and
      0.2 deg of the truth; progress lines and the result block on stdout; the same fit from PCD
      (binary and ascii) and PLY scans gives the same scene; --quiet prints nothing; on a
      terminal the progress is one line updated with \\r
