@@ -410,9 +410,6 @@ lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *pa
                                  LSIM_FIELD_BIT(LSIM_FIELD_RANGE))
 lsim_status lsim_points_write_range_image(const lsim_points *points, const char *path, double pixels_per_degree);
 
-#ifdef __cplusplus
-}
-#endif
 /* ---- Fitting (issue 11): parameters from a real scan --------------------------------------
  * Minimise sum_i rho(r_sim,i - r_real,i) over the chosen parameters with L-BFGS (liblbfgs, Wolfe
  * line search). Each evaluation scans the scene (noise off), walks each beam's path through
@@ -461,6 +458,11 @@ typedef enum lsim_fit_loss { LSIM_FIT_LOSS_SQUARED = 0, LSIM_FIT_LOSS_HUBER, LSI
 lsim_status lsim_fit_set_loss(lsim_fit *fit, lsim_fit_loss loss, double scale_m);
 /* Loss and gradient at `params` (gradient may be NULL); sets the sensor's pose to them. */
 lsim_status lsim_fit_evaluate(lsim_fit *fit, const double *params, double *loss, double *gradient);
+typedef enum lsim_fit_stop {
+    LSIM_FIT_CONVERGED = 0,  /* a round's model converged without moving the parameters, or the loss stopped falling */
+    LSIM_FIT_NO_DESCENT = 1, /* the simulated loss rose wherever the model led, even at 1/16 of the step */
+    LSIM_FIT_ITERATIONS = 2  /* the iteration budget ran out */
+} lsim_fit_stop;
 typedef struct lsim_fit_result {
     int iterations;                 /* L-BFGS iterations */
     int evaluations;                /* scans */
@@ -470,7 +472,8 @@ typedef struct lsim_fit_result {
     size_t bounced_beams;           /* of beams_used: paths through mirrors or glass */
     size_t unmatched_beams;         /* left out: the re-traced path is not the return the scan reported */
     double wall_ms;
-    int lbfgs_status;               /* liblbfgs's return code (0 or a documented stop) */
+    int lbfgs_status;               /* liblbfgs's return code of the last round (0 or a documented stop) */
+    lsim_fit_stop stop;             /* why the fit stopped */
 } lsim_fit_result;
 /* Each beam's part in the last evaluation (lsim_fit_evaluate, or the end of lsim_fit_run), in the
  * sensor's beam order (beams = the sensor's beam count): status, the range residual
@@ -489,5 +492,9 @@ lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *s
  * progress (may be NULL) is called after each iteration with its number and loss. */
 lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
                          void *user, lsim_fit_result *result);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* LIDARSIM_H */

@@ -89,6 +89,7 @@ static void experiment_1(lsim_context *ctx)
     CHECK(fabs(eyaw) < 0.2);
     CHECK(res.iterations <= 34);
     CHECK(res.silhouette_beams > 0 && res.beams_used > 500);
+    CHECK(res.stop == LSIM_FIT_CONVERGED);
     lsim_fit_destroy(fit);
     lsim_sensor_destroy(s);
     free(real);
@@ -242,6 +243,8 @@ static void bad_use(lsim_context *ctx)
     CHECK(lsim_fit_add_object_pose(fit, "door", LSIM_FIT_SE2) == LSIM_ERR_NOT_FOUND);
     CHECK(strstr(lsim_context_last_error(ctx), "no object named 'door'") != NULL &&
           strstr(lsim_context_last_error(ctx), "panel") != NULL);
+    CHECK(lsim_fit_add_reflectance(fit, "chalk") == LSIM_ERR_NOT_FOUND);
+    CHECK(strstr(lsim_context_last_error(ctx), "(materials: default") != NULL);
     REQUIRE_OK(ctx, lsim_fit_add_object_pose(fit, "panel", LSIM_FIT_SE2));
     CHECK(lsim_fit_add_object_pose(fit, "panel", LSIM_FIT_SE2) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_fit_add_object_pose(fit, "panel", LSIM_FIT_SE3) == LSIM_ERR_INVALID_ARGUMENT); /* 3 + 6 > 8 */

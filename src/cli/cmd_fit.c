@@ -138,10 +138,13 @@ static void report(FILE *out, const lsim_fit *fit, const double *initial, const 
     fprintf(out, "rms range residual: %.3f mm\n", 1e3 * res->rms_residual_m);
     fprintf(out, "beams: %zu used, %zu at silhouettes, %zu through mirrors/glass, %zu unmatched (of %zu)\n",
             res->beams_used, res->silhouette_beams, res->bounced_beams, res->unmatched_beams, beams);
-    fprintf(out, "iterations: %d of at most %d, scans: %d, wall time: %.1f ms; last L-BFGS round: %s (status %d)\n",
+    fprintf(out, "iterations: %d of at most %d, scans: %d, wall time: %.1f ms; %s (last L-BFGS round: %s)\n",
             res->iterations, max_iterations, res->evaluations, res->wall_ms,
-            lsim_fit_file_stop_reason(res->lbfgs_status), res->lbfgs_status);
-    if (res->iterations >= max_iterations)
+            res->stop == LSIM_FIT_CONVERGED     ? "converged"
+            : res->stop == LSIM_FIT_NO_DESCENT ? "stopped: the simulated loss rose wherever the model led"
+                                               : "stopped: out of iterations",
+            lsim_fit_file_stop_reason(res->lbfgs_status));
+    if (res->stop == LSIM_FIT_ITERATIONS)
         fprintf(out, "note: the fit used all %d iterations and may not have converged; allow more with "
                      "--max-iterations or `max_iterations:` in the fit file\n", max_iterations);
     fprintf(out, "wrote %s\n", strcmp(output, "-") == 0 ? "standard output" : output);

@@ -197,8 +197,16 @@ lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material)
         return LSIM_ERR_INVALID_ARGUMENT;
     const lsim_scene *scene = fit->scene;
     const long m = lsim_scene_find_material(scene, material);
-    if (m < 0)
-        return lsim_fail(fit->ctx, LSIM_ERR_NOT_FOUND, "fit: no material '%s' in the scene", material);
+    if (m < 0) {
+        char names[512] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < scene->material_count && len + 2 < sizeof names; ++k) {
+            const int w = snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", scene->materials[k].name);
+            len = w > 0 && len + (size_t)w < sizeof names ? len + (size_t)w : sizeof names - 1;
+        }
+        return lsim_fail(fit->ctx, LSIM_ERR_NOT_FOUND, "fit: no material '%s' in the scene (materials: %s)", material,
+                         names);
+    }
     if (scene->materials[m].brdf.kind != LSIM_BRDF_LAMBERTIAN || scene->materials[m].calibration)
         return lsim_fail(fit->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "fit: material '%s' is not plain Lambertian; only Lambertian reflectances can be fitted",

@@ -131,6 +131,7 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
     for (int k = 0; k < fit->count; ++k)
         posed |= fit->param[k].kind == FIT_SENSOR || fit->param[k].kind == FIT_OBJECT;
     int code = 0, cap = posed ? ROUND_ITERATIONS : max_iterations;
+    lsim_fit_stop stop = LSIM_FIT_ITERATIONS;
     for (int round = 0; round < max_iterations && rs.iterations < max_iterations; ++round) {
         lbfgs_parameter_t param;
         lbfgs_parameter_init(&param);
@@ -167,6 +168,7 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
             st = lsim_fit_evaluate(fit, p, &loss, NULL); /* the model misled: keep the last simulated point */
             if (st != LSIM_OK)
                 return st;
+            stop = LSIM_FIT_NO_DESCENT;
             break;
         }
         /* where the simulation agrees with the model's prediction, the model may run longer */
@@ -174,9 +176,16 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
         memcpy(p, q, (size_t)fit->count * sizeof *p);
         const double fell = loss - next;
         loss = next;
-        if ((code != LBFGSERR_MAXIMUMITERATION && moved < 1e-2) || rs.iterations == before || fell <= 1e-9 * loss)
-            break; /* the model converged without moving: so has the fit */
+        if ((code != LBFGSERR_MAXIMUMITERATION && moved < 1e-2) || rs.iterations == before || fell <= 1e-9 * loss) {
+            stop = LSIM_FIT_CONVERGED; /* the model converged without moving: so has the fit */
+            break;
+        }
     }
+    if (fit->used == 0)
+        return lsim_fail(fit->ctx, LSIM_ERR_STATE,
+                         "fit: it ended with no beam used (%zu at silhouettes, %zu unmatched): nothing constrains the "
+                         "parameters there; start nearer, bound them, or fit fewer", fit->silhouettes, fit->unmatched);
+    result->stop = stop;
     result->iterations = rs.iterations;
     result->evaluations = fit->evaluations;
     result->final_loss = loss;
