@@ -495,10 +495,16 @@ def part_g():
     if not check(p.returncode == 0, "g: run.sh failed (exit %d): %s" % (p.returncode, err.strip()[-500:])):
         return
     blocks = out.split("== ")[1:]
-    check(len(blocks) == 5, "g: run.sh printed %d sections, expected 5" % len(blocks))
-    if len(blocks) < 4:
+    check(len(blocks) == 7, "g: run.sh printed %d sections, expected 7" % len(blocks))
+    if len(blocks) < 6:
         return
-    room_fit, robust, post, boards = (result_values(b) for b in blocks[:4])
+    room_fit, robust, post, boards, mirrors, pillar = (result_values(b) for b in blocks[:6])
+    ok = all(k in mirrors for k in ("sensor.x", "sensor.y", "sensor.yaw"))
+    check(ok and math.hypot(mirrors["sensor.x"][1] - 0.12, mirrors["sensor.y"][1] + 0.08) < 0.01
+          and abs(mirrors["sensor.yaw"][1] - 4) < 0.2, "g: experiment 2: %r" % mirrors)
+    ok = all(k in pillar for k in ("object.pillar.x", "object.pillar.y", "object.pillar.yaw"))
+    check(ok and math.hypot(pillar["object.pillar.x"][1] - 1.215, pillar["object.pillar.y"][1] - 0.29) < 0.01
+          and abs(angle_diff(pillar["object.pillar.yaw"][1], 41)) < 0.2, "g: experiment 3: %r" % pillar)
     for name, vals in (("experiment 1", room_fit), ("robust", robust)):
         ok = all(k in vals for k in ("sensor.x", "sensor.y", "sensor.yaw"))
         check(ok and math.hypot(vals["sensor.x"][1] - 0.4, vals["sensor.y"][1] + 0.3) < 0.01
@@ -509,7 +515,8 @@ def part_g():
     ok = "material.black.reflectance" in boards and "material.white.reflectance" in boards
     check(ok and abs(boards["material.black.reflectance"][1] / 0.1 - 1) < 0.05
           and abs(boards["material.white.reflectance"][1] / 0.8 - 1) < 0.05, "g: experiment 4: %r" % boards)
-    for f in ("room_fitted", "room_robust_fitted", "room_post_fitted", "checkerboard_fitted"):
+    for f in ("room_fitted", "room_robust_fitted", "room_post_fitted", "checkerboard_fitted", "mirror_room_fitted",
+              "mirror_pillar_fitted"):
         check(os.path.isfile(os.path.join(d, f + ".yaml")) and os.path.isfile(os.path.join(d, f + ".csv")),
               "g: run.sh did not write %s.yaml and its scan" % f)
 

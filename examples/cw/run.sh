@@ -31,8 +31,16 @@ echo "== experiment 4: reflectances and CW bias (truth: black 0.1, white 0.8, bi
 scan checkerboard_truth.yaml checkerboard_real.csv 9
 "$lidarsim" fit checkerboard_fit.yaml -o checkerboard_fitted.yaml
 
+echo "== experiment 2: the sensor's pose among mirrors and glass (truth: x 0.12 m, y -0.08 m, yaw 4 deg)"
+scan mirror_room_truth.yaml mirror_room_real.csv 4
+"$lidarsim" fit mirror_room_fit.yaml -o mirror_room_fitted.yaml
+
+echo "== experiment 3, one scan: the mirror pillar's pose (truth: x 1.215 m, y 0.29 m, yaw 41 deg)"
+scan mirror_pillar_truth.yaml mirror_pillar_real.csv 5
+"$lidarsim" fit mirror_pillar_fit.yaml -o mirror_pillar_fitted.yaml
+
 echo "== the fitted scenes scan"
-for f in room_fitted room_robust_fitted room_post_fitted checkerboard_fitted; do
+for f in room_fitted room_robust_fitted room_post_fitted checkerboard_fitted mirror_room_fitted mirror_pillar_fitted; do
   "$lidarsim" scan "$f.yaml" -o "$f.csv" --keep-misses --noise off --quiet
 done
 echo "run.sh: done; files in $work"
