@@ -489,7 +489,9 @@ typedef enum lsim_fit_beam {
 lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *status, float *residual,
                                    double *jacobian);
 /* Run at most max_iterations (1..10000) from the current parameters; the sensor ends at the fit.
- * progress (may be NULL) is called after each iteration with its number and loss. */
+ * progress (may be NULL) is called after each L-BFGS iteration with its number (over all rounds)
+ * and the loss of the round's path models there (README "Fitting": the simulated loss is known only
+ * at the end of a round). */
 lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
                          void *user, lsim_fit_result *result);
 

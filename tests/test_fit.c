@@ -272,6 +272,66 @@ static void bad_use(lsim_context *ctx)
     lsim_scene_destroy(scene);
 }
 
+/* A room of one Lambertian material of reflectance `rho`, its name "wall". */
+static lsim_scene *wall_room(lsim_context *ctx, double rho)
+{
+    lsim_scene *scene;
+    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", rho));
+    lsim_object_desc desc;
+    lsim_object_desc_init(&desc);
+    desc.material = "wall";
+    desc.position[0] = 0.5;
+    desc.position[2] = 1.0;
+    const double size[3] = {6.0, 4.0, 3.0};
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
+    return scene;
+}
+
+/* Limits the fit keeps: a reflectance whose truth is 1 is fitted at most 1 (L-BFGS works on its
+ * log, unbounded above); an evaluation that fails (NaN) changes neither the scene nor the
+ * parameters; a scene changed after the fit was made is an error, not a read past its arrays. */
+static void limits(lsim_context *ctx)
+{
+    lsim_scene *truth = wall_room(ctx, 1.0), *model = wall_room(ctx, 0.9);
+    lsim_sensor *s = urg(ctx, 0.2, 0.1, 5.0);
+    lsim_scan_options opt;
+    lsim_scan_options_init(&opt);
+    opt.noise = 1;
+    opt.seed = 3;
+    opt.keep_misses = 1;
+    lsim_points *p;
+    REQUIRE_OK(ctx, lsim_scene_scan(truth, s, &opt, &p));
+    const size_t n = lsim_points_count(p);
+    lsim_fit *fit;
+    REQUIRE_OK(ctx, lsim_fit_create(model, s, LSIM_FIT_FIXED, &fit));
+    REQUIRE_OK(ctx, lsim_fit_set_scan(fit, lsim_points_column(p, LSIM_FIELD_RANGE), n));
+    REQUIRE_OK(ctx, lsim_fit_set_scan_intensity(fit, lsim_points_column(p, LSIM_FIELD_INTENSITY), n, 1.0));
+    REQUIRE_OK(ctx, lsim_fit_add_reflectance(fit, "wall"));
+    lsim_fit_result res;
+    REQUIRE_OK(ctx, lsim_fit_run(fit, 100, NULL, NULL, &res));
+    double rho;
+    REQUIRE_OK(ctx, lsim_fit_get_parameters(fit, &rho));
+    printf("reflectance 1.0 fitted from 0.9: %.4f (%d iterations)\n", rho, res.iterations);
+    CHECK(rho <= 1.0 && rho > 0.95);
+    const double bad = NAN;
+    double loss;
+    CHECK(lsim_fit_evaluate(fit, &bad, &loss, NULL) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "material.wall.reflectance = nan") != NULL);
+    double after;
+    REQUIRE_OK(ctx, lsim_fit_get_parameters(fit, &after));
+    CHECK(after == rho);
+    REQUIRE_OK(ctx, lsim_scene_add_lambertian(model, "paint", 0.3));
+    CHECK(lsim_fit_evaluate(fit, &rho, &loss, NULL) == LSIM_ERR_STATE);
+    CHECK(strstr(lsim_context_last_error(ctx), "make the fit after the scene is complete") != NULL);
+    CHECK(lsim_fit_add_reflectance(fit, "paint") == LSIM_ERR_STATE);
+    lsim_fit_destroy(fit);
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(truth);
+    lsim_scene_destroy(model);
+}
+
 int main(void)
 {
     lsim_context *ctx;
@@ -281,6 +341,7 @@ int main(void)
     gradient_check(ctx, LSIM_FIT_SE2);
     gradient_check(ctx, LSIM_FIT_SE3);
     bad_use(ctx);
+    limits(ctx);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_fit");
 }

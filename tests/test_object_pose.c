@@ -7,6 +7,7 @@
 #include "lidarsim.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define DEG (3.14159265358979323846 / 180.0)
@@ -29,6 +30,24 @@ static void centre(lsim_context *ctx, lsim_scene *scene, lsim_sensor *s, float *
     *ny = ((const float *)lsim_points_column(p, LSIM_FIELD_NY))[mid];
     azimuth_deg = ((const float *)lsim_points_column(p, LSIM_FIELD_AZIMUTH))[mid];
     lsim_points_destroy(p);
+}
+
+/* 1 if two PCD files have the same header (up to and with its DATA line). */
+static int same_header(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    char la[512], lb[512];
+    while (same && fgets(la, sizeof la, fa) && fgets(lb, sizeof lb, fb)) {
+        same = strcmp(la, lb) == 0;
+        if (strncmp(la, "DATA", 4) == 0)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
 }
 
 static void run(lsim_context *ctx, lsim_engine_kind engine)
@@ -54,10 +73,19 @@ static void run(lsim_context *ctx, lsim_engine_kind engine)
     double pos[3], rpy[3];
     REQUIRE_OK(ctx, lsim_scene_get_object_pose(scene, "board", pos, rpy));
     CHECK(pos[0] == 3.0 && rpy[1] == 90.0 && rpy[2] == 0.0);
-    /* the reference pose: nothing moves */
+    /* the reference pose: nothing moves, and the frame is no more "timed" than before (the same
+     * file header: no frame-start pose; the points differ in the last float bits, the instance's
+     * transform being float) */
+    const char *before = "test_object_pose_before.pcd", *after = "test_object_pose_after.pcd";
+    lsim_scan_options wopt;
+    lsim_scan_options_init(&wopt);
+    wopt.noise = 0;
+    REQUIRE_OK(ctx, lsim_scene_scan_write(scene, s, &wopt, before, LSIM_FORMAT_PCD, NULL));
     REQUIRE_OK(ctx, lsim_scene_set_object_pose(scene, "board", pos, rpy));
     centre(ctx, scene, s, &r1, &nx1, &ny1);
     CHECK_NEAR(r1, r0, 1e-5);
+    REQUIRE_OK(ctx, lsim_scene_scan_write(scene, s, &wopt, after, LSIM_FORMAT_PCD, NULL));
+    CHECK(same_header(before, after));
     /* 2 m ahead, turned 30 deg about z: the normal turns with it */
     const double p2[3] = {2.0, 0.0, 0.0}, a2[3] = {0.0, 90.0, 30.0};
     REQUIRE_OK(ctx, lsim_scene_set_object_pose(scene, "board", p2, a2));

@@ -26,12 +26,16 @@ void lsim_fit_destroy(lsim_fit *fit)
     free(fit->refl_of_material);
     free(fit->dir);
     free(fit->org);
+    free(fit->ring);
     free(fit->path);
     free(fit->vertex);
     free(fit->vertex_object);
     free(fit->vertex_optical);
     free(fit->beam_status);
     free(fit->residual);
+    free(fit->beam_loss);
+    free(fit->prev_status);
+    free(fit->prev_loss);
     free(fit->jacobian);
     free(fit->model);
     free(fit->model_vertex);
@@ -107,12 +111,17 @@ lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pos
     f->vertex_optical = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_optical);
     f->beam_status = calloc(n, sizeof *f->beam_status);
     f->residual = calloc(n, sizeof *f->residual);
+    f->beam_loss = calloc(n, sizeof *f->beam_loss);
+    f->prev_status = calloc(n, sizeof *f->prev_status);
+    f->prev_loss = calloc(n, sizeof *f->prev_loss);
     f->jacobian = calloc(n * LSIM_FIT_MAX_PARAMS, sizeof *f->jacobian);
     f->model = calloc(n, sizeof *f->model);
     f->model_vertex = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->model_vertex);
     double *az = malloc(n * sizeof *az), *el = malloc(n * sizeof *el);
-    uint16_t *ring = malloc(n * sizeof *ring);
-    st = f->real && f->dir && f->org && f->path && f->vertex && f->vertex_object && f->vertex_optical && f->beam_status && f->residual &&
+    uint16_t *ring = f->ring = malloc(n * sizeof *ring);
+    f->material_count = scene->material_count;
+    f->object_count_at_create = scene->object_count;
+    st = f->real && f->dir && f->org && f->path && f->vertex && f->vertex_object && f->vertex_optical && f->beam_status && f->residual && f->beam_loss && f->prev_status && f->prev_loss &&
                  f->jacobian && f->model && f->model_vertex && az && el && ring &&
                  f->refl_of_material
              ? LSIM_OK
@@ -137,7 +146,6 @@ lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pos
         }
     free(az);
     free(el);
-    free(ring);
     lsim_scan_options_init(&f->opt);
     f->opt.noise = 0;
     f->opt.keep_misses = 1;
@@ -191,10 +199,33 @@ static lsim_status room_for(lsim_fit *fit, int more, const char *what)
     return LSIM_OK;
 }
 
+lsim_status lsim_fit_check(const lsim_fit *f, const double *params)
+{
+    if (f->scene->material_count != f->material_count || f->scene->object_count != f->object_count_at_create)
+        return lsim_fail(f->ctx, LSIM_ERR_STATE, "fit: the scene has %zu materials and %zu objects, but had %zu and "
+                         "%zu when the fit was made; make the fit after the scene is complete",
+                         f->scene->material_count, f->scene->object_count, f->material_count,
+                         f->object_count_at_create);
+    for (int k = 0; k < f->count; ++k) {
+        const fit_param *p = &f->param[k];
+        const int position = (p->kind == FIT_SENSOR || p->kind == FIT_OBJECT) && p->axis < 3;
+        if (!(fabs(params[k]) <= (position ? 1e7 : 1e6))) { /* NaN fails too */
+            char name[128];
+            lsim_fit_parameter_name(f, (size_t)k, name, sizeof name);
+            return lsim_fail(f->ctx, LSIM_ERR_INVALID_ARGUMENT, "fit: %s = %g; must be finite, within +-%s", name,
+                             params[k], position ? "1e7 m" : "1e6");
+        }
+    }
+    return LSIM_OK;
+}
+
 lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material)
 {
     if (!fit || !material)
         return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_status cs = lsim_fit_check(fit, fit->params);
+    if (cs != LSIM_OK)
+        return cs;
     const lsim_scene *scene = fit->scene;
     const long m = lsim_scene_find_material(scene, material);
     if (m < 0) {

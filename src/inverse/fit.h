@@ -72,6 +72,8 @@ struct lsim_fit {
     size_t beams, stride;   /* stride: from a beam to the next beam of its ring */
     float *real;            /* [beams] */
     double *dir, *org;      /* [3 beams]: beam direction and origin, sensor frame */
+    uint16_t *ring;         /* [beams] */
+    size_t material_count, object_count_at_create; /* the scene's, when the fit was made */
     lsim_points *points;
     lsim_scan_options opt;
     /* the walk: per beam its path and vertices (world frame, object index per vertex) */
@@ -82,6 +84,9 @@ struct lsim_fit {
     void *walk;                     /* fit_walk.c's ray and hit batches */
     uint8_t *beam_status;           /* [beams]: lsim_fit_beam of the last evaluation */
     float *residual;                /* [beams] */
+    double *beam_loss;              /* [beams]: each used beam's terms of the loss (range and amplitude) */
+    uint8_t *prev_status;           /* [beams]: fit_run.c's copies from the round's start */
+    double *prev_loss;              /* [beams] */
     double *jacobian;               /* [beams * LSIM_FIT_MAX_PARAMS] */
     fit_model *model;               /* [beams]: valid where beam_status is USED */
     lsim_path_vertex *model_vertex; /* [beams * LSIM_FIT_MAX_VERTICES] */
@@ -97,6 +102,10 @@ struct lsim_fit {
  * returns. Fills f->path, f->vertex (world frame, pose -1) and f->vertex_object. */
 lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6]);
 void lsim_fit_walk_free(lsim_fit *f);
+
+/* LSIM_OK if params (count values) can be evaluated: finite, poses within +-1e7 m, and the scene
+ * still has the materials and objects it had when the fit was made. */
+lsim_status lsim_fit_check(const lsim_fit *f, const double *params);
 
 /* The loss and gradient of the used beams' path models (fit_model) at params: what the last
  * simulation predicts there, without simulating. fit_run.c minimises it between simulations. */

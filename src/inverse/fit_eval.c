@@ -52,8 +52,8 @@ static double robust(const lsim_fit *f, double e, double *psi)
  * from one side only). */
 static int breaks(const lsim_fit *f, const float *r, size_t i, long long j)
 {
-    if (j < 0 || (size_t)j >= f->beams)
-        return 0; /* the frame's edge: no neighbour to compare with */
+    if (j < 0 || (size_t)j >= f->beams || f->ring[j] != f->ring[i])
+        return 0; /* the frame's edge, or the next ring (ring-major order): no neighbour to compare with */
     if (!(r[j] > 0.0f) || f->path[j].signature != f->path[i].signature ||
         fabsf(r[j] - r[i]) > (float)LSIM_FIT_SILHOUETTE_JUMP * r[i] || f->path[j].n != f->path[i].n ||
         f->path[i].n == 0)
@@ -148,7 +148,8 @@ static void make_duals(const lsim_fit *f, const double *params, fit_duals *D)
 
 /* Beam i's path model at the duals D: its re-traced range (plus the offset that makes it the
  * scan's range where it was taken, plus the CW bias's shift) and amplitude (the scan's, varying as
- * rho cos / t^2 when the reflectance of its surface is a parameter). 0 if the re-trace fails. */
+ * rho cos / t^2 with the path and, when it is a parameter, the reflectance). 0 if the re-trace
+ * fails. */
 static int beam_model(const lsim_fit *f, const fit_duals *D, size_t i, lsim_dual *range, lsim_dual *amp,
                       lsim_path_dual *path)
 {
@@ -161,9 +162,9 @@ static int beam_model(const lsim_fit *f, const fit_duals *D, size_t i, lsim_dual
     if (!p.ok)
         return 0;
     *amp = lsim_dual_const(m->amp0);
-    if (m->refl >= 0 && m->shape0 > 0.0) {
-        const lsim_dual shape = lsim_dual_div(lsim_dual_mul(D->rho[m->refl], p.cos_incidence),
-                                              lsim_dual_mul(p.range, p.range));
+    if (m->shape0 > 0.0) { /* rho cos / t^2, rho constant unless it is a parameter */
+        const lsim_dual rho = m->refl >= 0 ? D->rho[m->refl] : lsim_dual_const(1.0);
+        const lsim_dual shape = lsim_dual_div(lsim_dual_mul(rho, p.cos_incidence), lsim_dual_mul(p.range, p.range));
         *amp = lsim_dual_scale(shape, m->amp0 / m->shape0);
     }
     *range = lsim_dual_add(p.range, lsim_dual_const(m->offset));
@@ -179,7 +180,7 @@ static int beam_model(const lsim_fit *f, const fit_duals *D, size_t i, lsim_dual
 static void beam_terms(lsim_fit *f, size_t i, lsim_dual range, lsim_dual amp, double *sum, double *range_sq,
                        double *g, int keep)
 {
-    const double e = range.v - (double)f->real[i];
+    const double e = range.v - (double)f->real[i], before = *sum;
     double psi;
     *sum += robust(f, e, &psi);
     *range_sq += e * e;
@@ -196,6 +197,8 @@ static void beam_terms(lsim_fit *f, size_t i, lsim_dual range, lsim_dual amp, do
         for (int k = 0; k < f->count; ++k)
             g[k] += 2.0 * f->amp_weight * ea * amp.d[k] / f->real_amp[i];
     }
+    if (keep)
+        f->beam_loss[i] = *sum - before;
 }
 
 /* Beam i's model from its walked path (up to vertex k_ret), taken at the duals D: posed objects'
@@ -228,8 +231,7 @@ static int take_model(lsim_fit *f, const fit_duals *D, size_t i, int k_ret, doub
     lsim_path_dual p;
     if (!beam_model(f, D, i, &range, &amp, &p))
         return 0;
-    if (m->refl >= 0)
-        m->shape0 = D->rho[m->refl].v * p.cos_incidence.v / (p.range.v * p.range.v);
+    m->shape0 = (m->refl >= 0 ? D->rho[m->refl].v : 1.0) * p.cos_incidence.v / (p.range.v * p.range.v);
     m->offset = r - range.v; /* the model gives the scan's range here (within the match's tolerance anyway) */
     return 1;
 }
@@ -238,10 +240,13 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
 {
     if (!f || !params || !loss)
         return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_status st = lsim_fit_check(f, params);
+    if (st != LSIM_OK)
+        return st;
     fit_duals D;
     make_duals(f, params, &D);
-    lsim_status st = place(f, D.q);
-    for (int k = 0; k < f->count; ++k)
+    st = place(f, D.q);
+    for (int k = 0; st == LSIM_OK && k < f->count; ++k)
         if (f->param[k].kind == FIT_REFLECTANCE)
             f->scene->materials[f->param[k].which].brdf.reflectance = D.rho[k].v;
     const lsim_receiver_spec *rx = &f->sensor->spec.receiver;
@@ -308,6 +313,9 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
 
 lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss, double *gradient)
 {
+    lsim_status st = lsim_fit_check(f, params);
+    if (st != LSIM_OK)
+        return st;
     fit_duals D;
     make_duals(f, params, &D);
     double sum = 0.0, range_sq = 0.0, g[LSIM_FIT_MAX_PARAMS] = {0};

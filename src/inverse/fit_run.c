@@ -5,14 +5,14 @@
  * round simulates again where it ended: the simulation re-decides which beams count and where they
  * go, as ICP re-associates points, while the line search never meets the jumps of a beam changing
  * what it sees. Where the simulated loss rose at the model's minimum, the step is halved (up to 4
- * times) before the fit gives up. A round runs at most ROUND_ITERATIONS; rounds stop when one converges having moved
- * the parameters by less than 0.01 of their unit (0.1 mm, 1e-4 rad), when the loss stops falling,
- * or at the iteration budget. L-BFGS works on unbounded variables u: a reflectance as its log (it stays positive whatever the step), a bounded
- * parameter through the logistic p = lower + (upper - lower) / (1 + exp(-u)), any other in units
- * of its typical step (1 cm, 0.01 rad, 1 for a bias coefficient). liblbfgs's first trial step
- * has length 1 in u: 1 cm rather than 1 m, so that the first step does not carry a mirror or the
- * sensor past the surfaces it sees (where the loss changes by jumps); later steps follow the
- * curvature L-BFGS has learnt. */
+ * times) before the fit gives up. A round runs at most ROUND_ITERATIONS; rounds stop when one
+ * converges having moved the parameters by less than 0.01 of their unit (0.1 mm, 1e-4 rad), when
+ * the loss (over the beams used before the round) stops falling, or at the iteration budget.
+ * L-BFGS works on unbounded variables u: a reflectance as its log, held within [1e-4, 1], a
+ * bounded parameter through the logistic p = lower + (upper - lower) / (1 + exp(-u)), any other in
+ * units of its typical step (1 cm, 0.01 rad, 1 for a bias coefficient). liblbfgs's first trial
+ * step has length 1 in u: 1 cm rather than 1 m, so that the first step does not carry a mirror or
+ * the sensor past the surfaces it sees; later steps follow the curvature L-BFGS has learnt. */
 #include "core/clock.h"
 #include "core/context.h"
 #include "inverse/fit.h"
@@ -26,14 +26,19 @@ static double typical(const fit_param *p)
     return p->kind == FIT_BIAS ? 1.0 : 0.01; /* bias coefficients, metres or radians */
 }
 
+#define REFL_MIN 1e-4
+
+/* Reflectances: p = exp(u) within [1e-4, 1] (the derivative 0 where it is held at a limit). */
+#define REFL_MIN 1e-4
+
 static double to_param(const fit_param *p, double u, double *dp_du)
 {
     if (p->kind == FIT_REFLECTANCE) {
         const double v = exp(u);
-        *dp_du = v;
-        return v;
+        *dp_du = v > REFL_MIN && v < 1.0 ? v : 0.0;
+        return v < REFL_MIN ? REFL_MIN : v > 1.0 ? 1.0 : v;
     }
-    if (p->bounded) {
+    if (p->bounded) { /* a logistic onto [lower, upper] */
         const double s = 1.0 / (1.0 + exp(-u));
         *dp_du = (p->upper - p->lower) * s * (1.0 - s);
         return p->lower + (p->upper - p->lower) * s;
@@ -45,7 +50,7 @@ static double to_param(const fit_param *p, double u, double *dp_du)
 static double to_variable(const fit_param *p, double v)
 {
     if (p->kind == FIT_REFLECTANCE)
-        return log(v > 1e-4 ? v : 1e-4);
+        return log(v > REFL_MIN ? v : REFL_MIN);
     if (p->bounded) {
         double s = (v - p->lower) / (p->upper - p->lower);
         s = s < 1e-9 ? 1e-9 : s > 1.0 - 1e-9 ? 1.0 - 1e-9 : s;
@@ -125,6 +130,8 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
                          "(%zu at silhouettes, %zu unmatched); check the scan's beam order and the starting values",
                          fit->silhouettes, fit->unmatched);
     run_state rs = {fit, 0};
+    uint8_t *prev_status = fit->prev_status;
+    double *prev_loss = fit->prev_loss;
     /* without pose parameters no beam can change what it sees: the model is the simulation (to the
      * CW receiver's rounding), and one round may run to the end */
     int posed = 0;
@@ -151,7 +158,12 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
             moved = fmax(moved, fabs(x[k] - x0[k]));
             q[k] = to_param(&fit->param[k], x[k], &dp);
         }
-        /* simulate where the model led; if the loss rose there, halve the step (up to 4 times) */
+        /* simulate where the model led; if the loss rose there, halve the step (up to 4 times). The
+         * losses compared are over the beams used before the step, a beam the step pushed out of use
+         * (to a silhouette, unmatched) charged as before: dropping beams is no progress. */
+        memcpy(prev_status, fit->beam_status, fit->beams * sizeof *prev_status);
+        memcpy(prev_loss, fit->beam_loss, fit->beams * sizeof *prev_loss);
+        double was = 0.0, now = 0.0;
         int better = 0;
         for (int half = 0; half <= 4 && !better; ++half) {
             if (half > 0)
@@ -162,7 +174,17 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
             st = lsim_fit_evaluate(fit, q, &next, NULL);
             if (st != LSIM_OK)
                 return st;
-            better = fit->used > 0 && next <= loss * (1.0 + 1e-9) + 1e-12;
+            was = now = 0.0;
+            size_t common = 0;
+            for (size_t i = 0; i < fit->beams; ++i) {
+                if (prev_status[i] != LSIM_FIT_BEAM_USED)
+                    continue;
+                was += prev_loss[i];
+                const int kept = fit->beam_status[i] == LSIM_FIT_BEAM_USED;
+                now += kept ? fit->beam_loss[i] : prev_loss[i]; /* a beam dropped keeps its charge */
+                common += (size_t)kept;
+            }
+            better = fit->used > 0 && common > 0 && now <= was * (1.0 + 1e-9) + 1e-12;
         }
         if (!better) {
             st = lsim_fit_evaluate(fit, p, &loss, NULL); /* the model misled: keep the last simulated point */
@@ -172,11 +194,12 @@ lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(voi
             break;
         }
         /* where the simulation agrees with the model's prediction, the model may run longer */
-        cap = fabs(next - fx) <= 0.01 * fmax(next, fx) ? 4 * cap : posed ? ROUND_ITERATIONS : cap;
+        cap = fabs(next - fx) <= 0.01 * fmax(next, fx) ? (cap > max_iterations / 4 ? max_iterations : 4 * cap)
+                                                       : posed ? ROUND_ITERATIONS : cap;
         memcpy(p, q, (size_t)fit->count * sizeof *p);
-        const double fell = loss - next;
+        const double fell = was - now;
         loss = next;
-        if ((code != LBFGSERR_MAXIMUMITERATION && moved < 1e-2) || rs.iterations == before || fell <= 1e-9 * loss) {
+        if ((code != LBFGSERR_MAXIMUMITERATION && moved < 1e-2) || rs.iterations == before || fell <= 1e-9 * was) {
             stop = LSIM_FIT_CONVERGED; /* the model converged without moving: so has the fit */
             break;
         }

@@ -46,13 +46,20 @@ static void keep(reader *r, double range, double intensity)
     ++s->count;
 }
 
-static lsim_status check_range(reader *r, double range, size_t row)
+/* A range read at text line `row`, or (binary) at point `point` (row 0). */
+static lsim_status check_range_at(reader *r, double range, size_t row, size_t point)
 {
-    if (range < 0.0)
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: range %g is negative; a range is >= 0 (0, nan or inf: no "
-                         "return)", r->path, row, range);
+    if (range < 0.0) {
+        if (row)
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: range %g is negative; a range is >= 0 (0, nan or inf: "
+                             "no return)", r->path, row, range);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: point %zu: range %g is negative; a range is >= 0 (0, nan or "
+                         "inf: no return)", r->path, point, range);
+    }
     return LSIM_OK;
 }
+
+static lsim_status check_range(reader *r, double range, size_t row) { return check_range_at(r, range, row, 0); }
 
 /* A whole field as a number ("nan" and "inf" accepted: no return). 0 on success. */
 static int parse_number(const char *s, double *out)
@@ -265,7 +272,7 @@ static lsim_status read_binary_rows(reader *r, size_t points, size_t row_bytes, 
         for (size_t i = 0; i < m && st == LSIM_OK; ++i) {
             const unsigned char *row = buf + i * row_bytes;
             const double v = get_value(row + range->offset, range);
-            st = check_range(r, v, done + i + 1);
+            st = check_range_at(r, v, 0, done + i + 1);
             if (st == LSIM_OK)
                 keep(r, v, intensity ? get_value(row + intensity->offset, intensity) : 0.0);
         }
@@ -367,6 +374,13 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 offset += fields[i].size * counts[i];
                 columns += counts[i];
             }
+            if (columns > MAX_COLUMNS - 1)
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the fields' COUNTs make %zu values a point; at most "
+                                 "%d are read", r->path, r->line, columns, MAX_COLUMNS - 1);
+            for (size_t i = 0; i < n; ++i)
+                if (fields[i].type == 'F' && fields[i].size != 4 && fields[i].size != 8)
+                    return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: field '%s' is TYPE F of SIZE %zu; floats are 4 "
+                                     "or 8 bytes", r->path, r->line, names[i], fields[i].size);
             if (range_i == (size_t)-1 || (r->want_intensity && intensity_i == (size_t)-1)) {
                 char *list[MAX_COLUMNS];
                 for (size_t i = 0; i < n; ++i)
@@ -376,10 +390,10 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
             if (!r->want_intensity)
                 intensity_i = (size_t)-1;
             const bin_field *rf = &fields[range_i], *inf = intensity_i != (size_t)-1 ? &fields[intensity_i] : NULL;
-            if (strcmp(field[1], "ascii") == 0 && m == 2)
+            if (m == 2 && strcmp(field[1], "ascii") == 0)
                 return read_text_rows(r, line, cap, ' ', columns, range_col, inf ? intensity_col : (size_t)-1,
                                       points);
-            if (strcmp(field[1], "binary") == 0 && m == 2)
+            if (m == 2 && strcmp(field[1], "binary") == 0)
                 return read_binary_rows(r, points, offset, rf, inf, ftell(r->fp));
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: DATA '%.30s'; valid: ascii, binary (binary_compressed "
                              "is not read: convert it, e.g. with pcl_convert_pcd_ascii_binary)", r->path, r->line,

@@ -24,6 +24,7 @@ typedef struct walk_state {
     double *o, *d;    /* [3 beams] */
     double *optical;  /* [beams] */
     double *ior;      /* [beams]: 0 outside glass, else the glass's ior */
+    uint32_t *glass;  /* [beams]: the glass object the ray is inside (while ior > 0) */
 } walk_state;
 
 void lsim_fit_walk_free(lsim_fit *f)
@@ -38,6 +39,7 @@ void lsim_fit_walk_free(lsim_fit *f)
     free(w->d);
     free(w->optical);
     free(w->ior);
+    free(w->glass);
     free(w);
     f->walk = NULL;
 }
@@ -55,7 +57,8 @@ static walk_state *walk_alloc(lsim_fit *f)
     w->d = malloc(3 * n * sizeof *w->d);
     w->optical = malloc(n * sizeof *w->optical);
     w->ior = malloc(n * sizeof *w->ior);
-    if (!w->beam || !w->o || !w->d || !w->optical || !w->ior || lsim_rays_alloc(&w->rays, n) != 0 ||
+    w->glass = malloc(n * sizeof *w->glass);
+    if (!w->beam || !w->o || !w->d || !w->optical || !w->ior || !w->glass || lsim_rays_alloc(&w->rays, n) != 0 ||
         lsim_hits_alloc(&w->hits, n) != 0) {
         lsim_fit_walk_free(f);
         return NULL;
@@ -119,6 +122,8 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
                 continue; /* the path leaves the scene: no return at its end */
             double *o = w->o + 3 * i, *d = w->d + 3 * i;
             const double t = w->hits.t[a];
+            if (w->ior[i] > 0.0 && obj != w->glass[i])
+                w->ior[i] = 0.0; /* inside glass, another object met: outside again, as the optics has it */
             double ng[3] = {w->hits.ngx[a], w->hits.ngy[a], w->hits.ngz[a]};
             const double len = sqrt(ng[0] * ng[0] + ng[1] * ng[1] + ng[2] * ng[2]);
             if (!(len > 0.0) || !(t > 0.0))
@@ -168,6 +173,7 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
                     for (int k = 0; k < 3; ++k)
                         d[k] = eta * d[k] + (eta * cosi - ct) * n[k];
                     w->ior[i] = entering ? brdf->ior : 0.0;
+                    w->glass[i] = obj;
                 } else {
                     v->kind = LSIM_VERTEX_MIRROR; /* total internal reflection */
                 }

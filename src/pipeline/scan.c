@@ -74,7 +74,7 @@ static void frame_sensor_pose(const lsim_scene *scene, const lsim_sensor *sensor
 static lsim_status frame_time(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options)
 {
     lsim_context *ctx = scene->ctx;
-    const int moving = lsim_scene_has_motion(scene);
+    const int moving = lsim_scene_has_instances(scene);
     if (!moving && !sensor->frame_moves)
         return LSIM_OK;
     double span = 0.0;

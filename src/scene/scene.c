@@ -395,6 +395,14 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
 int lsim_scene_has_motion(const lsim_scene *scene)
 {
     for (size_t i = 0; i < scene->object_count; ++i)
+        if (scene->objects[i].motion && !scene->objects[i].posed)
+            return 1;
+    return 0;
+}
+
+int lsim_scene_has_instances(const lsim_scene *scene)
+{
+    for (size_t i = 0; i < scene->object_count; ++i)
         if (scene->objects[i].motion)
             return 1;
     return 0;

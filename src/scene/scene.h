@@ -95,8 +95,11 @@ struct lsim_scene {
 
 /* A calibrated material from an in-memory calibration (copied). */
 lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const struct lsim_calib_material *measured);
-/* 1 if some object of the scene moves (has a motion), else 0. */
+/* 1 if some object of the scene moves (a velocity or trajectory), else 0. */
 int lsim_scene_has_motion(const lsim_scene *scene);
+/* 1 if some object is placed by a motion the engine applies each frame: a moving object, or a
+ * static one re-placed by lsim_scene_set_object_pose (which does not count as motion above). */
+int lsim_scene_has_instances(const lsim_scene *scene);
 /* A new object's name: 1..63 characters of [A-Za-z0-9_.-], not used by another object. */
 lsim_status lsim_object_name_check(const lsim_scene *scene, const char *name);
 /* Index of an object by name, or -1. */
