@@ -56,23 +56,6 @@ void lsim_scan_free(lsim_scan_data *scan)
 /* Text helpers                                                                                 */
 
 
-/* Parse all of `s` (trimmed) as a double; "inf", "nan" accepted by strtod. 0 on success. */
-static int parse_double(const char *s, double *out)
-{
-    while (isspace((unsigned char)*s))
-        ++s;
-    if (!*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    while (isspace((unsigned char)*end))
-        ++end;
-    if (*end || end == s || (errno == ERANGE && isfinite(v) && v != 0.0))
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /* Short, printable excerpt of a line for messages. */
 static const char *excerpt(const char *s, char *buf, size_t size)
@@ -221,7 +204,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
         }
         double v[3];
         for (int k = 0; k < 3 && st == LSIM_OK; ++k)
-            if (parse_double(fields[k], &v[k]))
+            if (lsim_parse_double(fields[k], &v[k]))
                 st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) '%s' is not a number; expected "
                                "`range_m,intensity,angle_rad` with range `inf` or `nan` for no echo", path, number,
                                k + 1, field_names[k], excerpt(fields[k], buf, sizeof buf));
@@ -312,7 +295,7 @@ static lsim_status parse_array(lsim_context *ctx, const char *path, size_t numbe
         char *comma = strchr(p, ',');
         if (comma)
             *comma = '\0';
-        if (parse_double(p, &v[k])) {
+        if (lsim_parse_double(p, &v[k])) {
             free(v);
             return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s item %zu '%s' is not a number (valid: numbers, inf, "
                              "nan)", path, number, key, k + 1, excerpt(lsim_trim(p), buf, sizeof buf));
@@ -425,7 +408,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
         }
         if (is_start || is_inc) {
             double v;
-            if (parse_double(value, &v)) {
+            if (lsim_parse_double(value, &v)) {
                 st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: '%s' is not a number (radians)", path, number, key,
                                excerpt(lsim_trim(value), buf, sizeof buf));
                 break;

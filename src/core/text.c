@@ -1,5 +1,7 @@
 #include "core/text.h"
 
+#include <errno.h>
+#include <math.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,4 +55,21 @@ size_t lsim_split_fields(char *s, char sep, char **fields, size_t max)
             return n + 1;
         p = cut + 1;
     }
+}
+
+int lsim_parse_double(const char *s, double *out)
+{
+    while (isspace((unsigned char)*s))
+        ++s;
+    if (!*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (isspace((unsigned char)*end))
+        ++end;
+    if (*end || end == s || (errno == ERANGE && isfinite(v) && v != 0.0))
+        return -1;
+    *out = v;
+    return 0;
 }

@@ -15,5 +15,8 @@ char *lsim_trim(char *s);
 /* Cut `s` in place at every `sep`; the first `max` pieces, trimmed, go to fields. Returns the
  * number of pieces (which may exceed max). */
 size_t lsim_split_fields(char *s, char sep, char **fields, size_t max);
+/* All of `s` (spaces around it allowed) as a double; "inf" and "nan" accepted, an underflow to a
+ * denormal too, an overflowing finite-looking number not. 0 on success, -1 otherwise. */
+int lsim_parse_double(const char *s, double *out);
 
 #endif

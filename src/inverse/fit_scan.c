@@ -1,5 +1,6 @@
 /* The real scan of a fit (fit_file.h): one row per beam, its range (and intensity), from the CSV,
  * PCD or PLY that `lidarsim scan --keep-misses` writes (or any file with those columns). */
+#include "core/text.h"
 #include "inverse/fit_file.h"
 
 #include "core/context.h"
@@ -61,23 +62,6 @@ static lsim_status check_range_at(reader *r, double range, size_t row, size_t po
 
 static lsim_status check_range(reader *r, double range, size_t row) { return check_range_at(r, range, row, 0); }
 
-/* A whole field as a number ("nan" and "inf" accepted: no return). 0 on success. */
-static int parse_number(const char *s, double *out)
-{
-    while (isspace((unsigned char)*s))
-        ++s;
-    if (!*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    while (isspace((unsigned char)*end))
-        ++end;
-    if (*end || end == s)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 static void trim_eol(char *s)
 {
@@ -170,10 +154,10 @@ static lsim_status read_text_rows(reader *r, char **line, size_t *cap, char sep,
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %zu values, but the header names %zu columns", r->path,
                              r->line, n, columns);
         double range = 0.0, intensity = 0.0;
-        if (parse_number(field[range_col], &range))
+        if (lsim_parse_double(field[range_col], &range))
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: range '%.40s' is not a number", r->path, r->line,
                              field[range_col]);
-        if (intensity_col != (size_t)-1 && parse_number(field[intensity_col], &intensity))
+        if (intensity_col != (size_t)-1 && lsim_parse_double(field[intensity_col], &intensity))
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: intensity '%.40s' is not a number", r->path, r->line,
                              field[intensity_col]);
         lsim_status st = check_range(r, range, r->line);
@@ -205,7 +189,7 @@ static lsim_status read_csv(reader *r, char *first, char **line, size_t *cap, si
     }
     if (range_col == (size_t)-1) {
         double v;
-        if (parse_number(field[0], &v) == 0)
+        if (lsim_parse_double(field[0], &v) == 0)
             return lsim_fail(r->ctx, LSIM_ERR_PARSE,
                              "%s:%zu: the first line is data, not a header; a CSV scan starts with a header line "
                              "naming its columns (range, intensity, ...), as `lidarsim scan SCENE -o FILE.csv "
@@ -219,6 +203,21 @@ static lsim_status read_csv(reader *r, char *first, char **line, size_t *cap, si
 }
 
 /* ---------------------------------------------------------------- binary fields */
+
+/* A binary header's (PCD, PLY) field names: range found (range_i not -1) and intensity when
+ * wanted (else *intensity_i becomes -1), or the error naming the fields there are. */
+static lsim_status header_columns(reader *r, char (*names)[48], size_t n, size_t range_i, size_t *intensity_i)
+{
+    if (range_i == (size_t)-1 || (r->want_intensity && *intensity_i == (size_t)-1)) {
+        char *list[MAX_COLUMNS];
+        for (size_t i = 0; i < n; ++i)
+            list[i] = names[i];
+        return column_missing(r, range_i == (size_t)-1 ? "range" : "intensity", list, n, r->line);
+    }
+    if (!r->want_intensity)
+        *intensity_i = (size_t)-1;
+    return LSIM_OK;
+}
 
 typedef struct bin_field {
     char type; /* 'F', 'I', 'U' */
@@ -381,14 +380,9 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 if (fields[i].type == 'F' && fields[i].size != 4 && fields[i].size != 8)
                     return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: field '%s' is TYPE F of SIZE %zu; floats are 4 "
                                      "or 8 bytes", r->path, r->line, names[i], fields[i].size);
-            if (range_i == (size_t)-1 || (r->want_intensity && intensity_i == (size_t)-1)) {
-                char *list[MAX_COLUMNS];
-                for (size_t i = 0; i < n; ++i)
-                    list[i] = names[i];
-                return column_missing(r, range_i == (size_t)-1 ? "range" : "intensity", list, n, r->line);
-            }
-            if (!r->want_intensity)
-                intensity_i = (size_t)-1;
+            lsim_status found = header_columns(r, names, n, range_i, &intensity_i);
+            if (found != LSIM_OK)
+                return found;
             const bin_field *rf = &fields[range_i], *inf = intensity_i != (size_t)-1 ? &fields[intensity_i] : NULL;
             if (m == 2 && strcmp(field[1], "ascii") == 0)
                 return read_text_rows(r, line, cap, ' ', columns, range_col, inf ? intensity_col : (size_t)-1,
@@ -488,14 +482,9 @@ static lsim_status read_ply(reader *r, char **line, size_t *cap)
                 if (strcmp(names[i], "intensity") == 0 && intensity_i == (size_t)-1)
                     intensity_i = i;
             }
-            if (range_i == (size_t)-1 || (r->want_intensity && intensity_i == (size_t)-1)) {
-                char *list[MAX_COLUMNS];
-                for (size_t i = 0; i < n; ++i)
-                    list[i] = names[i];
-                return column_missing(r, range_i == (size_t)-1 ? "range" : "intensity", list, n, r->line);
-            }
-            if (!r->want_intensity)
-                intensity_i = (size_t)-1;
+            lsim_status found = header_columns(r, names, n, range_i, &intensity_i);
+            if (found != LSIM_OK)
+                return found;
             if (format == 0)
                 return read_text_rows(r, line, cap, ' ', n, range_i, intensity_i, points);
             return read_binary_rows(r, points, offset, &fields[range_i],
