@@ -1,0 +1,79 @@
+/* Offscreen OpenGL rasterizer through EGL (DESIGN.md §2 "Rasterization", issue 12): the raster
+ * paper's per-view rendering on the real graphics pipeline, with no window and no hand-written
+ * rasterizer. It runs on Mesa's llvmpipe on CPU-only machines and on a GPU driver unchanged.
+ *
+ * One handle owns one EGL display connection, one OpenGL 4.3 core context (surfaceless: no
+ * window, no pbuffer), the scene's triangles in GPU buffers and one framebuffer. The context is
+ * made current on the thread that creates the handle; every later call must come from that
+ * thread (OpenGL contexts are per-thread). Nothing outside src/geometry/ names EGL or OpenGL.
+ *
+ * Internal API: the raster engine behind geometry/engine.h will be built on it (beam sampling at
+ * each beam's (u,v), view layout, normal correction and motion per beam group come there). */
+#ifndef LSIM_GEOMETRY_RASTER_GL_H
+#define LSIM_GEOMETRY_RASTER_GL_H
+
+#include "lidarsim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct lsim_raster_gl lsim_raster_gl;
+struct lsim_scene;
+
+/* One perspective view (the raster paper's eq. 3, glFrustum). Camera frame: x right, y up, the
+ * camera looks along -z (OpenGL's convention). Pixel (i, j), i = 0..width-1 from the left and
+ * j = 0..height-1 FROM THE BOTTOM (glReadPixels order; image index j * width + i), has its centre
+ * on the camera-frame ray (left + (i + 0.5) (right - left) / width,
+ * bottom + (j + 0.5) (top - bottom) / height, -1). */
+typedef struct lsim_raster_view {
+    double origin[3];   /* camera origin, world frame (metres) */
+    double rotation[9]; /* row-major camera -> world: column k is camera axis k in world coordinates */
+    /* frustum edges as tangents at unit distance: left < right, bottom < top (asymmetric allowed;
+     * a 90 x 90 degree cube face is -1, 1, -1, 1) */
+    double left, right, bottom, top;
+    uint32_t width, height; /* pixels, 1..16384 */
+    double near_m, far_m;   /* clip distances along -z: the sensor's range_min and range_max, 0 < near < far */
+    int depth_bits;         /* 32 (GL_DEPTH_COMPONENT32F, the default when 0) or 16 (ablation) */
+} lsim_raster_view;
+
+/* Caller-owned outputs of one view, width * height entries each (3 per pixel for normal), in
+ * the pixel order above. Any pointer may be NULL: that target is not read back.
+ *   range:     Euclidean distance from the camera origin to the surface seen at the pixel centre
+ *              (metres; INFINITY where nothing lies within [near, far] of the frustum)
+ *   normal:    unit geometric normal in world space, interleaved x, y, z (the winding's
+ *              (b - a) x (c - a), as the ray-casting engines report it; 0, 0, 0 for nothing)
+ *   object:    scene object index + 1 (0: nothing)
+ *   primitive: triangle index within that object (0 for nothing) */
+typedef struct lsim_raster_image {
+    float *range;
+    float *normal;
+    uint32_t *object;
+    uint32_t *primitive;
+} lsim_raster_image;
+
+/* EGL display + OpenGL 4.3 core context, current on this thread. LSIM_ERR_ENGINE when EGL or a
+ * suitable context is not available (the message names the EGL error and what to install). */
+lsim_status lsim_raster_gl_create(lsim_context *ctx, lsim_raster_gl **out);
+void lsim_raster_gl_destroy(lsim_raster_gl *gl);
+
+/* "OpenGL <version> (<renderer>)" of the context, e.g. "4.5 (Core Profile) Mesa 22.3.6 (llvmpipe ...)". */
+const char *lsim_raster_gl_describe(const lsim_raster_gl *gl);
+
+/* Upload every triangle object of the scene (once; replaces an earlier upload). Static objects
+ * are in world space; objects with motion are in their own frame and are drawn at the pose of
+ * lsim_raster_gl_set_object_pose / lsim_raster_gl_set_time (identity until then). Spheres are
+ * not drawn yet (TODO: tessellate, or ray-cast them in the fragment shader on a bounding box).
+ * The triangles are copied to GL buffers; the handle keeps a pointer to the scene only for
+ * lsim_raster_gl_set_time (the objects' motions), so the scene must outlive those calls. */
+lsim_status lsim_raster_gl_set_scene(lsim_raster_gl *gl, const struct lsim_scene *scene);
+
+/* Pose of object `object` for the next renders: 3x4 row-major [R | p], x_world = R x_own + p
+ * (the layout of lsim_motion_pose_at). R must be a rotation (normals are rotated by it). */
+lsim_status lsim_raster_gl_set_object_pose(lsim_raster_gl *gl, size_t object, const double pose[12]);
+/* Every moving object at its pose at time t on the scene's clock. */
+lsim_status lsim_raster_gl_set_time(lsim_raster_gl *gl, double t);
+
+/* Render one view and read its targets back into `out`. */
+lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_view *view, const lsim_raster_image *out);
+
+#endif

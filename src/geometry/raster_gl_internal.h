@@ -1,0 +1,82 @@
+/* Internals of the OpenGL rasterizer (raster_gl.h): the handle and its table of GL functions.
+ * The functions are loaded per handle through eglGetProcAddress (Mesa and every current EGL
+ * implement EGL_KHR_get_all_proc_addresses, so core functions come that way too): no global
+ * dispatch state, no loader library. Only src/geometry/raster_gl*.c include this. */
+#ifndef LSIM_GEOMETRY_RASTER_GL_INTERNAL_H
+#define LSIM_GEOMETRY_RASTER_GL_INTERNAL_H
+
+#include "geometry/raster_gl.h"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/glcorearb.h>
+
+/* X(type suffix, name): PFNGL<SUFFIX>PROC gl<Name> */
+#define LSIM_GL_FUNCTIONS(X)                                                                         \
+    X(GETERROR, GetError) X(GETSTRING, GetString) X(GETINTEGERV, GetIntegerv) X(ENABLE, Enable)      \
+    X(DISABLE, Disable) X(DEPTHFUNC, DepthFunc) X(DEPTHMASK, DepthMask) X(VIEWPORT, Viewport)        \
+    X(FINISH, Finish) X(PIXELSTOREI, PixelStorei) X(READPIXELS, ReadPixels) X(READBUFFER, ReadBuffer) \
+    X(GENBUFFERS, GenBuffers) X(DELETEBUFFERS, DeleteBuffers) X(BINDBUFFER, BindBuffer)              \
+    X(BUFFERDATA, BufferData) X(BUFFERSUBDATA, BufferSubData) X(BINDBUFFERBASE, BindBufferBase) X(GENVERTEXARRAYS, GenVertexArrays)  \
+    X(DELETEVERTEXARRAYS, DeleteVertexArrays) X(BINDVERTEXARRAY, BindVertexArray)                    \
+    X(ENABLEVERTEXATTRIBARRAY, EnableVertexAttribArray) X(VERTEXATTRIBPOINTER, VertexAttribPointer)  \
+    X(CREATESHADER, CreateShader) X(SHADERSOURCE, ShaderSource) X(COMPILESHADER, CompileShader)      \
+    X(GETSHADERIV, GetShaderiv) X(GETSHADERINFOLOG, GetShaderInfoLog) X(DELETESHADER, DeleteShader)  \
+    X(CREATEPROGRAM, CreateProgram) X(ATTACHSHADER, AttachShader) X(LINKPROGRAM, LinkProgram)        \
+    X(GETPROGRAMIV, GetProgramiv) X(GETPROGRAMINFOLOG, GetProgramInfoLog)                            \
+    X(DELETEPROGRAM, DeleteProgram) X(USEPROGRAM, UseProgram)                                        \
+    X(GETUNIFORMLOCATION, GetUniformLocation) X(UNIFORMMATRIX4FV, UniformMatrix4fv)                  \
+    X(UNIFORMMATRIX3FV, UniformMatrix3fv) X(UNIFORM1UI, Uniform1ui)                                  \
+    X(GENFRAMEBUFFERS, GenFramebuffers) X(DELETEFRAMEBUFFERS, DeleteFramebuffers)                    \
+    X(BINDFRAMEBUFFER, BindFramebuffer) X(FRAMEBUFFERRENDERBUFFER, FramebufferRenderbuffer)          \
+    X(GENRENDERBUFFERS, GenRenderbuffers) X(DELETERENDERBUFFERS, DeleteRenderbuffers)                \
+    X(BINDRENDERBUFFER, BindRenderbuffer) X(RENDERBUFFERSTORAGE, RenderbufferStorage)                \
+    X(CHECKFRAMEBUFFERSTATUS, CheckFramebufferStatus) X(DRAWBUFFERS, DrawBuffers)                    \
+    X(CLEARBUFFERFV, ClearBufferfv) X(CLEARBUFFERUIV, ClearBufferuiv)                                \
+    X(DRAWELEMENTSBASEVERTEX, DrawElementsBaseVertex)
+
+typedef struct lsim_gl_functions {
+#define LSIM_GL_MEMBER(T, N) PFNGL##T##PROC N;
+    LSIM_GL_FUNCTIONS(LSIM_GL_MEMBER)
+#undef LSIM_GL_MEMBER
+} lsim_gl_functions;
+
+/* One drawn object: a range of the shared index buffer. */
+typedef struct lsim_raster_draw {
+    uint32_t object;         /* scene object index */
+    size_t first_index;      /* into the index buffer (3 per triangle) */
+    size_t triangle_count;
+    int32_t base_vertex;     /* added to its indices */
+    uint32_t first_triangle; /* into the normal buffer */
+    double model[12];        /* 3x4 row-major pose (identity for static objects) */
+} lsim_raster_draw;
+
+struct lsim_raster_gl {
+    lsim_context *ctx;
+    EGLDisplay display;
+    EGLContext context;
+    int terminate_display; /* 1: the display counts references (EGL_KHR_display_reference) */
+    lsim_gl_functions f;
+    char describe[256];
+
+    GLuint program;
+    GLint u_view_model, u_projection, u_normal_model, u_object, u_first_triangle;
+    GLuint vao, vertex_buffer, index_buffer, normal_buffer;
+
+    GLuint fbo, rb_depth, rb_range, rb_normal, rb_object, rb_primitive;
+    uint32_t fb_width, fb_height;
+    int fb_depth_bits;
+
+    const struct lsim_scene *scene;
+    lsim_raster_draw *draws;
+    size_t draw_count;
+    size_t object_count;
+};
+
+/* raster_gl_context.c: the context and program; raster_gl.c: scene and views. */
+/* LSIM_OK, or the first pending GL error as a failure naming `what` (the queue is drained). */
+lsim_status lsim_raster_gl_check(lsim_raster_gl *gl, const char *what);
+/* Delete the framebuffer's renderbuffers (raster_gl.c; also called by lsim_raster_gl_destroy). */
+void lsim_raster_gl_release_targets(lsim_raster_gl *gl);
+
+#endif
