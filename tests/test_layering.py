@@ -27,7 +27,8 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
  10  cli        the lidarsim command
 
 Three rules have no exceptions: only src/geometry/ uses Embree (headers, rtc* calls, RTC_*
-names; also in bench/, tests/, fuzz/, include/); nothing below src/pipeline/ includes a pipeline/ or tool header or
+names) or EGL/OpenGL (EGL/, GL/, GLES*/, epoxy/ headers, egl*/gl* calls, EGL_*/GL_* names: the
+rasterizer, raster_gl*.c); also in bench/, tests/, fuzz/, include/; nothing below src/pipeline/ includes a pipeline/ or tool header or
 calls a function defined in src/pipeline/ or in a tool folder (the public lsim_scene_scan*
 included), and only src/cli/ includes cli/ headers.
 
@@ -218,6 +219,29 @@ def main():
     if checked == 0:
         problems.append("found no sources outside src/geometry/ to check for Embree")
 
+    # Rule 3 for the rasterizer: EGL and OpenGL stay behind the same seam.
+    graphics = re.compile(r"(\begl[A-Z]\w*|\bgl[A-Z][a-z]\w*(?=\s*\()|\bE?GL_[A-Z]\w*)")
+    graphics_header = re.compile(r"^(EGL|GL|GLES\d*|KHR|epoxy)/")
+    for top in ("src", "bench", "tests", "fuzz", "include"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                if rel.startswith("src/geometry/"):
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                code = strip_comments_and_strings(text)
+                for m in INCLUDE.finditer(text):
+                    if graphics_header.match(m.group(2)):
+                        problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: includes {m.group(2)}; "
+                                        f"only src/geometry/ may use EGL/OpenGL (go through geometry/raster_gl.h)")
+                for m in graphics.finditer(code):
+                    problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: uses {m.group(1)}; only "
+                                    f"src/geometry/ may use EGL/OpenGL (go through geometry/raster_gl.h)")
+
     for key in sorted(set(KNOWN) - seen_known):
         print(f"note: KNOWN entry no longer found, remove it: {key[0]} includes {key[1]}")
     if problems:
@@ -226,7 +250,7 @@ def main():
         for p in problems:
             print("  " + p)
         return 1
-    print(f"embree: used only in src/geometry/ ({checked} other files checked)")
+    print(f"embree, EGL, OpenGL: used only in src/geometry/ ({checked} other files checked)")
     print(f"layering: {len(files)} files, {includes} includes across stages, {len(defined)} functions of the "
           f"pipeline and tools, all in order ({len(seen_known)} known upward includes)")
     return 0
