@@ -2,7 +2,11 @@
  * box room seen from an off-centre point through the 6 faces of a cube, every pixel's range,
  * object id and normal checked; a posed second box (object id 2, occlusion, pose); the 16-bit
  * depth option; and the time of one 1024x1024 view with readback. EGL must be there (make test
- * installs Mesa): without it this test fails with the rasterizer's message. */
+ * installs Mesa): without it this test fails with the rasterizer's message.
+ *
+ * With --expect-no-egl (ctest test_raster_gl_no_egl runs it with glvnd pointed at no EGL vendor)
+ * it checks the other side: creating the rasterizer fails with LSIM_ERR_ENGINE and a message
+ * that names the EGL error and what to install. */
 #include "geometry/raster_gl.h"
 #include "harness.h"
 
@@ -12,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static const double room_lo[3] = {-3.0, -2.5, 0.0}, room_hi[3] = {5.0, 3.5, 3.0}; /* box 8 x 6 x 3 at (1, 0.5, 1.5) */
@@ -74,8 +79,27 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int main(void)
+static int expect_no_egl(void)
 {
+    lsim_context *ctx = NULL;
+    REQUIRE_OK(ctx, lsim_context_create(&ctx));
+    lsim_raster_gl *gl = NULL;
+    lsim_status st = lsim_raster_gl_create(ctx, &gl);
+    const char *msg = lsim_context_last_error(ctx);
+    printf("without EGL: %s\n", msg);
+    CHECK(st == LSIM_ERR_ENGINE);
+    CHECK(gl == NULL);
+    CHECK(strstr(msg, "EGL_") != NULL);
+    CHECK(strstr(msg, "apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri") != NULL);
+    lsim_raster_gl_destroy(gl);
+    lsim_context_destroy(ctx);
+    return lsim_test_summary("test_raster_gl --expect-no-egl");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--expect-no-egl") == 0)
+        return expect_no_egl();
     lsim_context *ctx = NULL;
     REQUIRE_OK(ctx, lsim_context_create(&ctx));
     lsim_scene *scene = NULL;
