@@ -254,6 +254,48 @@ int main(int argc, char **argv)
         free(big.primitive);
     }
 
+    /* a second handle alive beside the first, on a second scene with a moving box: set_time places it */
+    {
+        lsim_scene *moving = NULL;
+        REQUIRE_OK(ctx, lsim_scene_create(ctx, &moving));
+        lsim_object_desc_init(&desc);
+        for (int a = 0; a < 3; ++a)
+            desc.position[a] = 0.5 * (room_hi[a] + room_lo[a]);
+        REQUIRE_OK(ctx, lsim_scene_add_box(moving, room, &desc));
+        /* a 0.2 m box 1 m behind the eye's foot along -y at t = 0, moving +y at 0.5 m/s: under the eye at t = 2 */
+        lsim_object_desc_init(&desc);
+        const double small[3] = {0.2, 0.2, 0.2};
+        desc.position[0] = eye[0];
+        desc.position[1] = eye[1] - 1.0;
+        desc.position[2] = 0.3;
+        desc.velocity[1] = 0.5;
+        REQUIRE_OK(ctx, lsim_scene_add_box(moving, small, &desc));
+        REQUIRE_OK(ctx, lsim_scene_commit(moving));
+        lsim_raster_gl *gl2 = NULL;
+        REQUIRE_OK(ctx, lsim_raster_gl_create(ctx, &gl2));
+        REQUIRE_OK(ctx, lsim_raster_gl_set_scene(gl2, moving));
+        lsim_raster_view v = {{eye[0], eye[1], eye[2]}, {0}, -1, 1, -1, 1, W, H, 0.05, 50.0, 32};
+        cube_face(5, v.rotation); /* looking down */
+        /* a pixel next to the centre (W/2, H/2 is 0.5 pixel off the axis: the box covers it either way) */
+        size_t p = (size_t)(H / 2) * W + W / 2;
+        double d[3];
+        pixel_ray(&v, W / 2, H / 2, d);
+        REQUIRE_OK(ctx, lsim_raster_gl_render_view(gl2, &v, &img)); /* t = 0: the floor */
+        CHECK(object[p] == 1);
+        CHECK_NEAR(range[p], -eye[2] / d[2], 1e-5);
+        REQUIRE_OK(ctx, lsim_raster_gl_set_time(gl2, 2.0)); /* the box's top (z = 0.4) under the eye */
+        REQUIRE_OK(ctx, lsim_raster_gl_render_view(gl2, &v, &img));
+        CHECK(object[p] == 2);
+        CHECK_NEAR(range[p], (0.4 - eye[2]) / d[2], 1e-5);
+        CHECK_NEAR(normal[3 * p + 2], 1.0, 1e-6);
+        /* the first handle still renders its own scene (its context made current again) */
+        REQUIRE_OK(ctx, lsim_raster_gl_render_view(gl, &v, &img));
+        CHECK(object[p] == 1);
+        CHECK_NEAR(range[p], -eye[2] / d[2], 1e-5);
+        lsim_raster_gl_destroy(gl2);
+        lsim_scene_destroy(moving);
+    }
+
     free(range);
     free(normal);
     free(object);

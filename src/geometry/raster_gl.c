@@ -49,6 +49,9 @@ lsim_status lsim_raster_gl_set_scene(lsim_raster_gl *gl, const lsim_scene *scene
         return lsim_fail(gl->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "OpenGL rasterizer: the scene has %zu vertices and %zu triangles; at most %d of each",
                          vertices, triangles, INT32_MAX / 3);
+    lsim_status st = lsim_raster_gl_make_current(gl);
+    if (st != LSIM_OK)
+        return st;
     GLint max_block = 0;
     gl->f.GetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
     if ((double)triangles * 3 * sizeof(float) > (double)(uint32_t)max_block)
@@ -234,6 +237,8 @@ lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_vie
     if (!gl || !view || !out)
         return lsim_fail(gl ? gl->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT, "lsim_raster_gl_render_view: NULL argument");
     lsim_status st = check_view(gl, view);
+    if (st == LSIM_OK)
+        st = lsim_raster_gl_make_current(gl);
     if (st != LSIM_OK)
         return st;
     uint32_t w = view->width, h = view->height;

@@ -5,7 +5,9 @@
  * One handle owns one EGL display connection, one OpenGL 4.3 core context (surfaceless: no
  * window, no pbuffer), the scene's triangles in GPU buffers and one framebuffer. The context is
  * made current on the thread that creates the handle; every later call must come from that
- * thread (OpenGL contexts are per-thread). Nothing outside src/geometry/ names EGL or OpenGL.
+ * thread (an OpenGL context is current on one thread at a time). Several handles may share a
+ * thread: each call makes its own context current. Nothing outside src/geometry/ names EGL or
+ * OpenGL.
  *
  * Internal API: the raster engine behind geometry/engine.h will be built on it (beam sampling at
  * each beam's (u,v), view layout, normal correction and motion per beam group come there). */

@@ -98,6 +98,19 @@ static lsim_status load_functions(lsim_raster_gl *gl)
     return LSIM_OK;
 }
 
+lsim_status lsim_raster_gl_make_current(lsim_raster_gl *gl)
+{
+    if (eglGetCurrentContext() == gl->context)
+        return LSIM_OK;
+    if (eglMakeCurrent(gl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, gl->context))
+        return LSIM_OK;
+    EGLint e = eglGetError();
+    return lsim_fail(gl->ctx, LSIM_ERR_ENGINE,
+                     "OpenGL rasterizer: eglMakeCurrent failed (%s, 0x%x): is the handle used from a thread other than "
+                     "the one that created it while that thread still holds it?",
+                     egl_error_name(e), (unsigned)e);
+}
+
 lsim_status lsim_raster_gl_check(lsim_raster_gl *gl, const char *what)
 {
     GLenum e = gl->f.GetError(), first = e;
@@ -293,8 +306,7 @@ void lsim_raster_gl_destroy(lsim_raster_gl *gl)
     if (!gl)
         return;
     if (gl->context != EGL_NO_CONTEXT && gl->f.GetError) {
-        /* current on this thread already (the handle's contract); make sure */
-        eglMakeCurrent(gl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, gl->context);
+        lsim_raster_gl_make_current(gl); /* another handle's context may be current */
         lsim_raster_gl_release_targets(gl);
         GLuint buffers[3] = {gl->vertex_buffer, gl->index_buffer, gl->normal_buffer};
         gl->f.DeleteBuffers(3, buffers);

@@ -74,6 +74,9 @@ struct lsim_raster_gl {
 };
 
 /* raster_gl_context.c: the context and program; raster_gl.c: scene and views. */
+/* Make the handle's context current on this thread if it is not (several handles may live on
+ * one thread). */
+lsim_status lsim_raster_gl_make_current(lsim_raster_gl *gl);
 /* LSIM_OK, or the first pending GL error as a failure naming `what` (the queue is drained). */
 lsim_status lsim_raster_gl_check(lsim_raster_gl *gl, const char *what);
 /* Delete the framebuffer's renderbuffers (raster_gl.c; also called by lsim_raster_gl_destroy). */
