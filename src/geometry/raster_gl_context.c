@@ -1,5 +1,6 @@
-/* The EGL side of the OpenGL rasterizer (raster_gl.h): a display with no window system (Mesa's
- * surfaceless platform first, then the EGL device platform, then the default display), an
+/* The EGL side of the OpenGL rasterizer (raster_gl.h): a display with no window system (a
+ * hardware EGL device, else Mesa's surfaceless platform, else a software device or the default
+ * display), an
  * OpenGL 4.3 core context made current with no surface (EGL_KHR_surfaceless_context), the GL
  * function table (eglGetProcAddress), and the shader program. */
 #include "geometry/raster_gl_internal.h"
@@ -43,41 +44,70 @@ static int has_extension(const char *list, const char *name)
     return 0;
 }
 
-/* An initialised display with no window system; *how names the platform. */
+/* Initialise a display of `platform`, or EGL_NO_DISPLAY. */
+static EGLDisplay try_display(PFNEGLGETPLATFORMDISPLAYEXTPROC get, EGLenum platform, void *native, const EGLint *attrs)
+{
+    EGLint major, minor;
+    EGLDisplay d = get(platform, native, attrs);
+    return d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor) ? d : EGL_NO_DISPLAY;
+}
+
+/* An initialised display with no window system; *how names the platform. In order: a hardware
+ * EGL device (a GPU driver), Mesa's surfaceless platform (llvmpipe where there is no GPU: glvnd
+ * offers Mesa's client extensions beside a GPU vendor's, so surfaceless alone would pick
+ * llvmpipe on a GPU machine), a software EGL device, the default display. */
 static EGLDisplay open_display(int *track_references, const char **how)
 {
     const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS); /* NULL without client extensions */
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get =
         (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
     /* Display reference counting, where offered, lets each handle terminate its own use of the
      * (process-wide) display without pulling it from under another handle. */
     int track = has_extension(client, "EGL_KHR_display_reference");
     const EGLint track_attrs[] = {EGL_TRACK_REFERENCES_KHR, EGL_TRUE, EGL_NONE};
     const EGLint *attrs = track ? track_attrs : NULL;
-    EGLint major, minor;
     *track_references = 0;
-    if (get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
-        EGLDisplay d = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, attrs);
-        if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
+    EGLDeviceEXT devices[16];
+    EGLint count = 0;
+    int software[16] = {0};
+    if (get && has_extension(client, "EGL_EXT_platform_device")) {
+        PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+        PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
+            (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+        if (!query_devices || !query_devices(16, devices, &count))
+            count = 0;
+        for (EGLint i = 0; i < count; ++i) {
+            const char *ext = query_string ? query_string(devices[i], EGL_EXTENSIONS) : NULL;
+            software[i] = has_extension(ext, "EGL_MESA_device_software");
+            if (software[i])
+                continue;
+            EGLDisplay d = try_display(get, EGL_PLATFORM_DEVICE_EXT, devices[i], attrs);
+            if (d != EGL_NO_DISPLAY) {
+                *track_references = track;
+                *how = "device platform (EGL_EXT_platform_device), hardware device";
+                return d;
+            }
+        }
+    }
+    if (get && has_extension(client, "EGL_MESA_platform_surfaceless")) {
+        EGLDisplay d = try_display(get, EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, attrs);
+        if (d != EGL_NO_DISPLAY) {
             *track_references = track;
             *how = "surfaceless platform (EGL_MESA_platform_surfaceless)";
             return d;
         }
     }
-    if (get_platform_display && has_extension(client, "EGL_EXT_platform_device")) {
-        PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-        EGLDeviceEXT devices[8];
-        EGLint count = 0;
-        if (query_devices && query_devices(8, devices, &count))
-            for (EGLint i = 0; i < count; ++i) {
-                EGLDisplay d = get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], attrs);
-                if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
-                    *track_references = track;
-                    *how = "device platform (EGL_EXT_platform_device)";
-                    return d;
-                }
-            }
+    for (EGLint i = 0; i < count; ++i) {
+        if (!software[i])
+            continue;
+        EGLDisplay d = try_display(get, EGL_PLATFORM_DEVICE_EXT, devices[i], attrs);
+        if (d != EGL_NO_DISPLAY) {
+            *track_references = track;
+            *how = "device platform (EGL_EXT_platform_device), software device";
+            return d;
+        }
     }
+    EGLint major, minor;
     EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
     if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
         *how = "default display";
