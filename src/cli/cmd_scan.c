@@ -23,6 +23,7 @@ typedef struct scan_args {
     lsim_scan_options options;
     uint32_t fields; /* --fields: the columns of the point cloud (0: every field the format holds) */
     int stats, quiet;
+    int engine; /* --engine: -1 the scene file's (raycast by default), else an lsim_engine_kind */
     long bev_pixels;
     double bev_extent;
 } scan_args;
@@ -41,6 +42,8 @@ static void scan_usage(FILE *out)
             "                          sensor's and objects' motions are at the first beam\n"
             "  --noise on|off          off: exact geometry and intensity (default on)\n"
             "  --threads N             worker threads, 0 = all cores (default 0)\n"
+            "  --engine raycast|raster geometry engine, overriding the scene's `engine:` (default raycast:\n"
+            "                          Embree); raster renders primary rays with OpenGL (EGL), README\n"
             "  --frame sensor|world    coordinate frame of x, y, z and normals (default sensor)\n"
             "  --keep-misses           also write beams without a return (range 0, NaN coordinates)\n"
             "  --fields LIST           columns of a PCD, PLY or CSV cloud, comma-separated (e.g.\n"
@@ -70,6 +73,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
     a->bev_pixels = 1024;
     a->bev_extent = 50.0;
     a->range_image_ppd = 10.0;
+    a->engine = -1;
     for (int i = 1; i < argc; ++i) {
         const char *opt = argv[i];
         int has_value = i + 1 < argc;
@@ -111,6 +115,14 @@ static int parse_args(int argc, char **argv, scan_args *a)
             if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
                 return bad("--noise", val, "on or off");
             a->options.noise = strcmp(val, "on") == 0;
+        } else if (strcmp(opt, "--engine") == 0) {
+            NEED_VALUE();
+            if (strcmp(val, "raycast") == 0)
+                a->engine = LSIM_ENGINE_EMBREE;
+            else if (strcmp(val, "raster") == 0)
+                a->engine = LSIM_ENGINE_RASTER;
+            else
+                return bad("--engine", val, "raycast or raster");
         } else if (strcmp(opt, "--threads") == 0) {
             NEED_VALUE();
             long v;
@@ -301,6 +313,8 @@ int lsim_cmd_scan(int argc, char **argv)
     size_t point_count = 0;
     if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK) {
         rc = fail(ctx, "cannot load the scene");
+    } else if (a.engine >= 0 && lsim_scene_set_engine(scene, (lsim_engine_kind)a.engine) != LSIM_OK) {
+        rc = fail(ctx, "cannot select the engine");
     } else if (streamed) {
         lsim_status st = lsim_scene_scan_write(scene, sensor, &a.options, a.output, a.format, &stats);
         if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */

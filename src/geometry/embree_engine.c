@@ -122,6 +122,8 @@ static lsim_status attach_object(embree_state *e, size_t i, lsim_context *ctx)
     RTCGeometry g = o->shape == LSIM_SHAPE_SPHERE ? make_sphere(e, o, ctx, &st) : make_triangles(e, o, ctx, &st);
     if (!g)
         return st;
+    const unsigned gmask = o->shape == LSIM_SHAPE_SPHERE ? LSIM_GEOMETRY_MASK_SPHERES : LSIM_GEOMETRY_MASK_TRIANGLES;
+    rtcSetGeometryMask(g, gmask);
     rtcCommitGeometry(g);
     if (!o->motion) {
         rtcAttachGeometryByID(e->scene, g, (unsigned)i);
@@ -138,6 +140,7 @@ static lsim_status attach_object(embree_state *e, size_t i, lsim_context *ctx)
     if (!inst)
         return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create an instance for moving object %zu", i);
     rtcSetGeometryInstancedScene(inst, own);
+    rtcSetGeometryMask(inst, gmask);
     rtcSetGeometryTimeStepCount(inst, LSIM_EMBREE_MOTION_STEPS);
     e->instance[i] = inst;
     e->moving = 1;

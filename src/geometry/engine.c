@@ -17,7 +17,10 @@ struct lsim_engine {
 
 const lsim_engine_ops *lsim_engine_ops_of(lsim_engine_kind kind)
 {
-    return kind == LSIM_ENGINE_BRUTE ? &lsim_engine_brute : kind == LSIM_ENGINE_EMBREE ? &lsim_engine_embree : NULL;
+    return kind == LSIM_ENGINE_BRUTE    ? &lsim_engine_brute
+           : kind == LSIM_ENGINE_EMBREE ? &lsim_engine_embree
+           : kind == LSIM_ENGINE_RASTER ? &lsim_engine_raster
+                                        : NULL;
 }
 
 lsim_status lsim_engine_build(lsim_scene *scene, const lsim_engine_ops *ops, lsim_engine **out)

@@ -26,7 +26,16 @@ typedef struct lsim_rays {
     float *time;        /* seconds from the frame start (0 without motion) */
     float *tnear, *tfar; /* hits are accepted for distances in [tnear, tfar] */
     uint32_t *mask;     /* ray mask: geometry is hit where (mask & geometry mask) != 0 */
+    /* 0: any rays (bounces, shadow rays, kernel tiles). n >= 1: a batch of primary beam rays, n
+     * consecutive rays per beam (the beam's sub-rays, centre ray first), all from near one sensor
+     * origin. Only the raster engine reads it (primary batches are rendered, the rest ray-cast);
+     * lsim_rays_alloc sets 0 and the frame's slice sets the sub-ray count. */
+    int primary;
 } lsim_rays;
+
+/* Geometry masks (Embree): triangle objects and spheres; LSIM_RAY_MASK_ALL hits both. */
+#define LSIM_GEOMETRY_MASK_TRIANGLES 1u
+#define LSIM_GEOMETRY_MASK_SPHERES 2u
 
 /* First hit per ray: distance along the unit direction (INFINITY for a miss), scene object
  * (LSIM_NO_HIT for a miss), primitive (triangle) index within the object, barycentrics (u, v) of
@@ -61,6 +70,13 @@ typedef struct lsim_engine_ops {
 
 extern const lsim_engine_ops lsim_engine_embree;
 extern const lsim_engine_ops lsim_engine_brute;
+extern const lsim_engine_ops lsim_engine_raster;
+
+/* Raster engine settings for the engines built after the call (process-wide; tests and
+ * ablations): normal_correction 1 (default) moves each hit to the tangent plane of the pixel's
+ * triangle along the real ray, 0 takes the pixel's range along the ray; oversample (default 2)
+ * divides the beams' finest angular spacing into the cube faces' pixel pitch. */
+void lsim_raster_engine_configure(int normal_correction, double oversample);
 
 /* The engine of a kind (LSIM_ENGINE_...). */
 const lsim_engine_ops *lsim_engine_ops_of(lsim_engine_kind kind);

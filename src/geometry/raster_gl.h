@@ -75,6 +75,10 @@ lsim_status lsim_raster_gl_set_object_pose(lsim_raster_gl *gl, size_t object, co
 /* Every moving object at its pose at time t on the scene's clock. */
 lsim_status lsim_raster_gl_set_time(lsim_raster_gl *gl, double t);
 
+/* Make no context current on this thread if this handle's is (so another thread may take the
+ * handle next; the raster engine renders from whichever pipeline thread needs a view). */
+void lsim_raster_gl_release_current(lsim_raster_gl *gl);
+
 /* Render one view and read its targets back into `out`. */
 lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_view *view, const lsim_raster_image *out);
 

@@ -141,6 +141,12 @@ lsim_status lsim_raster_gl_make_current(lsim_raster_gl *gl)
                      egl_error_name(e), (unsigned)e);
 }
 
+void lsim_raster_gl_release_current(lsim_raster_gl *gl)
+{
+    if (gl && gl->display != EGL_NO_DISPLAY && eglGetCurrentContext() == gl->context)
+        eglMakeCurrent(gl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
 lsim_status lsim_raster_gl_check(lsim_raster_gl *gl, const char *what)
 {
     GLenum e = gl->f.GetError(), first = e;

@@ -110,6 +110,7 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_f
     double a = lsim_now_ms();
     if (!f->kernel) {
         lsim_rays_generate(f->sensor, &f->subrays, lo, m, f->optics.range_max, &s->rays);
+        s->rays.primary = f->subrays.count; /* beam rays: the raster engine renders these */
         lsim_engine_intersect(scene->engine, &s->rays, m * (size_t)f->subrays.count, &s->hits);
     }
     double b = lsim_now_ms();

@@ -423,7 +423,7 @@ lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind)
         return LSIM_ERR_INVALID_ARGUMENT;
     if (!lsim_engine_ops_of(kind))
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "engine %d is not one of LSIM_ENGINE_EMBREE (0) or LSIM_ENGINE_BRUTE (1)", (int)kind);
+                         "engine %d is not one of LSIM_ENGINE_EMBREE (0), LSIM_ENGINE_BRUTE (1) or LSIM_ENGINE_RASTER (2)", (int)kind);
     if (kind != scene->engine_kind) {
         lsim_engine_destroy(scene->engine); /* the next commit builds the new one */
         scene->engine = NULL;

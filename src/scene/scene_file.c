@@ -14,7 +14,7 @@
 #include <string.h>
 
 static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", "max_bounces", "atmosphere",
-                                        "ambient", NULL};
+                                        "ambient", "engine", NULL};
 static const char *const object_keys[] = {"box", "sphere", "plane", "mesh", "position", "rotation",
                                           "scale", "material", "label", "velocity", "angular_velocity_deg_s",
                                           "trajectory", "name", NULL};
@@ -426,6 +426,20 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
         return st;
     if ((st = lsim_scene_file_read_environment(y, root, scene)) != LSIM_OK)
         return st;
+    yaml_node_t *engine = lsim_yaml_get(y, root, "engine");
+    if (engine) { /* raycast (Embree, the default) or raster (OpenGL for primary rays) */
+        const char *name = NULL;
+        if ((st = lsim_yaml_string(y, engine, "engine", &name)) != LSIM_OK)
+            return st;
+        if (strcmp(name, "raycast") == 0)
+            st = lsim_scene_set_engine(scene, LSIM_ENGINE_EMBREE);
+        else if (strcmp(name, "raster") == 0)
+            st = lsim_scene_set_engine(scene, LSIM_ENGINE_RASTER);
+        else
+            return lsim_yaml_fail(y, engine, LSIM_ERR_PARSE, "engine", "'%s' is not an engine: raycast or raster", name);
+        if (st != LSIM_OK)
+            return st;
+    }
     if (!objects)
         return lsim_yaml_fail(y, root, LSIM_ERR_PARSE, "objects", "the scene needs `objects:` (a list of shapes)");
     if (objects->type != YAML_SEQUENCE_NODE)
