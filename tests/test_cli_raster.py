@@ -6,6 +6,7 @@ usage: test_cli_raster.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: th
   a  the street demo with --engine raster, noise off, as CSV and PCD: valid files, finite
      coordinates, ranges within the sensor's 0.5..100 m, as many points as --engine raycast
      (within 0.5 %) and the same ranges beam by beam (ring, azimuth) to 1 cm on >= 99 % of them
+  a2 the motion example (moving sensor, moving cars): >= 99 % of beams within 1 cm of raycast
   b  `engine: raster` in a scene file works (a closed room: the same ranges as raycast, 99.9 % within
      1 mm, the few beams at its edges within 5 cm); `engine: gpu` is a parse error naming raycast and raster
   c  the flag overrides the file: with no EGL vendor (glvnd pointed at nothing) a file saying
@@ -81,6 +82,31 @@ if len(clouds) == 2:
             same += abs(ka[k] - v) <= 0.01
     print("beams matched by (ring, azimuth): %d, ranges within 1 cm: %.3f %%" % (total, 100.0 * same / max(total, 1)))
     check(total > 0.9 * na and same >= 0.99 * total, "a: >= 99 %% of matched beams within 1 cm (%d of %d)" % (same, total))
+
+# a2: the motion example (moving sensor and cars): one cube per slice, objects at the slice's mean time
+motion = os.path.join(SOURCE, "examples", "motion", "motion.yaml")
+mc = {}
+for engine in ("raycast", "raster"):
+    out = os.path.join(WORK, "motion_%s.csv" % engine)
+    r = run(["scan", motion, "-o", out, "--noise", "off", "--engine", engine, "--quiet"])
+    check(r.returncode == 0, "a2: motion --engine %s exits 0 (%s)" % (engine, r.stderr.strip()))
+    if r.returncode == 0:
+        mc[engine] = read_csv(out)
+if len(mc) == 2:
+    a, b = mc["raycast"], mc["raster"]
+    ka = {(int(r), round(z, 3)): (v, l) for r, z, v, l in zip(a["ring"], a["azimuth"], a["range"], a["label"])}
+    d, labels = [], 0
+    for r, z, v, l in zip(b["ring"], b["azimuth"], b["range"], b["label"]):
+        k = (int(r), round(z, 3))
+        if k in ka:
+            d.append(abs(ka[k][0] - v))
+            labels += ka[k][1] == l
+    d = np.array(d)
+    print("motion: %d / %d points, %d matched, median %.3g mm, p99 %.3g mm, within 1 cm %.2f %%, labels %.2f %%"
+          % (len(a["range"]), len(b["range"]), len(d), 1e3 * np.median(d), 1e3 * np.percentile(d, 99),
+             100 * np.mean(d < 0.01), 100.0 * labels / len(d)))
+    check(len(d) > 0.98 * len(a["range"]) and np.mean(d < 0.01) >= 0.99 and labels >= 0.99 * len(d),
+          "a2: motion example: >= 99 % of matched beams within 1 cm and with the same label")
 
 # b: the scene key
 room = """sensor: {preset: vlp16, position: [0, 0, 1]}
