@@ -1,6 +1,6 @@
 /* Geometry engines behind one batch interface (DESIGN.md §6): rays in, first hits out, both
- * structure of arrays. Embree ray casting and a brute-force test engine today; rasterization
- * later fills the same hits. Nothing after this stage knows which engine ran, and nothing
+ * structure of arrays. Embree ray casting, a brute-force test engine, and the raster engine
+ * (OpenGL renders for primary rays, Embree for the rest; raster_engine.c) fill the same hits. Nothing after this stage knows which engine ran, and nothing
  * outside src/geometry/ names Embree.
  *
  * Time: every ray carries its time in seconds from the start of the frame's sweep. Moving

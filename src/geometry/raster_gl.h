@@ -9,8 +9,9 @@
  * thread: each call makes its own context current. Nothing outside src/geometry/ names EGL or
  * OpenGL.
  *
- * Internal API: the raster engine behind geometry/engine.h will be built on it (beam sampling at
- * each beam's (u,v), view layout, normal correction and motion per beam group come there). */
+ * Internal API: the raster engine behind geometry/engine.h (raster_engine.c) is built on it: cube
+ * views, the normal correction and the motion per slice are there; beam sampling at each beam's
+ * (u,v) in sensor-fitted views and motion per beam group are still to come. */
 #ifndef LSIM_GEOMETRY_RASTER_GL_H
 #define LSIM_GEOMETRY_RASTER_GL_H
 
