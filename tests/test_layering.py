@@ -190,9 +190,15 @@ def main():
             problems.append(f"{rel}:{line_no}: {stage} calls {m.group(1)}, defined in {defined[m.group(1)]} "
                             f"above it (DESIGN.md §6: a stage never calls a stage above it)")
 
-    # Rule 3: the geometry engines are the only code that knows Embree (the engine seam): no Embree
-    # header, call, type or constant anywhere else in src/, bench/, tests/, fuzz/ or include/.
-    embree = re.compile(r"(\bembree3/|\brtc[A-Z]\w*|\bRTC_\w+)")
+    # Rule 3: the geometry engines are the only code that knows Embree, EGL or OpenGL (the engine
+    # seam): no such header, call, type or constant anywhere else in src/, bench/, tests/, fuzz/ or
+    # include/.
+    libraries = (
+        ("Embree", re.compile(r"(\bembree3/|\brtc[A-Z]\w*|\bRTC_\w+)"), re.compile(r"^embree"),
+         "geometry/engine.h"),
+        ("EGL/OpenGL", re.compile(r"(\begl[A-Z]\w*|\bgl[A-Z][a-z]\w*(?=\s*\()|\bE?GL_[A-Z]\w*)"),
+         re.compile(r"^(EGL|GL|GLES\d*|KHR|epoxy)/"), "geometry/raster_gl.h"),
+    )
     checked = 0
     for top in ("src", "bench", "tests", "fuzz", "include"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
@@ -207,40 +213,18 @@ def main():
                 with open(path, encoding="utf-8", errors="replace") as f:
                     text = f.read()
                 code = strip_comments_and_strings(text)
-                for m in INCLUDE.finditer(text):
-                    if m.group(2).startswith("embree"):
-                        problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: includes {m.group(2)}; "
-                                        f"only src/geometry/ may use Embree (go through geometry/engine.h)")
-                for m in embree.finditer(code):
-                    if m.group(1).startswith("embree3/"):
-                        continue  # reported as an include above
-                    problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: uses {m.group(1)}; only "
-                                    f"src/geometry/ may use Embree (go through geometry/engine.h)")
+                for lib, use, header, seam in libraries:
+                    why = f"only src/geometry/ may use {lib} (go through {seam})"
+                    for m in INCLUDE.finditer(text):
+                        if header.match(m.group(2)):
+                            problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: includes "
+                                            f"{m.group(2)}; {why}")
+                    for m in use.finditer(code):
+                        if m.group(1).startswith("embree3/"):
+                            continue  # reported as an include above
+                        problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: uses {m.group(1)}; {why}")
     if checked == 0:
-        problems.append("found no sources outside src/geometry/ to check for Embree")
-
-    # Rule 3 for the rasterizer: EGL and OpenGL stay behind the same seam.
-    graphics = re.compile(r"(\begl[A-Z]\w*|\bgl[A-Z][a-z]\w*(?=\s*\()|\bE?GL_[A-Z]\w*)")
-    graphics_header = re.compile(r"^(EGL|GL|GLES\d*|KHR|epoxy)/")
-    for top in ("src", "bench", "tests", "fuzz", "include"):
-        for dirpath, _, names in os.walk(os.path.join(root, top)):
-            for name in sorted(names):
-                if not name.endswith((".c", ".h")):
-                    continue
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, root).replace(os.sep, "/")
-                if rel.startswith("src/geometry/"):
-                    continue
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    text = f.read()
-                code = strip_comments_and_strings(text)
-                for m in INCLUDE.finditer(text):
-                    if graphics_header.match(m.group(2)):
-                        problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: includes {m.group(2)}; "
-                                        f"only src/geometry/ may use EGL/OpenGL (go through geometry/raster_gl.h)")
-                for m in graphics.finditer(code):
-                    problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: uses {m.group(1)}; only "
-                                    f"src/geometry/ may use EGL/OpenGL (go through geometry/raster_gl.h)")
+        problems.append("found no sources outside src/geometry/ to check for Embree, EGL and OpenGL")
 
     for key in sorted(set(KNOWN) - seen_known):
         print(f"note: KNOWN entry no longer found, remove it: {key[0]} includes {key[1]}")
