@@ -1,7 +1,9 @@
 /* The real scan of a fit (fit_file.h): one row per beam, its range (and intensity), from the CSV,
- * PCD or PLY that `lidarsim scan --keep-misses` writes (or any file with those columns). */
+ * PCD or PLY that `lidarsim scan --keep-misses` writes (or any file with those columns); and the
+ * same reader for any named columns (scan_columns.h: x, y, z, time, ring for `lidarsim pattern`). */
 #include "core/text.h"
 #include "inverse/fit_file.h"
+#include "inverse/scan_columns.h"
 
 #include "core/context.h"
 
@@ -23,6 +25,8 @@ void lsim_fit_scan_free(lsim_fit_scan *scan)
     memset(scan, 0, sizeof *scan);
 }
 
+/* Two uses of one reader: the fit's scan (fit: column 0 `range`, checked >= 0, and `intensity`, into
+ * floats, at most max_rows kept) or any named columns into growing double arrays (cols). */
 typedef struct reader {
     lsim_context *ctx;
     const char *path;
@@ -31,20 +35,52 @@ typedef struct reader {
     size_t max_rows;
     lsim_fit_scan *out;
     size_t line;
+    int fit;                   /* 1: the fit's scan; 0: named columns (cols) */
+    size_t ncols;              /* wanted columns */
+    const char *const *want;   /* their names */
+    const int *required;       /* whether each must be there */
+    const char *need;          /* what the file needs, for messages */
+    const char *header_hint;   /* the columns a header names, for messages */
+    lsim_scan_columns *cols;   /* fit == 0 */
+    size_t cap;                /* rows allocated in cols */
 } reader;
 
 static lsim_status oom(reader *r) { return lsim_fail(r->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", r->path); }
 
-/* Keep row `count` (while below max_rows) and count it. */
-static void keep(reader *r, double range, double intensity)
+static size_t *row_count(reader *r) { return r->fit ? &r->out->count : &r->cols->count; }
+
+/* Keep one row (v[k]: wanted column k; NaN when absent) and count it. */
+static lsim_status keep(reader *r, const double *v)
 {
-    lsim_fit_scan *s = r->out;
-    if (s->count < r->max_rows) {
-        s->range[s->count] = isfinite(range) ? (float)range : 0.0f;
-        if (s->intensity)
-            s->intensity[s->count] = isfinite(intensity) && intensity > 0.0 ? (float)intensity : 0.0f;
+    if (r->fit) {
+        lsim_fit_scan *s = r->out;
+        const double range = v[0], intensity = v[1];
+        if (s->count < r->max_rows) {
+            s->range[s->count] = isfinite(range) ? (float)range : 0.0f;
+            if (s->intensity)
+                s->intensity[s->count] = isfinite(intensity) && intensity > 0.0 ? (float)intensity : 0.0f;
+        }
+        ++s->count;
+        return LSIM_OK;
     }
-    ++s->count;
+    lsim_scan_columns *c = r->cols;
+    if (c->count == r->cap) {
+        const size_t cap = r->cap ? 2 * r->cap : 4096;
+        for (size_t k = 0; k < r->ncols; ++k) {
+            if (!c->value[k])
+                continue;
+            double *p = realloc(c->value[k], cap * sizeof(double));
+            if (!p)
+                return oom(r);
+            c->value[k] = p;
+        }
+        r->cap = cap;
+    }
+    for (size_t k = 0; k < r->ncols; ++k)
+        if (c->value[k])
+            c->value[k][c->count] = v[k];
+    ++c->count;
+    return LSIM_OK;
 }
 
 /* A range read at text line `row`, or (binary) at point `point` (row 0). */
@@ -130,15 +166,44 @@ static lsim_status column_missing(reader *r, const char *what, char **names, siz
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%.40s", i ? ", " : "", names[i]);
     }
+    if (!r->fit)
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: no `%s` column (columns: %s); %s", r->path, line, what,
+                         list[0] ? list : "none", r->need);
     return lsim_fail(r->ctx, LSIM_ERR_PARSE,
                      "%s:%zu: no `%s` column (columns: %s); the scan needs one row per beam with its range%s, as "
                      "`lidarsim scan SCENE -o FILE --keep-misses` writes it", r->path, line, what, list[0] ? list : "none",
                      r->want_intensity ? " and intensity (intensity_weight is given)" : "");
 }
 
+/* Each wanted column's index among `names` (-1 if absent; the first of equal names), or the error
+ * for the first required one missing. The fit ignores `intensity` unless it wants it. */
+static lsim_status find_columns(reader *r, char **names, size_t n, size_t line, size_t *idx)
+{
+    for (size_t k = 0; k < r->ncols; ++k) {
+        idx[k] = (size_t)-1;
+        for (size_t i = 0; i < n && i < MAX_COLUMNS; ++i)
+            if (strcmp(names[i], r->want[k]) == 0) {
+                idx[k] = i;
+                break;
+            }
+    }
+    for (size_t k = 0; k < r->ncols; ++k)
+        if (idx[k] == (size_t)-1 && r->required[k])
+            return column_missing(r, r->want[k], names, n, line);
+    if (r->fit && !r->want_intensity)
+        idx[1] = (size_t)-1;
+    if (!r->fit)
+        for (size_t k = 0; k < r->ncols; ++k)
+            if (idx[k] == (size_t)-1) {
+                free(r->cols->value[k]);
+                r->cols->value[k] = NULL; /* absent */
+            }
+    return LSIM_OK;
+}
+
 /* Text rows: CSV after a header line, or PCD ascii rows (sep ' ', columns known). */
-static lsim_status read_text_rows(reader *r, char **line, size_t *cap, char sep, size_t columns, size_t range_col,
-                                  size_t intensity_col, size_t expected)
+static lsim_status read_text_rows(reader *r, char **line, size_t *cap, char sep, size_t columns, const size_t *col,
+                                  size_t expected)
 {
     char *field[MAX_COLUMNS];
     while (getline(line, cap, r->fp) >= 0) {
@@ -146,30 +211,31 @@ static lsim_status read_text_rows(reader *r, char **line, size_t *cap, char sep,
         trim_eol(*line);
         if (blank(*line))
             continue;
-        if (expected != (size_t)-1 && r->out->count == expected)
+        if (expected != (size_t)-1 && *row_count(r) == expected)
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: more rows than the header's %zu points", r->path,
                              r->line, expected);
         const size_t n = split(*line, sep, field, MAX_COLUMNS);
         if (n != columns)
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %zu values, but the header names %zu columns", r->path,
                              r->line, n, columns);
-        double range = 0.0, intensity = 0.0;
-        if (lsim_parse_double(field[range_col], &range))
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: range '%.40s' is not a number", r->path, r->line,
-                             field[range_col]);
-        if (intensity_col != (size_t)-1 && lsim_parse_double(field[intensity_col], &intensity))
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: intensity '%.40s' is not a number", r->path, r->line,
-                             field[intensity_col]);
-        lsim_status st = check_range(r, range, r->line);
+        double v[LSIM_SCAN_COLUMNS_MAX];
+        for (size_t k = 0; k < r->ncols; ++k) {
+            v[k] = r->fit ? 0.0 : NAN;
+            if (col[k] != (size_t)-1 && lsim_parse_double(field[col[k]], &v[k]))
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s '%.40s' is not a number", r->path, r->line,
+                                 r->want[k], field[col[k]]);
+        }
+        lsim_status st = r->fit ? check_range(r, v[0], r->line) : LSIM_OK;
+        if (st == LSIM_OK)
+            st = keep(r, v);
         if (st != LSIM_OK)
             return st;
-        keep(r, range, intensity);
     }
     if (ferror(r->fp))
         return lsim_fail(r->ctx, LSIM_ERR_IO, "%s: read error: %s", r->path, strerror(errno));
-    if (expected != (size_t)-1 && r->out->count != expected)
+    if (expected != (size_t)-1 && *row_count(r) != expected)
         return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: %zu rows, but the header announces %zu points", r->path,
-                         r->out->count, expected);
+                         *row_count(r), expected);
     return LSIM_OK;
 }
 
@@ -180,44 +246,20 @@ static lsim_status read_csv(reader *r, char *first, char **line, size_t *cap, si
     if (n > MAX_COLUMNS)
         return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %zu columns; at most %d", r->path, first_line, n,
                          MAX_COLUMNS);
-    size_t range_col = (size_t)-1, intensity_col = (size_t)-1;
-    for (size_t i = 0; i < n; ++i) {
-        if (strcmp(field[i], "range") == 0 && range_col == (size_t)-1)
-            range_col = i;
-        if (strcmp(field[i], "intensity") == 0 && intensity_col == (size_t)-1)
-            intensity_col = i;
-    }
-    if (range_col == (size_t)-1) {
-        double v;
-        if (lsim_parse_double(field[0], &v) == 0)
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE,
-                             "%s:%zu: the first line is data, not a header; a CSV scan starts with a header line "
-                             "naming its columns (range, intensity, ...), as `lidarsim scan SCENE -o FILE.csv "
-                             "--keep-misses` writes it", r->path, first_line);
-        return column_missing(r, "range", field, n, first_line);
-    }
-    if (r->want_intensity && intensity_col == (size_t)-1)
-        return column_missing(r, "intensity", field, n, first_line);
-    return read_text_rows(r, line, cap, ',', n, range_col, r->want_intensity ? intensity_col : (size_t)-1,
-                          (size_t)-1);
+    size_t col[LSIM_SCAN_COLUMNS_MAX];
+    double v;
+    if (lsim_parse_double(field[0], &v) == 0)
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE,
+                         "%s:%zu: the first line is data, not a header; a CSV scan starts with a header line "
+                         "naming its columns (%s, ...), as `lidarsim scan SCENE -o FILE.csv%s` writes it", r->path,
+                         first_line, r->header_hint, r->fit ? " --keep-misses" : "");
+    lsim_status st = find_columns(r, field, n, first_line, col);
+    if (st != LSIM_OK)
+        return st;
+    return read_text_rows(r, line, cap, ',', n, col, (size_t)-1);
 }
 
 /* ---------------------------------------------------------------- binary fields */
-
-/* A binary header's (PCD, PLY) field names: range found (range_i not -1) and intensity when
- * wanted (else *intensity_i becomes -1), or the error naming the fields there are. */
-static lsim_status header_columns(reader *r, char (*names)[48], size_t n, size_t range_i, size_t *intensity_i)
-{
-    if (range_i == (size_t)-1 || (r->want_intensity && *intensity_i == (size_t)-1)) {
-        char *list[MAX_COLUMNS];
-        for (size_t i = 0; i < n; ++i)
-            list[i] = names[i];
-        return column_missing(r, range_i == (size_t)-1 ? "range" : "intensity", list, n, r->line);
-    }
-    if (!r->want_intensity)
-        *intensity_i = (size_t)-1;
-    return LSIM_OK;
-}
 
 typedef struct bin_field {
     char type; /* 'F', 'I', 'U' */
@@ -247,8 +289,8 @@ static double get_value(const unsigned char *p, const bin_field *f)
     return (double)u;
 }
 
-static lsim_status read_binary_rows(reader *r, size_t points, size_t row_bytes, const bin_field *range,
-                                    const bin_field *intensity, long data_start)
+static lsim_status read_binary_rows(reader *r, size_t points, size_t row_bytes, const bin_field *const *f,
+                                    long data_start)
 {
     struct stat info;
     if (fstat(fileno(r->fp), &info) == 0 && S_ISREG(info.st_mode) && row_bytes &&
@@ -270,10 +312,12 @@ static lsim_status read_binary_rows(reader *r, size_t points, size_t row_bytes, 
         }
         for (size_t i = 0; i < m && st == LSIM_OK; ++i) {
             const unsigned char *row = buf + i * row_bytes;
-            const double v = get_value(row + range->offset, range);
-            st = check_range_at(r, v, 0, done + i + 1);
+            double v[LSIM_SCAN_COLUMNS_MAX];
+            for (size_t k = 0; k < r->ncols; ++k)
+                v[k] = f[k] ? get_value(row + f[k]->offset, f[k]) : r->fit ? 0.0 : NAN;
+            st = r->fit ? check_range_at(r, v[0], 0, done + i + 1) : LSIM_OK;
             if (st == LSIM_OK)
-                keep(r, v, intensity ? get_value(row + intensity->offset, intensity) : 0.0);
+                st = keep(r, v);
         }
         done += m;
     }
@@ -358,18 +402,10 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the header needs SIZE and TYPE", r->path, r->line);
             if (points == (size_t)-1)
                 points = width * height;
-            size_t offset = 0, range_i = (size_t)-1, intensity_i = (size_t)-1, columns = 0, range_col = 0,
-                   intensity_col = 0;
+            size_t offset = 0, columns = 0, first_col[MAX_COLUMNS];
             for (size_t i = 0; i < n; ++i) {
                 fields[i].offset = offset;
-                if (strcmp(names[i], "range") == 0 && range_i == (size_t)-1) {
-                    range_i = i;
-                    range_col = columns;
-                }
-                if (strcmp(names[i], "intensity") == 0 && intensity_i == (size_t)-1) {
-                    intensity_i = i;
-                    intensity_col = columns;
-                }
+                first_col[i] = columns;
                 offset += fields[i].size * counts[i];
                 columns += counts[i];
             }
@@ -380,15 +416,22 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 if (fields[i].type == 'F' && fields[i].size != 4 && fields[i].size != 8)
                     return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: field '%s' is TYPE F of SIZE %zu; floats are 4 "
                                      "or 8 bytes", r->path, r->line, names[i], fields[i].size);
-            lsim_status found = header_columns(r, names, n, range_i, &intensity_i);
+            char *list[MAX_COLUMNS];
+            for (size_t i = 0; i < n; ++i)
+                list[i] = names[i];
+            size_t idx[LSIM_SCAN_COLUMNS_MAX], col[LSIM_SCAN_COLUMNS_MAX];
+            const bin_field *bf[LSIM_SCAN_COLUMNS_MAX];
+            lsim_status found = find_columns(r, list, n, r->line, idx);
             if (found != LSIM_OK)
                 return found;
-            const bin_field *rf = &fields[range_i], *inf = intensity_i != (size_t)-1 ? &fields[intensity_i] : NULL;
+            for (size_t k = 0; k < r->ncols; ++k) {
+                col[k] = idx[k] == (size_t)-1 ? (size_t)-1 : first_col[idx[k]];
+                bf[k] = idx[k] == (size_t)-1 ? NULL : &fields[idx[k]];
+            }
             if (m == 2 && strcmp(field[1], "ascii") == 0)
-                return read_text_rows(r, line, cap, ' ', columns, range_col, inf ? intensity_col : (size_t)-1,
-                                      points);
+                return read_text_rows(r, line, cap, ' ', columns, col, points);
             if (m == 2 && strcmp(field[1], "binary") == 0)
-                return read_binary_rows(r, points, offset, rf, inf, ftell(r->fp));
+                return read_binary_rows(r, points, offset, bf, ftell(r->fp));
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: DATA '%.30s'; valid: ascii, binary (binary_compressed "
                              "is not read: convert it, e.g. with pcl_convert_pcd_ascii_binary)", r->path, r->line,
                              m > 1 ? field[1] : "");
@@ -470,25 +513,24 @@ static lsim_status read_ply(reader *r, char **line, size_t *cap)
             snprintf(names[n++], sizeof names[0], "%s", field[2]);
         } else if (strcmp(field[0], "property") == 0 && in_vertex) {
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: a list property; a scan's vertices have scalar "
-                             "properties (range, intensity, ...)", r->path, r->line);
+                             "properties (%s, ...)", r->path, r->line, r->header_hint);
         } else if (strcmp(field[0], "end_header") == 0) {
             if (format < 0 || !have_vertex)
                 return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the PLY header needs `format` and `element "
                                  "vertex N`", r->path, r->line);
-            size_t range_i = (size_t)-1, intensity_i = (size_t)-1;
-            for (size_t i = 0; i < n; ++i) {
-                if (strcmp(names[i], "range") == 0 && range_i == (size_t)-1)
-                    range_i = i;
-                if (strcmp(names[i], "intensity") == 0 && intensity_i == (size_t)-1)
-                    intensity_i = i;
-            }
-            lsim_status found = header_columns(r, names, n, range_i, &intensity_i);
+            char *list[MAX_COLUMNS];
+            for (size_t i = 0; i < n; ++i)
+                list[i] = names[i];
+            size_t idx[LSIM_SCAN_COLUMNS_MAX];
+            const bin_field *bf[LSIM_SCAN_COLUMNS_MAX];
+            lsim_status found = find_columns(r, list, n, r->line, idx);
             if (found != LSIM_OK)
                 return found;
+            for (size_t k = 0; k < r->ncols; ++k)
+                bf[k] = idx[k] == (size_t)-1 ? NULL : &fields[idx[k]];
             if (format == 0)
-                return read_text_rows(r, line, cap, ' ', n, range_i, intensity_i, points);
-            return read_binary_rows(r, points, offset, &fields[range_i],
-                                    intensity_i != (size_t)-1 ? &fields[intensity_i] : NULL, ftell(r->fp));
+                return read_text_rows(r, line, cap, ' ', n, idx, points);
+            return read_binary_rows(r, points, offset, bf, ftell(r->fp));
         } else {
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unexpected PLY header line '%.40s'", r->path, r->line,
                              field[0]);
@@ -497,23 +539,19 @@ static lsim_status read_ply(reader *r, char **line, size_t *cap)
     return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: the PLY header has no end_header line", r->path);
 }
 
-lsim_status lsim_fit_scan_read(lsim_context *ctx, const char *path, int want_intensity, size_t max_rows,
-                               lsim_fit_scan *out)
+/* Open the file and read it in the format its content names. */
+static lsim_status read_any(reader *r)
 {
-    if (!path || !out)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_fit_scan_read: path and out must not be NULL");
-    memset(out, 0, sizeof *out);
+    lsim_context *ctx = r->ctx;
+    const char *path = r->path;
     struct stat info;
     if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a scan file", path);
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scan file: %s", path, strerror(errno));
-    reader r = {ctx, path, fp, want_intensity, max_rows, out, 0};
-    const size_t n = max_rows ? max_rows : 1;
-    out->range = malloc(n * sizeof *out->range);
-    out->intensity = want_intensity ? malloc(n * sizeof *out->intensity) : NULL;
-    lsim_status st = !out->range || (want_intensity && !out->intensity) ? oom(&r) : LSIM_OK;
+    r->fp = fp;
+    lsim_status st = LSIM_OK;
     char *line = NULL;
     size_t cap = 0;
     /* the format from the first significant line */
@@ -521,13 +559,14 @@ lsim_status lsim_fit_scan_read(lsim_context *ctx, const char *path, int want_int
         if (getline(&line, &cap, fp) < 0) {
             st = ferror(fp) ? lsim_fail(ctx, LSIM_ERR_IO, "%s: read error: %s", path, strerror(errno))
                             : lsim_fail(ctx, LSIM_ERR_PARSE, "%s: the scan file is empty; it needs a header line "
-                                        "naming its columns (range, intensity, ...) and one row per beam", path);
+                                        "naming its columns (%s, ...) and one row per %s", path, r->header_hint,
+                                        r->fit ? "beam" : "point");
             break;
         }
-        ++r.line;
+        ++r->line;
         trim_eol(line);
-        if (r.line == 1 && strcmp(line, "ply") == 0) {
-            st = read_ply(&r, &line, &cap);
+        if (r->line == 1 && strcmp(line, "ply") == 0) {
+            st = read_ply(r, &line, &cap);
             break;
         }
         if (blank(line))
@@ -535,15 +574,68 @@ lsim_status lsim_fit_scan_read(lsim_context *ctx, const char *path, int want_int
         if (line[0] == '#' || strncmp(line, "VERSION", 7) == 0 || strncmp(line, "FIELDS", 6) == 0) {
             if (line[0] == '#' && !strstr(line, "PCD"))
                 continue; /* a comment line before a CSV header */
-            st = read_pcd(&r, &line, &cap);
+            st = read_pcd(r, &line, &cap);
             break;
         }
-        st = read_csv(&r, line, &line, &cap, r.line);
+        st = read_csv(r, line, &line, &cap, r->line);
         break;
     }
     free(line);
     fclose(fp);
+    return st;
+}
+
+lsim_status lsim_fit_scan_read(lsim_context *ctx, const char *path, int want_intensity, size_t max_rows,
+                               lsim_fit_scan *out)
+{
+    if (!path || !out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_fit_scan_read: path and out must not be NULL");
+    memset(out, 0, sizeof *out);
+    static const char *const want[2] = {"range", "intensity"};
+    const int required[2] = {1, want_intensity};
+    reader r = {ctx, path, NULL, want_intensity, max_rows, out, 0, 1, 2, want, required, "", "range, intensity",
+                NULL, 0};
+    const size_t n = max_rows ? max_rows : 1;
+    out->range = malloc(n * sizeof *out->range);
+    out->intensity = want_intensity ? malloc(n * sizeof *out->intensity) : NULL;
+    lsim_status st = !out->range || (want_intensity && !out->intensity) ? oom(&r) : read_any(&r);
     if (st != LSIM_OK)
         lsim_fit_scan_free(out);
     return st;
+}
+
+void lsim_scan_columns_free(lsim_scan_columns *c)
+{
+    if (!c)
+        return;
+    for (size_t k = 0; k < LSIM_SCAN_COLUMNS_MAX; ++k)
+        free(c->value[k]);
+    memset(c, 0, sizeof *c);
+}
+
+lsim_status lsim_scan_columns_read(lsim_context *ctx, const char *path, size_t n, const char *const *names,
+                                   const int *required, const char *need, lsim_scan_columns *out)
+{
+    if (!path || !out || !names || !required || n == 0 || n > LSIM_SCAN_COLUMNS_MAX)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_scan_columns_read: path, out, names and required "
+                         "must not be NULL, and 1..%d columns", LSIM_SCAN_COLUMNS_MAX);
+    memset(out, 0, sizeof *out);
+    char hint[256] = "";
+    for (size_t k = 0; k < n; ++k) {
+        size_t len = strlen(hint);
+        snprintf(hint + len, sizeof hint - len, "%s%s", k ? ", " : "", names[k]);
+    }
+    reader r = {ctx, path, NULL, 0, 0, NULL, 0, 0, n, names, required, need ? need : "", hint, out, 0};
+    /* every column gets an array (freed again below when the file lacks it) */
+    lsim_status st = LSIM_OK;
+    for (size_t k = 0; k < n && st == LSIM_OK; ++k)
+        if (!(out->value[k] = malloc(sizeof(double))))
+            st = oom(&r);
+    if (st == LSIM_OK)
+        st = read_any(&r);
+    if (st != LSIM_OK) {
+        lsim_scan_columns_free(out);
+        return st;
+    }
+    return LSIM_OK;
 }

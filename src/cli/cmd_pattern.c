@@ -1,0 +1,128 @@
+/* lidarsim pattern from-scan SCAN -o PATTERN.csv: a pattern file (beam table) from a scan of a flat
+ * wall (raster paper §3.3; inverse/pattern_from_scan.h). */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/file_id.h"
+#include "inverse/pattern_from_scan.h"
+
+#include "lidarsim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct pattern_args {
+    const char *scan, *output;
+    double wall_distance; /* 0: not given */
+    int quiet;
+} pattern_args;
+
+static void pattern_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: lidarsim pattern from-scan SCAN -o PATTERN.csv [--wall-distance M] [--quiet]\n\n"
+            "Turn a scan of a flat wall, taken in the sensor's frame, into a pattern file: one beam per\n"
+            "point with a return, in the scan's order, azimuth_deg = atan2(y, x) and elevation_deg =\n"
+            "atan2(z, hypot(x, y)), with time_s and ring when the scan has `time` / `ring` columns.\n"
+            "A scene with `sensor: {file: PATTERN.csv}` then fires the captured sensor's beams.\n\n"
+            "  SCAN                      CSV (header line naming x, y, z, ...), PCD or PLY, as `lidarsim\n"
+            "                            scan SCENE -o SCAN.csv --frame sensor` writes it\n"
+            "  -o, --output FILE         the pattern file (azimuth_deg,elevation_deg[,time_s,ring])\n"
+            "  --wall-distance M         the wall's known distance from the sensor (m): warn when the\n"
+            "                            fitted plane is more than 2 cm off it\n"
+            "  --quiet                   print nothing but warnings and errors\n\n"
+            "The wall plane is fitted (least squares) and its distance and normal printed; a warning\n"
+            "goes to stderr when the points are not planar (rms off the plane > 2 cm): then the capture\n"
+            "was not of one flat wall (the directions are written all the same).\n");
+}
+
+static int parse_args(int argc, char **argv, pattern_args *a)
+{
+    memset(a, 0, sizeof *a);
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        pattern_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? LSIM_EXIT_USAGE : -1;
+    }
+    if (strcmp(argv[1], "from-scan") != 0) {
+        fprintf(stderr, "lidarsim pattern: unknown subcommand '%s'; valid: from-scan (see lidarsim pattern --help)\n",
+                argv[1]);
+        return LSIM_EXIT_USAGE;
+    }
+    for (int i = 2; i < argc; ++i) {
+        const char *opt = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            pattern_usage(stdout);
+            return -1;
+        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0 || strcmp(opt, "--wall-distance") == 0) {
+            if (!val) {
+                fprintf(stderr, "lidarsim pattern: option %s needs a value (see lidarsim pattern --help)\n", opt);
+                return LSIM_EXIT_USAGE;
+            }
+            ++i;
+            if (strcmp(opt, "--wall-distance") != 0)
+                a->output = val;
+            else if (lsim_arg_double(val, 1e-6, 1e6, &a->wall_distance))
+                return lsim_arg_invalid("pattern", opt, val, "a distance in metres, > 0 and <= 1e6");
+        } else if (strcmp(opt, "--quiet") == 0) {
+            a->quiet = 1;
+        } else if (opt[0] == '-' && opt[1]) {
+            fprintf(stderr, "lidarsim pattern: unknown option '%s' (see lidarsim pattern --help)\n", opt);
+            return LSIM_EXIT_USAGE;
+        } else if (!a->scan) {
+            a->scan = opt;
+        } else {
+            fprintf(stderr, "lidarsim pattern: unexpected argument '%s' (one scan only)\n", opt);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    if (!a->scan || !a->output) {
+        fprintf(stderr, "lidarsim pattern: %s\n", !a->scan ? "missing the scan (SCAN)" : "missing -o PATTERN.csv");
+        pattern_usage(stderr);
+        return LSIM_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int lsim_cmd_pattern(int argc, char **argv)
+{
+    pattern_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? LSIM_EXIT_OK : rc;
+    const lsim_file_id in = lsim_file_id_of(a.scan), out = lsim_file_id_of(a.output);
+    if (in.known && out.known && lsim_file_id_same(&in, a.scan, &out, a.output)) {
+        fprintf(stderr, "lidarsim pattern: the output '%s' is the scan itself; write the pattern elsewhere\n",
+                a.output);
+        return LSIM_EXIT_USAGE;
+    }
+    lsim_context *ctx = NULL;
+    if (lsim_context_create(&ctx) != LSIM_OK) {
+        fprintf(stderr, "lidarsim pattern: out of memory\n");
+        return LSIM_EXIT_FAILURE;
+    }
+    lsim_pattern_scan_info info;
+    if (lsim_pattern_from_scan(ctx, a.scan, a.output, &info) != LSIM_OK) {
+        fprintf(stderr, "lidarsim pattern: %s\n", lsim_context_last_error(ctx));
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_FAILURE;
+    }
+    lsim_context_destroy(ctx);
+    if (!a.quiet) {
+        printf("%s: %zu beams (of %zu rows)%s%s\n", a.output, info.beams, info.rows, info.has_time ? ", time_s" : "",
+               info.has_ring ? ", ring" : "");
+        printf("wall: distance %.4f m, normal [%.5f, %.5f, %.5f], rms off-plane %.4f m (max %.4f m)\n",
+               info.distance_m, info.normal[0], info.normal[1], info.normal[2], info.rms_m, info.max_m);
+        if (info.time_shift_s != 0.0)
+            printf("times shifted by %+.9f s so that the earliest beam fires at 0\n", -info.time_shift_s);
+    }
+    if (info.rms_m > LSIM_PATTERN_PLANAR_RMS_M)
+        fprintf(stderr, "lidarsim pattern: warning: the points are not planar (rms %.3f m off the fitted plane, "
+                "> %.2f m): the capture was not of one flat wall; the directions are still the points' own\n",
+                info.rms_m, LSIM_PATTERN_PLANAR_RMS_M);
+    if (a.wall_distance > 0.0 && fabs(info.distance_m - a.wall_distance) > LSIM_PATTERN_PLANAR_RMS_M)
+        fprintf(stderr, "lidarsim pattern: warning: the fitted wall is at %.4f m, --wall-distance says %.4f m "
+                "(off by %.4f m): check the capture and the sensor's range calibration\n", info.distance_m,
+                a.wall_distance, info.distance_m - a.wall_distance);
+    return LSIM_EXIT_OK;
+}
