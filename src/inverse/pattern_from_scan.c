@@ -125,7 +125,8 @@ static lsim_status fit_plane(lsim_context *ctx, const char *path, const lsim_sca
                 mx = e;
         }
     info->distance_m = d;
-    memcpy(info->normal, nv, sizeof nv);
+    for (int k = 0; k < 3; ++k)
+        info->normal[k] = nv[k] + 0.0; /* no -0 */
     info->rms_m = sqrt(ss / (double)n);
     info->max_m = mx;
     return LSIM_OK;
