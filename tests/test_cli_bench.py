@@ -19,8 +19,8 @@ import sys
 
 BINARY = os.path.abspath(sys.argv[1])
 failures = []
-KEYS = {"engine", "first_ms", "beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms", "noise_ms", "ratio",
-        "points"}
+KEYS = {"engine", "first_ms", "beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms",
+        "noise_ms", "ratio", "points"}
 
 
 def check(cond, what):
