@@ -9,15 +9,21 @@
 typedef struct lsim_bench_result {
     size_t beams, triangles;
     int threads;
+    int engine;           /* lsim_engine_kind of the frames: LSIM_ENGINE_EMBREE or LSIM_ENGINE_RASTER */
     double raw_ms;        /* best raw Embree trace */
-    double frame_ms;      /* best lidarsim frame: rays + trace + shade + noise + points */
+    double first_ms;      /* the first lidarsim frame (with the raster engine: its cube-map render) */
+    double frame_ms;      /* best lidarsim frame after the first (the first when repeat is 1): rays + trace +
+                           * shade + noise + points */
     double trace_ms, shade_ms, noise_ms; /* split of the best lidarsim frame */
     size_t raw_hits, frame_points;
 } lsim_bench_result;
 
-/* Run `repeat` frames of each kind, alternating, keeping the best. The frame fills the point
+/* Run `repeat` frames of each kind, alternating, keeping the best (the lidarsim frame: the best
+ * after the first, which is reported alone). The frames are traced by `engine` (an
+ * lsim_engine_kind: LSIM_ENGINE_EMBREE, or LSIM_ENGINE_RASTER, whose cube map is rendered in the
+ * first frame and reused by later ones, the sensor being static). The frame fills the point
  * fields of `fields` (LSIM_FIELD_BIT mask; 0: every field), with noise on or off. 0 on success. */
-int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int threads, int repeat, uint32_t fields, int noise,
-                   lsim_bench_result *out, char *error, size_t error_size);
+int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int threads, int repeat, uint32_t fields,
+                   int noise, lsim_bench_result *out, char *error, size_t error_size);
 
 #endif

@@ -7,7 +7,9 @@ usage: test_cli_bench.py LIDARSIM_BINARY WORK_DIR
      frame and in raw Embree, so points == beams (noise off, no drop-outs)
   b  --fields and --noise: a frame filling x, y, z and time only still returns every beam
   c  bad options are usage errors (exit 2) naming the option: --fields with an unknown field,
-     --noise maybe, --beams 10, --repeat 0, and an unknown option
+     --noise maybe, --beams 10, --repeat 0, --engine frob, and an unknown option
+  d  --engine raster: the same frames through the raster engine (EGL/OpenGL; make test installs
+     Mesa) still return every beam; engine is "raster" in the JSON, raycast the default
 Timings are printed, never asserted (they depend on the machine).
 """
 import json
@@ -17,8 +19,8 @@ import sys
 
 BINARY = os.path.abspath(sys.argv[1])
 failures = []
-KEYS = {"beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms", "noise_ms", "ratio",
-        "points"}
+KEYS = {"engine", "first_ms", "beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms",
+        "noise_ms", "ratio", "points"}
 
 
 def check(cond, what):
@@ -49,6 +51,7 @@ def main():
         check(r["beams"] >= 1000 and r["beams"] % 128 == 0, "a: beams %s" % r["beams"])
         check(r["points"] == r["beams"], "a: %s points for %s beams inside a closed sphere" % (r["points"], r["beams"]))
         check(r["threads"] == 2, "a: threads %s" % r["threads"])
+        check(r["engine"] == "raycast", "a: engine %s" % r["engine"])
         check(r["frame_ms"] > 0 and r["raw_embree_ms"] > 0, "a: times %s" % r)
         check(abs(r["ratio"] - r["raw_embree_ms"] / r["frame_ms"]) < 1e-2 * max(1.0, r["ratio"]), "a: ratio %s" % r)
         print("a: %d beams: frame %.3f ms, raw Embree %.3f ms" % (r["beams"], r["frame_ms"], r["raw_embree_ms"]))
@@ -63,11 +66,24 @@ def main():
                          (["--noise", "maybe"], "--noise 'maybe'"),
                          (["--beams", "10"], "--beams '10'"),
                          (["--repeat", "0"], "--repeat '0'"),
+                         (["--engine", "frob"], "--engine 'frob'"),
                          (["--frobnicate"], "'--frobnicate'")):
         rc, out, err = bench(*args)
         check(rc == 2, "c: %s: exit %d, expected 2" % (args, rc))
         check(needle in err, "c: %s: message lacks %r: %s" % (args, needle, err.strip()))
         check(out == "", "c: %s: printed %r" % (args, out))
+
+    rc, out, err = bench("--engine", "raster", "--beams", "1000", "--triangles", "2000", "--repeat", "2", "--threads",
+                         "2", "--json", "--noise", "off")
+    check(rc == 0, "d: exit %d: %s" % (rc, err.strip()))
+    got = rows(out) if rc == 0 else []
+    check(len(got) == 1, "d: %d rows, expected 1" % len(got))
+    for r in got:
+        check(set(r) == KEYS, "d: keys %s" % sorted(r))
+        check(r["engine"] == "raster", "d: engine %s" % r["engine"])
+        check(r["points"] == r["beams"], "d: %s points for %s beams inside a closed sphere" % (r["points"], r["beams"]))
+        check(r["first_ms"] > 0 and r["frame_ms"] > 0, "d: times %s" % r)
+        print("d: raster %d beams: first frame %.3f ms, later %.3f ms" % (r["beams"], r["first_ms"], r["frame_ms"]))
     if failures:
         print("%d checks failed" % len(failures), file=sys.stderr)
         return 1

@@ -289,7 +289,7 @@ static const cube *render_cube(raster_state *s, const request *q)
             v.rotation[3 * r + 2] = -face_fwd[k][r];
         }
         size_t off = (size_t)k * n * n;
-        lsim_raster_image img = {c->range + off, NULL, c->object + off, c->prim + off};
+        lsim_raster_image img = {c->range + off, NULL, c->object + off, c->prim + off, NULL};
         st = lsim_raster_gl_render_view(s->gl, &v, &img);
     }
     lsim_raster_gl_release_current(s->gl);

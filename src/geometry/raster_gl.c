@@ -3,7 +3,8 @@
  * pose and id. A per-triangle normal buffer (shader storage, indexed by the draw's first
  * triangle + gl_PrimitiveID) gives flat geometric normals with no duplicated vertices.
  * Targets: 32-bit float depth (16-bit for the ablation), R32F range, RGBA32F normal, R32UI
- * object id + 1 and R32UI triangle index; no multisampling, no blending. */
+ * object id + 1 and R32UI triangle index; no multisampling, no blending. The depth buffer is read
+ * back only for the ablation's depth_range (range by inverting the projection). */
 #include "geometry/raster_gl_internal.h"
 
 #include "core/context.h"
@@ -324,6 +325,20 @@ lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_vie
     if (out->primitive) {
         gl->f.ReadBuffer(GL_COLOR_ATTACHMENT3);
         gl->f.ReadPixels(0, 0, (GLsizei)w, (GLsizei)h, GL_RED_INTEGER, GL_UNSIGNED_INT, out->primitive);
+    }
+    if (out->depth_range) { /* the ablation: range from the depth buffer, inverting the projection */
+        float *d = out->depth_range;
+        gl->f.ReadPixels(0, 0, (GLsizei)w, (GLsizei)h, GL_DEPTH_COMPONENT, GL_FLOAT, d);
+        const double p10 = proj[10], p14 = proj[14]; /* the float terms the view was drawn with */
+        for (uint32_t j = 0; j < h; ++j) {
+            const double y = b + (j + 0.5) * (t - b) / h;
+            for (uint32_t i = 0; i < w; ++i) {
+                const double x = l + (i + 0.5) * (r - l) / w;
+                float *px = &d[(size_t)j * w + i];
+                const double z_ndc = 2.0 * (double)*px - 1.0;
+                *px = *px >= 1.0f ? INFINITY : (float)(p14 / (z_ndc + p10) * sqrt(1.0 + x * x + y * y));
+            }
+        }
     }
     return lsim_raster_gl_check(gl, "reading a view back");
 }

@@ -46,12 +46,21 @@ typedef struct lsim_raster_view {
  *   normal:    unit geometric normal in world space, interleaved x, y, z (the winding's
  *              (b - a) x (c - a), as the ray-casting engines report it; 0, 0, 0 for nothing)
  *   object:    scene object index + 1 (0: nothing)
- *   primitive: triangle index within that object (0 for nothing) */
+ *   primitive: triangle index within that object (0 for nothing)
+ *   depth_range: the ablation of the raster paper's Fig. 5 (not used by the engine): the same
+ *              Euclidean range, but reconstructed from the DEPTH BUFFER by inverting the
+ *              projection (the paper's eq. 2 with eq. 3's z mapping): z_ndc = 2 d - 1,
+ *              z_eye = P14 / (z_ndc + P10) with the float projection terms actually drawn,
+ *              range = z_eye sqrt(1 + x^2 + y^2) at the pixel centre's tangents (x, y); INFINITY
+ *              where the depth is the cleared 1. Its precision is the depth format's (depth_bits):
+ *              with 16 bits it shows the stair-step artefacts that `range` (interpolated
+ *              camera-space position, 32-bit float) does not. */
 typedef struct lsim_raster_image {
     float *range;
     float *normal;
     uint32_t *object;
     uint32_t *primitive;
+    float *depth_range;
 } lsim_raster_image;
 
 /* EGL display + OpenGL 4.3 core context, current on this thread. LSIM_ERR_ENGINE when EGL or a
