@@ -198,11 +198,14 @@ static void batch_request(const raster_state *s, const lsim_rays *r, size_t begi
             far_m = r->tfar[i];
         ++n;
     }
-    /* finest spacing between beam centre rays: each beam against the next RASTER_PAIRS beams
-     * (a spinning unit's next column of the same laser is channels beams on) */
+    /* finest spacing between beam centre rays: each of about RASTER_PAIRS beams spread over the
+     * batch against the next RASTER_PAIRS beams (a spinning unit's next column of the same laser
+     * is channels beams on); a sample, so that the estimate costs RASTER_PAIRS^2 pairs a batch,
+     * not RASTER_PAIRS per beam */
     double best = INFINITY; /* smallest squared sine above the floor */
     const double floor2 = 1e-8; /* (1e-4 rad)^2: rays closer than that are the same direction */
-    for (size_t i = begin; i < begin + count; i += sub)
+    const size_t beams = count / sub, every = beams > RASTER_PAIRS ? beams / RASTER_PAIRS : 1;
+    for (size_t i = begin; i < begin + count; i += sub * every)
         for (size_t j = i + sub, k = 0; j < begin + count && k < RASTER_PAIRS; j += sub, ++k) {
             double ax = r->dx[i], ay = r->dy[i], az = r->dz[i], bx = r->dx[j], by = r->dy[j], bz = r->dz[j];
             if (ax * bx + ay * by + az * bz <= 0.0)
