@@ -22,8 +22,8 @@ static inline lsim_scene *example(lsim_context *ctx, const char *file, lsim_sens
     return scene;
 }
 
-/* A noisy scan of `scene` by `sensor` (one range per beam). */
-static inline float *scan_ranges(lsim_context *ctx, lsim_scene *scene, lsim_sensor *sensor, uint64_t seed, size_t *count)
+/* A noisy scan (seed) of `scene` by `sensor`: one row per beam, misses as range 0. */
+static inline lsim_points *noisy_scan(lsim_context *ctx, lsim_scene *scene, lsim_sensor *sensor, uint64_t seed)
 {
     lsim_scan_options opt;
     lsim_scan_options_init(&opt);
@@ -32,6 +32,13 @@ static inline float *scan_ranges(lsim_context *ctx, lsim_scene *scene, lsim_sens
     opt.keep_misses = 1;
     lsim_points *p;
     REQUIRE_OK(ctx, lsim_scene_scan(scene, sensor, &opt, &p));
+    return p;
+}
+
+/* Its ranges alone (malloc'd, *count of them). */
+static inline float *scan_ranges(lsim_context *ctx, lsim_scene *scene, lsim_sensor *sensor, uint64_t seed, size_t *count)
+{
+    lsim_points *p = noisy_scan(ctx, scene, sensor, seed);
     *count = lsim_points_count(p);
     float *r = malloc(*count * sizeof *r);
     if (!r)

@@ -148,13 +148,7 @@ static void experiment_4(lsim_context *ctx)
     lsim_scene *real_scene = checkerboards(ctx, 0.1, 0.8);
     lsim_sensor *truth_sensor = urg(ctx, 0.0, 0.0, 0.0);
     REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(truth_sensor, freq, 30, 15, truth));
-    lsim_scan_options opt;
-    lsim_scan_options_init(&opt);
-    opt.noise = 1;
-    opt.seed = 9;
-    opt.keep_misses = 1;
-    lsim_points *p;
-    REQUIRE_OK(ctx, lsim_scene_scan(real_scene, truth_sensor, &opt, &p));
+    lsim_points *p = noisy_scan(ctx, real_scene, truth_sensor, 9);
     const size_t n = lsim_points_count(p);
     const float *range = lsim_points_column(p, LSIM_FIELD_RANGE), *amp = lsim_points_column(p, LSIM_FIELD_INTENSITY);
 
@@ -295,13 +289,7 @@ static void limits(lsim_context *ctx)
 {
     lsim_scene *truth = wall_room(ctx, 1.0), *model = wall_room(ctx, 0.9);
     lsim_sensor *s = urg(ctx, 0.2, 0.1, 5.0);
-    lsim_scan_options opt;
-    lsim_scan_options_init(&opt);
-    opt.noise = 1;
-    opt.seed = 3;
-    opt.keep_misses = 1;
-    lsim_points *p;
-    REQUIRE_OK(ctx, lsim_scene_scan(truth, s, &opt, &p));
+    lsim_points *p = noisy_scan(ctx, truth, s, 3);
     const size_t n = lsim_points_count(p);
     lsim_fit *fit;
     REQUIRE_OK(ctx, lsim_fit_create(model, s, LSIM_FIT_FIXED, &fit));
