@@ -84,7 +84,7 @@ static int trace_alone(lsim_scene *scene, const lsim_sensor *sensor, lsim_raw_em
         for (size_t c = 0; c < slices; ++c) {
             const size_t lo = c * TRACE_SLICE * per, m = (c + 1 < slices ? TRACE_SLICE : pulses - c * TRACE_SLICE) * per;
             lsim_rays r = {m, rays.ox + lo, rays.oy + lo, rays.oz + lo, rays.dx + lo, rays.dy + lo, rays.dz + lo,
-                           rays.time + lo, rays.tnear + lo, rays.tfar + lo, rays.mask + lo, 0};
+                           rays.time + lo, rays.tnear + lo, rays.tfar + lo, rays.mask + lo, 0, NULL, 0.0};
             lsim_hits h = {hits.t + lo, hits.object + lo, hits.primitive + lo, hits.u + lo, hits.v + lo,
                            hits.ngx + lo, hits.ngy + lo, hits.ngz + lo};
             lsim_engine_intersect(scene->engine, &r, m, &h);

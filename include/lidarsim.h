@@ -263,12 +263,29 @@ lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, s
 /* Geometry engine that traces the scene's rays (DESIGN.md §6): Embree ray casting (default), or
  * BRUTE, a brute-force test engine that checks every primitive for every ray (small scenes only:
  * at most 100,000 triangles). Every engine gives the same points. */
-/* RASTER (opt-in, first part of DESIGN.md §2 "Rasterization"): primary beam rays are answered
- * from OpenGL cube-map views (EGL, Mesa's llvmpipe without a GPU) with the normal correction;
- * bounces, shadow rays, spheres and the kernel mode's tiles are ray-cast by Embree. Its points
- * match Embree's to about a millimetre away from silhouettes (README). */
+/* RASTER (opt-in, DESIGN.md §2 "Rasterization"): primary beam rays and the kernel mode's image
+ * are answered from OpenGL views (EGL, Mesa's llvmpipe without a GPU) with the normal
+ * correction: one cube map for a still frame, a view per group of beams (lsim_raster_options)
+ * when the sensor or objects move; bounces, shadow rays and spheres are ray-cast by Embree. Its
+ * points match Embree's to about a micrometre away from silhouettes (README). */
 typedef enum lsim_engine_kind { LSIM_ENGINE_EMBREE = 0, LSIM_ENGINE_BRUTE = 1, LSIM_ENGINE_RASTER = 2 } lsim_engine_kind;
 lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind);
+/* Settings of the raster engine (scene key `raster:`; README "Rasterization engine").
+ * oversample: pixels per finest beam spacing, 1..16 (default 2). group_ms: when the sensor or
+ * objects move during a frame, the beams are cut into groups of this many milliseconds of firing
+ * time and each group's view is drawn at the group's mean time (0.01..1000, default 1): a moving
+ * object is seen where it was up to that long before or after. normal_correction: 1 (default)
+ * moves each hit onto the pixel's triangle along the real ray, 0 keeps the pixel's range (an
+ * ablation). depth_bits: 32 (default) or 16 (an ablation). */
+typedef struct lsim_raster_options {
+    double oversample;
+    double group_ms;
+    int normal_correction;
+    int depth_bits;
+} lsim_raster_options;
+void lsim_raster_options_init(lsim_raster_options *options);
+/* Takes effect at the next commit (the raster engine is rebuilt). */
+lsim_status lsim_scene_set_raster_options(lsim_scene *scene, const lsim_raster_options *options);
 /* Build the acceleration structure. Called by lsim_scene_scan if needed. */
 lsim_status lsim_scene_commit(lsim_scene *scene);
 /* Move a named static object to a new pose (position in metres, roll/pitch/yaw in degrees: the

@@ -24,7 +24,7 @@ static void check_engine(lsim_context *ctx, lsim_scene *scene, const lsim_engine
     float t[N], u[N], v[N], ngx[N], ngy[N], ngz[N];
     uint32_t object[N], primitive[N];
     uint8_t blocked[N];
-    lsim_rays rays = {N, ox, oy, oz, dx, dy, dz, time, tnear, tfar, mask, 0};
+    lsim_rays rays = {N, ox, oy, oz, dx, dy, dz, time, tnear, tfar, mask, 0, NULL, 0.0};
     lsim_hits hits = {t, object, primitive, u, v, ngx, ngy, ngz};
     lsim_engine_intersect(engine, &rays, N, &hits);
     CHECK_NEAR(t[0], 5.0, 1e-5); /* finite: the wall at 5 m */

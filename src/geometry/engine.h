@@ -29,8 +29,15 @@ typedef struct lsim_rays {
     /* 0: any rays (bounces, shadow rays, kernel tiles). n >= 1: a batch of primary beam rays, n
      * consecutive rays per beam (the beam's sub-rays, centre ray first), all from near one sensor
      * origin. Only the raster engine reads it (primary batches are rendered, the rest ray-cast);
-     * lsim_rays_alloc sets 0 and the frame's slice sets the sub-ray count. */
+     * lsim_rays_alloc sets 0 and the frame's slice sets the sub-ray count. The kernel mode's
+     * image tiles are primary batches of 1. */
     int primary;
+    /* Primary batches: the frame's sensor (per-frame copy) whose beams these are, so that the
+     * raster engine draws views fitted to its pattern and its motion; NULL: ray-cast. */
+    const struct lsim_sensor *sensor;
+    /* Primary batches: the finest angular spacing the batch's rays resolve, radians (the kernel
+     * image's pixel pitch); 0: the sensor's beam spacing. */
+    double pitch;
 } lsim_rays;
 
 /* Geometry masks (Embree): triangle objects and spheres; LSIM_RAY_MASK_ALL hits both. */
@@ -72,11 +79,6 @@ extern const lsim_engine_ops lsim_engine_embree;
 extern const lsim_engine_ops lsim_engine_brute;
 extern const lsim_engine_ops lsim_engine_raster;
 
-/* Raster engine settings for the engines built after the call (process-wide; tests and
- * ablations): normal_correction 1 (default) moves each hit to the tangent plane of the pixel's
- * triangle along the real ray, 0 takes the pixel's range along the ray; oversample (default 2)
- * divides the beams' finest angular spacing into the cube faces' pixel pitch. */
-void lsim_raster_engine_configure(int normal_correction, double oversample);
 
 /* The engine of a kind (LSIM_ENGINE_...). */
 const lsim_engine_ops *lsim_engine_ops_of(lsim_engine_kind kind);

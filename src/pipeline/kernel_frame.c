@@ -41,6 +41,7 @@ typedef struct render_job {
     const bloom_grid *g;
     int stride;   /* pixels per row of the sector image */
     int bx0, nb;  /* the sector's tile columns */
+    const lsim_sensor *sensor; /* the frame's sensor: the raster engine draws its views for it */
 } render_job;
 
 static void clear_tile(struct lsim_bloom_state *s, const render_job *j, int lc, int ty)
@@ -126,7 +127,11 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
                     rays->mask[n] = LSIM_RAY_MASK_ALL;
                     ++n;
                 }
+    rays->primary = 1; /* the raster engine answers the image's rays from its rendered views */
+    rays->sensor = j->sensor;
+    rays->pitch = g->step * 3.14159265358979323846 / 180.0; /* views resolve the image's pixels */
     lsim_engine_intersect(j->engine, rays, n, hits);
+    rays->primary = 0;
     /* clear the tile (also its columns past the global image's last one), then shade the hits */
     float *I = s->intensity, *R = s->range, *C = s->cos_incidence, *NX = s->nx, *NY = s->ny, *NZ = s->nz;
     uint32_t *O = s->object;
@@ -436,7 +441,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     single.baseline = 0;
     single.divergence = 0.0f;
     single.sun_level = 0.0f;
-    render_job job = {&single, scene->engine, spec->range_bin, &g, stride, 0, 0};
+    render_job job = {&single, scene->engine, spec->range_bin, &g, stride, 0, 0, sensor};
     column_times(s, sensor, TX);
     float hmax = 0.0f;
     for (int i = 0; i <= 2 * M; ++i)

@@ -16,6 +16,8 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
     lsim_pose_floats(&sensor->pose, m, org);
     const int moves = sensor->frame_moves;
     const int s_count = subrays ? subrays->count : 1;
+    rays->sensor = sensor;
+    rays->pitch = 0.0;
     float posed_at = NAN; /* the beam time of m and org (every channel of a column shares one) */
     for (size_t i = 0; i < count; ++i) {
         if (moves && !(b->time[begin + i] == posed_at)) {

@@ -29,6 +29,7 @@ lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out)
     s->ctx = ctx;
     s->max_bounces = 5;
     s->sun_direction[2] = 1.0;
+    lsim_raster_options_init(&s->raster);
     lsim_status st = lsim_label_map_init_defaults(ctx, &s->labels);
     if (st == LSIM_OK)
         st = lsim_scene_add_lambertian(s, "default", 0.5);
@@ -415,6 +416,43 @@ lsim_status lsim_scene_commit(lsim_scene *scene)
     if (scene->engine)
         return LSIM_OK;
     return lsim_engine_build(scene, lsim_engine_ops_of(scene->engine_kind), &scene->engine);
+}
+
+void lsim_raster_options_init(lsim_raster_options *options)
+{
+    if (!options)
+        return;
+    options->oversample = 2.0;
+    options->group_ms = 1.0;
+    options->normal_correction = 1;
+    options->depth_bits = 32;
+}
+
+lsim_status lsim_scene_set_raster_options(lsim_scene *scene, const lsim_raster_options *options)
+{
+    if (!scene || !options)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    const lsim_raster_options *o = options;
+    if (!(o->oversample >= 1.0 && o->oversample <= 16.0))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "raster oversample %g is not within 1..16 (pixels per finest beam spacing; 2 is the default)",
+                         o->oversample);
+    if (!(o->group_ms >= 0.01 && o->group_ms <= 1000.0))
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "raster group_ms %g is not within 0.01..1000 (milliseconds of firing per view; 1 is the default)",
+                         o->group_ms);
+    if (o->normal_correction != 0 && o->normal_correction != 1)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "raster normal_correction %d is not 0 or 1",
+                         o->normal_correction);
+    if (o->depth_bits != 16 && o->depth_bits != 32)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "raster depth_bits %d is not 16 or 32",
+                         o->depth_bits);
+    scene->raster = *o;
+    if (scene->engine_kind == LSIM_ENGINE_RASTER) {
+        lsim_engine_destroy(scene->engine); /* the next commit builds it with these settings */
+        scene->engine = NULL;
+    }
+    return LSIM_OK;
 }
 
 lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind)

@@ -81,6 +81,7 @@ struct lsim_scene {
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
     struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
     lsim_engine_kind engine_kind; /* which engine lsim_scene_commit builds */
+    lsim_raster_options raster;   /* the raster engine's settings (read when it is built) */
     /* The pipeline's frame workspace, kept for the next frame (multi-frame use); the pipeline
      * sets both, lsim_scene_destroy calls frame_cache_free(frame_cache). */
     void *frame_cache;

@@ -14,7 +14,8 @@
 #include <string.h>
 
 static const char *const root_keys[] = {"sensor", "materials", "labels", "objects", "max_bounces", "atmosphere",
-                                        "ambient", "engine", NULL};
+                                        "ambient", "engine", "raster", NULL};
+static const char *const raster_keys[] = {"oversample", "group_ms", "normal_correction", "depth_bits", NULL};
 static const char *const object_keys[] = {"box", "sphere", "plane", "mesh", "position", "rotation",
                                           "scale", "material", "label", "velocity", "angular_velocity_deg_s",
                                           "trajectory", "name", NULL};
@@ -438,6 +439,34 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
         else
             return lsim_yaml_fail(y, engine, LSIM_ERR_PARSE, "engine", "'%s' is not an engine: raycast or raster", name);
         if (st != LSIM_OK)
+            return st;
+    }
+    yaml_node_t *raster = lsim_yaml_get(y, root, "raster");
+    if (raster) { /* the raster engine's settings (lsim_raster_options) */
+        if ((st = lsim_yaml_check_keys(y, raster, "raster", raster_keys)) != LSIM_OK)
+            return st;
+        lsim_raster_options o = scene->raster;
+        const char *names[] = {"oversample", "group_ms"};
+        double *values[] = {&o.oversample, &o.group_ms};
+        const double lo[] = {1.0, 0.01}, hi[] = {16.0, 1000.0};
+        for (int k = 0; k < 2; ++k) {
+            yaml_node_t *v = lsim_yaml_get(y, raster, names[k]);
+            char key[64];
+            snprintf(key, sizeof key, "raster.%s", names[k]);
+            if (v && (st = lsim_yaml_number(y, v, key, values[k])) != LSIM_OK)
+                return st;
+            if (v && !(*values[k] >= lo[k] && *values[k] <= hi[k]))
+                return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "%g is not within %g..%g", *values[k], lo[k], hi[k]);
+        }
+        if ((st = lsim_yaml_opt_int(y, raster, "normal_correction", "raster.normal_correction", 0, 1,
+                                    &o.normal_correction)) != LSIM_OK)
+            return st;
+        if ((st = lsim_yaml_opt_int(y, raster, "depth_bits", "raster.depth_bits", 16, 32, &o.depth_bits)) != LSIM_OK)
+            return st;
+        if (o.depth_bits != 16 && o.depth_bits != 32)
+            return lsim_yaml_fail(y, lsim_yaml_get(y, raster, "depth_bits"), LSIM_ERR_PARSE, "raster.depth_bits",
+                                  "%d is not 16 or 32", o.depth_bits);
+        if ((st = lsim_scene_set_raster_options(scene, &o)) != LSIM_OK)
             return st;
     }
     if (!objects)
