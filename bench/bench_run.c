@@ -4,13 +4,14 @@
 #include "points/points.h"
 #include "geometry/embree_reference.h"
 #include "scene/scene.h"
+#include "sensor/sensor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int threads, int repeat, uint32_t fields,
-                   int noise, lsim_bench_result *out, char *error, size_t error_size)
+int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int moving, int threads, int repeat,
+                   uint32_t fields, int noise, lsim_bench_result *out, char *error, size_t error_size)
 {
     memset(out, 0, sizeof *out);
     lsim_context *ctx = NULL;
@@ -35,7 +36,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int th
     opt.threads = threads;
     opt.fields = fields;
     opt.noise = noise;
-    const double zero[3] = {0, 0, 0};
+    const double zero[3] = {0, 0, 0}, velocity[3] = {10, 0, 0}, turn[3] = {0, 0, 30};
 
     if (lsim_context_create(&ctx) != LSIM_OK || lsim_scene_create(ctx, &scene) != LSIM_OK ||
         lsim_scene_set_engine(scene, (lsim_engine_kind)engine) != LSIM_OK ||
@@ -44,6 +45,7 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int th
         lsim_scene_commit(scene) != LSIM_OK ||
         lsim_sensor_create_rotating(ctx, 128, elev, columns, 10.0, &sensor) != LSIM_OK ||
         lsim_sensor_set_pose(sensor, zero, zero) != LSIM_OK || lsim_sensor_set_range(sensor, 0.0, 100.0) != LSIM_OK ||
+        (moving && lsim_sensor_set_motion(sensor, velocity, turn) != LSIM_OK) ||
         lsim_points_alloc(ctx, lsim_frame_point_capacity(sensor), &points) != LSIM_OK) {
         snprintf(error, error_size, "setup failed: %s", ctx ? lsim_context_last_error(ctx) : "out of memory");
         goto done;
@@ -62,9 +64,17 @@ int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int th
     out->triangles = mesh->triangle_count;
     out->threads = lsim_threads_resolve(threads);
     out->engine = engine;
+    out->moving = moving;
     out->raw_ms = out->frame_ms = 1e300;
-    lsim_rays_generate(sensor, NULL, 0, n, 100.0f, &rays); /* the rays the frame casts */
+    lsim_sensor framed = *sensor; /* the frame's copy, as the pipeline makes it: rays from each beam's pose */
+    framed.frame_start = 0.0;
+    framed.pose = lsim_sensor_pose_at(sensor, 0.0);
+    framed.frame_moves = moving;
+    framed.frame_of = sensor;
+    lsim_rays_generate(&framed, NULL, 0, n, 100.0f, &rays); /* the rays the frame casts */
     for (int k = 0; k < repeat; ++k) {
+        if (moving) /* successive frames of the drive: nothing drawn for one frame serves the next */
+            opt.scan_time = 0.1 * k;
         if (lsim_frame_run(scene, sensor, &opt, &ws, points) != LSIM_OK) {
             snprintf(error, error_size, "frame failed: %s", lsim_context_last_error(ctx));
             goto done;

@@ -19,7 +19,7 @@ import sys
 
 BINARY = os.path.abspath(sys.argv[1])
 failures = []
-KEYS = {"engine", "first_ms", "beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms",
+KEYS = {"engine", "moving", "first_ms", "beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms",
         "noise_ms", "ratio", "points"}
 
 
@@ -84,6 +84,14 @@ def main():
         check(r["points"] == r["beams"], "d: %s points for %s beams inside a closed sphere" % (r["points"], r["beams"]))
         check(r["first_ms"] > 0 and r["frame_ms"] > 0, "d: times %s" % r)
         print("d: raster %d beams: first frame %.3f ms, later %.3f ms" % (r["beams"], r["first_ms"], r["frame_ms"]))
+    rc, out, err = bench("--engine", "raster", "--moving", "--beams", "1000", "--triangles", "2000", "--repeat", "2",
+                         "--threads", "2", "--json", "--noise", "off")
+    check(rc == 0, "e: exit %d: %s" % (rc, err.strip()))
+    got = rows(out) if rc == 0 else []
+    check(len(got) == 1, "e: %d rows, expected 1" % len(got))
+    for r in got:
+        check(r["engine"] == "raster" and r["moving"] is True, "e: engine %s moving %s" % (r["engine"], r["moving"]))
+        check(r["points"] == r["beams"], "e: %s points for %s beams inside a closed sphere (moving)" % (r["points"], r["beams"]))
     if failures:
         print("%d checks failed" % len(failures), file=sys.stderr)
         return 1

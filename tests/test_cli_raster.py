@@ -7,11 +7,16 @@ usage: test_cli_raster.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: th
      coordinates, ranges within the sensor's 0.5..100 m, as many points as --engine raycast
      (within 0.5 %) and the same ranges beam by beam (ring, azimuth) to 1 cm on >= 99 % of them
   a2 the motion example (moving sensor, moving cars): >= 99 % of beams within 1 cm of raycast
+  a3 the kernel (blooming) mode from rendered views (examples/retro_sign): point counts within 1 %,
+     >= 98.5 % of the beams within 1 cm and labels the same on >= 99.5 %; closer with raster.oversample 8
+  a4 determinism: --threads 1 and 2 write the same bytes (street, motion, retro_sign)
   b  `engine: raster` in a scene file works (a closed room: the same ranges as raycast, 99.9 % within
      1 mm, the few beams at its edges within 5 cm); `engine: gpu` is a parse error naming raycast and raster
   c  the flag overrides the file: with no EGL vendor (glvnd pointed at nothing) a file saying
      `engine: raster` fails with the rasterizer's EGL message, and --engine raycast scans it
   d  --engine foo is a usage error naming the valid values
+  e  the `raster:` key: its settings are read (group_ms: 100 loses the motion distortion); bad values
+     and unknown keys are FILE:LINE:COL errors naming the key
 Standard library and numpy only. Exits 1 with one line per failed check.
 """
 import os
@@ -83,7 +88,7 @@ if len(clouds) == 2:
     print("beams matched by (ring, azimuth): %d, ranges within 1 cm: %.3f %%" % (total, 100.0 * same / max(total, 1)))
     check(total > 0.9 * na and same >= 0.99 * total, "a: >= 99 %% of matched beams within 1 cm (%d of %d)" % (same, total))
 
-# a2: the motion example (moving sensor and cars): one cube per slice, objects at the slice's mean time
+# a2: the motion example (moving sensor and cars): a view per 1 ms of firing at its mean time
 motion = os.path.join(SOURCE, "examples", "motion", "motion.yaml")
 mc = {}
 for engine in ("raycast", "raster"):
@@ -107,6 +112,59 @@ if len(mc) == 2:
              100 * np.mean(d < 0.01), 100.0 * labels / len(d)))
     check(len(d) > 0.98 * len(a["range"]) and np.mean(d < 0.01) >= 0.99 and labels >= 0.99 * len(d),
           "a2: motion example: >= 99 % of matched beams within 1 cm and with the same label")
+
+
+def match(a, b):
+    """Beams in both clouds (ring, time, return index): |range difference| and label agreement."""
+    def key(c):
+        return {(int(r), round(t, 7), int(q)): i for i, (r, t, q) in enumerate(zip(c["ring"], c["time"], c["return_index"]))}
+    ka, kb = key(a), key(b)
+    common = sorted(set(ka) & set(kb))
+    d = np.array([abs(a["range"][ka[k]] - b["range"][kb[k]]) for k in common])
+    same = np.array([a["label"][ka[k]] == b["label"][kb[k]] for k in common])
+    return d, same
+
+
+# a3: the kernel (blooming) mode's image from the rendered views
+retro = os.path.join(SOURCE, "examples", "retro_sign", "retro_sign.yaml")
+with open(retro) as f:
+    retro_text = f.read()
+retro8 = os.path.join(WORK, "retro_sign_oversample8.yaml")
+with open(retro8, "w") as f:
+    f.write("raster: {oversample: 8}\n" + retro_text.replace("file: ", "file: " + os.path.dirname(retro) + "/"))
+kc = {}
+for name, path, engine in (("raycast", retro, "raycast"), ("raster", retro, "raster"), ("raster8", retro8, "raster")):
+    out = os.path.join(WORK, "retro_%s.csv" % name)
+    r = run(["scan", path, "-o", out, "--noise", "off", "--engine", engine, "--quiet"])
+    check(r.returncode == 0, "a3: retro_sign %s exits 0 (%s)" % (name, r.stderr.strip()))
+    if r.returncode == 0:
+        kc[name] = read_csv(out)
+if len(kc) == 3:
+    na = len(kc["raycast"]["range"])
+    within = {}
+    for name in ("raster", "raster8"):
+        d, same = match(kc["raycast"], kc[name])
+        within[name] = np.mean(d < 0.01)
+        print("kernel mode (%s): %d / %d points, %d matched, median %.3g mm, p99 %.3g mm, within 1 cm %.2f %%, "
+              "labels %.2f %%" % (name, na, len(kc[name]["range"]), len(d), 1e3 * np.median(d),
+                                  1e3 * np.percentile(d, 99), 100 * within[name], 100 * np.mean(same)))
+        check(abs(len(kc[name]["range"]) - na) <= 0.01 * na and len(d) >= 0.98 * na,
+              "a3: kernel mode %s: point counts within 1 %%" % name)
+        check(within[name] >= 0.985 and np.mean(same) >= 0.995,
+              "a3: kernel mode %s: >= 98.5 %% within 1 cm, labels >= 99.5 %%" % name)
+    check(within["raster8"] >= within["raster"], "a3: oversample 8 is at least as close as 2")
+
+# a4: the same bytes whatever the thread count
+for name, path, extra in (("street", street, []), ("motion", motion, ["--scan-time", "0.3"]), ("retro", retro, [])):
+    outs = []
+    for threads in ("1", "2"):
+        out = os.path.join(WORK, "threads_%s_%s.csv" % (name, threads))
+        r = run(["scan", path, "-o", out, "--engine", "raster", "--threads", threads, "--quiet"] + extra)
+        check(r.returncode == 0, "a4: %s --threads %s exits 0 (%s)" % (name, threads, r.stderr.strip()))
+        outs.append(out)
+    if all(os.path.exists(o) for o in outs):
+        with open(outs[0], "rb") as f1, open(outs[1], "rb") as f2:
+            check(f1.read() == f2.read(), "a4: %s: --threads 1 and 2 write the same bytes" % name)
 
 # b: the scene key
 room = """sensor: {preset: vlp16, position: [0, 0, 1]}
@@ -145,6 +203,33 @@ check(r.returncode == 0, "c: --engine raycast overrides engine: raster (%s)" % r
 # d: a bad flag value
 r = run(["scan", street, "-o", os.path.join(WORK, "bad.csv"), "--engine", "foo"])
 check(r.returncode == 2 and "raycast or raster" in r.stderr, "d: --engine foo is a usage error (%s)" % r.stderr.strip())
+
+# e: the raster: key
+with open(motion) as f:
+    motion_text = f.read().replace("file: drive.csv", "file: " + os.path.join(os.path.dirname(motion), "drive.csv"))
+whole = os.path.join(WORK, "motion_group100.yaml")
+with open(whole, "w") as f:
+    f.write("raster: {group_ms: 100, oversample: 2, normal_correction: 1, depth_bits: 32}\n" + motion_text)
+r = run(["scan", whole, "-o", os.path.join(WORK, "motion_group100.csv"), "--noise", "off", "--engine", "raster",
+         "--quiet"])
+check(r.returncode == 0, "e: raster: {group_ms: 100, ...} scans (%s)" % r.stderr.strip())
+if r.returncode == 0 and "raycast" in mc:
+    d, _ = match(mc["raycast"], read_csv(os.path.join(WORK, "motion_group100.csv")))
+    d1, _ = match(mc["raycast"], mc["raster"]) if "raster" in mc else (np.array([0.0]), None)
+    print("motion, one view per frame: within 1 cm %.2f %% (1 ms groups: %.2f %%)"
+          % (100 * np.mean(d < 0.01), 100 * np.mean(d1 < 0.01)))
+    check(np.mean(d < 0.01) < np.mean(d1 < 0.01), "e: group_ms 100 is further from raycast than 1 ms groups")
+bad = (("{oversample: 0}", "raster.oversample"), ("{group_ms: -1}", "raster.group_ms"),
+       ("{depth_bits: 24}", "raster.depth_bits"), ("{normal_correction: 2}", "raster.normal_correction"),
+       ("{pixels: 3}", "pixels"), ("[1, 2]", "raster"))
+for value, key in bad:
+    path = os.path.join(WORK, "bad_raster.yaml")
+    with open(path, "w") as f:
+        f.write("raster: %s\n" % value + room % "raster")
+    r = run(["scan", path, "-o", os.path.join(WORK, "bad_raster.csv"), "--quiet"])
+    check(r.returncode != 0 and "bad_raster.yaml:1:" in r.stderr and key in r.stderr
+          and not os.path.exists(os.path.join(WORK, "bad_raster.csv")),
+          "e: raster: %s is an error at line 1 naming %s (%s)" % (value, key, r.stderr.strip()))
 
 if failures:
     print("%d check(s) failed" % len(failures))

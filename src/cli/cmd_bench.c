@@ -20,8 +20,10 @@ static void bench_usage(FILE *out)
             "lidarsim frame (rays + trace + shade + noise into the point buffer) and once with raw\n"
             "Embree (rtcIntersect1 per ray, hits stored). Best of --repeat runs each; the frame's first run is\n"
             "reported alone (first_ms) and frame_ms is the best of the later ones (the first with --repeat 1).\n\n"
-            "  --engine E         raycast (default: Embree) or raster (OpenGL cube map through EGL, rendered\n"
-            "                     in the first frame and reused by later ones: the sensor is static)\n"
+            "  --engine E         raycast (default: Embree) or raster (OpenGL views through EGL: a cube map\n"
+            "                     rendered in the first frame and reused by later ones while the sensor is\n"
+            "                     static; with --moving a view per 1 ms of firing, every frame)\n"
+            "  --moving           the sensor drives at 10 m/s and turns at 30 deg/s during every frame\n"
             "  --beams N[,N...]   beam counts (default 1000,10000,100000,1000000,10000000)\n"
             "  --quick            beam counts 1000,10000,100000 and 3 repetitions\n"
             "  --triangles N      mesh size (default 1000000)\n"
@@ -183,6 +185,7 @@ static int bench_pulses(int argc, char **argv)
             return LSIM_EXIT_OK;
         } else if (strcmp(opt, "--json") == 0) {
             json = 1;
+
         } else if (strcmp(opt, "--rings") == 0 && val) {
             ++i;
             if (lsim_arg_long(val, 1, 8, &rings)) {
@@ -227,7 +230,7 @@ int lsim_cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "fit") == 0)
         return bench_fit(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
-    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE;
+    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0;
     uint32_t fields = 0;
     long triangles = 1000000;
     for (int i = 1; i < argc; ++i) {
@@ -238,6 +241,8 @@ int lsim_cmd_bench(int argc, char **argv)
             return LSIM_EXIT_OK;
         } else if (strcmp(opt, "--json") == 0) {
             json = 1;
+        } else if (strcmp(opt, "--moving") == 0) {
+            moving = 1;
         } else if (strcmp(opt, "--quick") == 0) {
             nsizes = 3;
             repeat = 3;
@@ -296,28 +301,30 @@ int lsim_cmd_bench(int argc, char **argv)
         return LSIM_EXIT_FAILURE;
     }
     if (!json) {
-        printf("%-8s %-10s %-10s %-8s %12s %12s %12s %11s %11s %7s   %s\n", "engine", "beams", "triangles", "threads",
+        printf("%-9s %-10s %-10s %-8s %12s %12s %12s %11s %11s %7s   %s\n", "engine", "beams", "triangles", "threads",
                "raw_ms", "first_ms", "frame_ms", "raw_Mray/s", "lsim_Mray/s", "ratio", "frame split trace/shade/noise ms");
     }
     int rc = LSIM_EXIT_OK;
     for (int s = 0; s < nsizes; ++s) {
         lsim_bench_result r;
         char err[512];
-        if (lsim_bench_run(&mesh, sizes[s], engine, threads, repeat, fields, noise, &r, err, sizeof err)) {
+        if (lsim_bench_run(&mesh, sizes[s], engine, moving, threads, repeat, fields, noise, &r, err, sizeof err)) {
             fprintf(stderr, "lidarsim bench: %s\n", err);
             rc = LSIM_EXIT_FAILURE;
             break;
         }
         double ratio = r.raw_ms / r.frame_ms;
-        const char *name = engine == LSIM_ENGINE_RASTER ? "raster" : "raycast";
+        const char *name = engine == LSIM_ENGINE_RASTER ? (moving ? "raster/m" : "raster")
+                                                        : (moving ? "raycast/m" : "raycast");
         if (json)
-            printf("{\"engine\": \"%s\", \"beams\": %zu, \"triangles\": %zu, \"threads\": %d, "
+            printf("{\"engine\": \"%s\", \"moving\": %s, \"beams\": %zu, \"triangles\": %zu, \"threads\": %d, "
                    "\"raw_embree_ms\": %.3f, \"first_ms\": %.3f, \"frame_ms\": %.3f, \"trace_ms\": %.3f, "
                    "\"shade_ms\": %.3f, \"noise_ms\": %.3f, \"ratio\": %.3f, \"points\": %zu}\n",
-                   name, r.beams, r.triangles, r.threads, r.raw_ms, r.first_ms, r.frame_ms, r.trace_ms, r.shade_ms,
+                   engine == LSIM_ENGINE_RASTER ? "raster" : "raycast", moving ? "true" : "false", r.beams, r.triangles,
+                   r.threads, r.raw_ms, r.first_ms, r.frame_ms, r.trace_ms, r.shade_ms,
                    r.noise_ms, ratio, r.frame_points);
         else
-            printf("%-8s %-10zu %-10zu %-8d %12.3f %12.3f %12.3f %11.2f %11.2f %7.3f   %.2f/%.2f/%.2f\n", name, r.beams,
+            printf("%-9s %-10zu %-10zu %-8d %12.3f %12.3f %12.3f %11.2f %11.2f %7.3f   %.2f/%.2f/%.2f\n", name, r.beams,
                    r.triangles, r.threads, r.raw_ms, r.first_ms, r.frame_ms, (double)r.beams / r.raw_ms / 1e3,
                    (double)r.beams / r.frame_ms / 1e3, ratio, r.trace_ms, r.shade_ms, r.noise_ms);
         fflush(stdout);

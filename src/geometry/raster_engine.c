@@ -61,7 +61,7 @@ typedef struct raster_state {
     pthread_rwlock_t lock;
     raster_view view[RASTER_VIEWS];
     raster_layout layout[RASTER_LAYOUTS];
-    unsigned long stamp, layouts_made, frame;
+    unsigned long stamp, layouts_made;
     double frame_start;
     int motion; /* some triangle object has a motion (moving or posed) */
     int has_spheres;
@@ -126,7 +126,9 @@ static lsim_status raster_set_frame_time(void *state, lsim_context *ctx, double 
     lsim_status st = lsim_engine_embree.set_frame_time(s->embree, ctx, start, span);
     pthread_rwlock_wrlock(&s->lock);
     s->frame_start = start;
-    ++s->frame; /* a moving frame's views belong to their frame */
+    if (s->motion) /* objects may have been moved or re-posed since the views were drawn */
+        for (int i = 0; i < RASTER_VIEWS; ++i)
+            s->view[i].valid = 0;
     pthread_rwlock_unlock(&s->lock);
     return st;
 }
@@ -185,18 +187,44 @@ static raster_layout *make_layout(raster_state *s, const lsim_sensor *sensor, do
     return L;
 }
 
+/* The view of group g (-1: the still frame's view) without its pixels: faces, axes, window, centre
+ * (the sensor's origin at the group's mean time) and time on the scene's clock. */
+static void group_view_place(const lsim_sensor *sensor, const raster_layout *L, long g, raster_view *v)
+{
+    const raster_group *G = g >= 0 ? &L->group[g] : &L->all;
+    const double t = g >= 0 ? G->time : 0.0;
+    const lsim_pose pose = g >= 0 && sensor->frame_moves ? lsim_sensor_beam_pose(sensor, t) : sensor->pose;
+    double rot[9];
+    pose_rotation(&pose, rot);
+    if (G->wide)
+        raster_view_set_cube(v, raster_view_side(2.0, L->pitch));
+    else
+        raster_view_set_sector(v, G, rot, L->pitch);
+    v->c[0] = pose.t.x;
+    v->c[1] = pose.t.y;
+    v->c[2] = pose.t.z;
+    v->time = sensor->frame_start + t;
+}
+
 static const raster_view *find_view(raster_state *s, const raster_layout *L, const request *q)
 {
     const double o[3] = {q->sensor->pose.t.x, q->sensor->pose.t.y, q->sensor->pose.t.z};
-    double rot[9];
+    double rot[9], want_c[3] = {0, 0, 0}, want_f[3] = {0, 0, 0};
     pose_rotation(&q->sensor->pose, rot);
+    if (q->group >= 0) { /* where the group's view is drawn from */
+        raster_view want;
+        group_view_place(q->sensor, L, q->group, &want);
+        memcpy(want_c, want.c, sizeof want_c);
+        memcpy(want_f, want.fwd[0], sizeof want_f);
+    }
     const uint32_t side = raster_view_side(2.0, L->pitch);
     for (int i = 0; i < RASTER_VIEWS; ++i) {
         const raster_view *v = &s->view[i];
         if (!v->valid || v->group != q->group || v->far_m < q->far_m)
             continue;
-        if (q->group >= 0) { /* a moving frame's group view: this frame, this layout */
-            if (v->frame == s->frame && v->layout_id == L->id)
+        if (q->group >= 0) { /* a moving frame's group view: this layout, time and place */
+            if (v->layout_id == L->id && v->time == q->sensor->frame_start + L->group[q->group].time &&
+                memcmp(v->c, want_c, sizeof want_c) == 0 && memcmp(v->fwd[0], want_f, sizeof want_f) == 0)
                 return v;
             continue;
         }
@@ -224,29 +252,10 @@ static const raster_view *render_view(raster_state *s, const raster_layout *L, c
         if (!s->view[i].valid || s->view[i].stamp < v->stamp)
             v = &s->view[i];
     v->valid = 0;
-    const lsim_sensor *sensor = q->sensor;
-    lsim_pose pose = sensor->pose;
-    double t = 0.0;
-    const raster_group *g = q->group >= 0 ? &L->group[q->group] : &L->all;
-    if (q->group >= 0) {
-        t = g->time;
-        if (sensor->frame_moves)
-            pose = lsim_sensor_beam_pose(sensor, t);
-    }
-    double rot[9];
-    pose_rotation(&pose, rot);
-    if (g->wide)
-        raster_view_set_cube(v, raster_view_side(2.0, L->pitch));
-    else
-        raster_view_set_sector(v, g, rot, L->pitch);
-    v->c[0] = pose.t.x;
-    v->c[1] = pose.t.y;
-    v->c[2] = pose.t.z;
-    v->time = s->frame_start + t;
+    group_view_place(q->sensor, L, q->group, v);
     v->far_m = q->far_m;
     v->group = q->group;
     v->layout_id = L->id;
-    v->frame = s->frame;
     lsim_status st = LSIM_OK;
     if (s->motion)
         st = lsim_raster_gl_set_time(s->gl, v->time);

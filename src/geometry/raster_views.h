@@ -36,7 +36,7 @@ typedef struct raster_view {
     double time;                                /* scene clock of the drawing */
     double far_m;
     long group;                                 /* the layout's group; -1: a still frame's cube */
-    unsigned long layout_id, frame;             /* the layout and the engine frame it was drawn for */
+    unsigned long layout_id;                    /* the layout it was drawn for */
     float *range;                               /* faces x w x h */
     uint32_t *object, *prim;                    /* object + 1 (0: nothing), triangle */
     size_t capacity;                            /* pixels allocated */
