@@ -7,7 +7,7 @@
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
              libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind \
-             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
+             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
@@ -55,7 +55,7 @@ test-release:
 	cd build && ctest --output-on-failure -j $(JOBS)
 
 test-asan:
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSIM_SANITIZE=ON >/dev/null
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSIM_SANITIZE=ON -DLSIM_MPI=OFF >/dev/null
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)

@@ -39,7 +39,7 @@
 
 #include <stdio.h>
 
-#define LSIM_ATOMIC_MAX 4
+#define LSIM_ATOMIC_MAX 8
 
 typedef enum lsim_atomic_kind {
     LSIM_ATOMIC_ANONYMOUS = 0, /* O_TMPFILE, linked and renamed at commit */

@@ -1,0 +1,154 @@
+/* The SemanticKITTI tree's folders and its text files (dataset_run.h): dataset.json and
+ * labels.yaml at the root, calib.txt, poses.txt, times.txt and labels.yaml per sequence. Every
+ * file is written whole to a temporary and renamed, so a reader never sees half of one, and every
+ * writer that writes one writes the same bytes. */
+#include "dataset/dataset_run.h"
+
+#include "core/context.h"
+#include "io/atomic_file.h"
+#include "io/writers.h"
+#include "scene/scene.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void lsim_dataset_sequence_dir(char *buf, size_t size, const char *out, size_t sequence)
+{
+    snprintf(buf, size, "%s/sequences/%02zu", out, sequence);
+}
+
+static lsim_status make_dir(lsim_context *ctx, const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return LSIM_OK;
+        return lsim_fail(ctx, LSIM_ERR_IO, "'%s' exists and is not a folder; remove it or choose another -o", path);
+    }
+    return lsim_fail(ctx, LSIM_ERR_IO, "cannot create the folder '%s': %s", path, strerror(errno));
+}
+
+lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence)
+{
+    char path[4096];
+    lsim_status st = make_dir(ctx, out);
+    snprintf(path, sizeof path, "%s/manifest", out);
+    if (st == LSIM_OK)
+        st = make_dir(ctx, path);
+    snprintf(path, sizeof path, "%s/sequences", out);
+    if (st == LSIM_OK)
+        st = make_dir(ctx, path);
+    char seq[4000];
+    lsim_dataset_sequence_dir(seq, sizeof seq, out, sequence);
+    if (st == LSIM_OK)
+        st = make_dir(ctx, seq);
+    static const char *const sub[] = {"velodyne", "labels", "time", "clean"};
+    for (size_t i = 0; i < sizeof sub / sizeof *sub && st == LSIM_OK; ++i) {
+        snprintf(path, sizeof path, "%s/%s", seq, sub[i]);
+        st = make_dir(ctx, path);
+    }
+    return st;
+}
+
+static void json_string(FILE *fp, const char *s, size_t n)
+{
+    fputc('"', fp);
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", fp);
+        else if (c == '\t')
+            fputs("\\t", fp);
+        else if (c < 0x20 || c == 0x7F)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info,
+                                    uint64_t seed, size_t frames, const lsim_scene *scene0)
+{
+    char path[4096];
+    lsim_atomic_group g;
+    lsim_atomic_begin(&g, ctx);
+    FILE *fp = NULL;
+    snprintf(path, sizeof path, "%s/dataset.json", out);
+    lsim_status st = lsim_atomic_open(&g, path, &fp);
+    if (st == LSIM_OK) {
+        const size_t per = info->frames_per_sequence;
+        fprintf(fp, "{\n  \"generator\": \"lidarsim %d.%d.%d\",\n", LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR,
+                LSIM_VERSION_PATCH);
+        fputs("  \"config_path\": ", fp);
+        json_string(fp, info->path, strlen(info->path));
+        fputs(",\n  \"config\": ", fp);
+        json_string(fp, info->text, info->text_len);
+        fprintf(fp, ",\n  \"seed\": %llu,\n  \"frames\": %zu,\n  \"frames_per_sequence\": %zu,\n"
+                    "  \"sequences\": %zu,\n  \"frame_period_s\": %.17g,\n",
+                (unsigned long long)seed, frames, per, (frames + per - 1) / per, info->frame_period_s);
+        fputs("  \"layout\": {\"velodyne\": \"float32 x y z reflectance, sensor frame\", "
+              "\"labels\": \"uint32 semantic | instance << 16\", \"time\": \"float32 s from the frame start\", "
+              "\"clean\": \"the noise- and drop-out-free scan: row i = velodyne row i, then the dropped echoes\"}\n}\n",
+              fp);
+    }
+    snprintf(path, sizeof path, "%s/labels.yaml", out);
+    if (st == LSIM_OK && (st = lsim_atomic_open(&g, path, &fp)) == LSIM_OK)
+        lsim_kitti_write_label_map(fp, scene0->labels.names.entries, scene0->labels.names.count);
+    return lsim_atomic_finish(&g, st);
+}
+
+/* Row-major 3 x 4 a^-1 b for rigid a, b. */
+static void relative(const double *a, const double *b, double *out)
+{
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 4; ++c) {
+            double v = 0.0;
+            for (int k = 0; k < 3; ++k) /* (R_a^T)[r][k] = R_a[k][r] */
+                v += a[4 * k + r] * (c < 3 ? b[4 * k + c] : b[4 * k + 3] - a[4 * k + 3]);
+            out[4 * r + c] = v;
+        }
+    }
+}
+
+lsim_status lsim_dataset_write_sequence(lsim_context *ctx, const char *out, size_t sequence, size_t count,
+                                        const double *pose, const double *time, const lsim_scene *scene)
+{
+    char dir[4000], path[4096];
+    lsim_dataset_sequence_dir(dir, sizeof dir, out, sequence);
+    lsim_atomic_group g;
+    lsim_atomic_begin(&g, ctx);
+    FILE *fp = NULL;
+    /* the velodyne frame is the camera frame: P0..P3 a unit pinhole, Tr the identity */
+    snprintf(path, sizeof path, "%s/calib.txt", dir);
+    lsim_status st = lsim_atomic_open(&g, path, &fp);
+    if (st == LSIM_OK) {
+        static const char *const unit = "1.000000000000e+00 0.000000000000e+00 0.000000000000e+00 0.000000000000e+00 "
+                                        "0.000000000000e+00 1.000000000000e+00 0.000000000000e+00 0.000000000000e+00 "
+                                        "0.000000000000e+00 0.000000000000e+00 1.000000000000e+00 0.000000000000e+00";
+        for (int k = 0; k < 4; ++k)
+            fprintf(fp, "P%d: %s\n", k, unit);
+        fprintf(fp, "Tr: %s\n", unit);
+    }
+    snprintf(path, sizeof path, "%s/poses.txt", dir);
+    if (st == LSIM_OK && (st = lsim_atomic_open(&g, path, &fp)) == LSIM_OK)
+        for (size_t k = 0; k < count; ++k) {
+            double m[12];
+            relative(pose, pose + 12 * k, m);
+            for (int i = 0; i < 12; ++i)
+                fprintf(fp, "%.12e%c", fabs(m[i]) < 5e-16 ? 0.0 : m[i], i == 11 ? '\n' : ' ');
+        }
+    snprintf(path, sizeof path, "%s/times.txt", dir);
+    if (st == LSIM_OK && (st = lsim_atomic_open(&g, path, &fp)) == LSIM_OK)
+        for (size_t k = 0; k < count; ++k)
+            fprintf(fp, "%.6e\n", time[k]);
+    snprintf(path, sizeof path, "%s/labels.yaml", dir);
+    if (st == LSIM_OK && (st = lsim_atomic_open(&g, path, &fp)) == LSIM_OK)
+        lsim_kitti_write_label_map(fp, scene->labels.names.entries, scene->labels.names.count);
+    return lsim_atomic_finish(&g, st);
+}

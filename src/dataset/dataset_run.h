@@ -1,0 +1,84 @@
+/* The dataset runner: frames of a dataset config (dataset.h) scanned noisy and clean and written
+ * as a SemanticKITTI tree, frame by frame, each frame atomically, recorded in a manifest so that
+ * a run killed at any point resumes with the missing frames only.
+ *
+ * OUT/
+ *   dataset.json                    config (path and text), seed, frame counts, lidarsim version
+ *   labels.yaml                     id -> class name (SemanticKITTI ids; others from 100 on)
+ *   manifest/                       one append-only list of finished frames per writer
+ *   sequences/SS/                   SS = the sequence, two digits (three from 100 on)
+ *     calib.txt poses.txt times.txt labels.yaml
+ *     velodyne/NNNNNN.bin           noisy points: x y z reflectance, float32 LE, sensor frame
+ *     labels/NNNNNN.label           uint32 LE per noisy point: semantic id | instance id << 16
+ *     time/NNNNNN.bin               float32 LE per noisy point: firing time from the frame start, s
+ *     clean/NNNNNN.bin .label .time the clean scan (no noise, no drop-outs), same layout; its
+ *                                   first N rows are the noisy points' clean twins, row i of
+ *                                   velodyne <-> row i of clean (NaN rows where the clean scan has
+ *                                   no such echo), then the echoes the noisy scan dropped
+ *
+ * Frame k is written by the writer that owns it: shard i of n owns k % n == i; within a shard,
+ * MPI rank r of K owns (k / n) % K == r. Every frame is a function of (config, seed, k) alone, so
+ * the tree is the same bytes whatever the split, the thread count or the resumes. */
+#ifndef LSIM_DATASET_DATASET_RUN_H
+#define LSIM_DATASET_DATASET_RUN_H
+
+#include "dataset/dataset.h"
+
+#include <stdio.h>
+
+typedef enum lsim_progress_mode {
+    LSIM_PROGRESS_OFF = 0,
+    LSIM_PROGRESS_AUTO = 1,  /* a bar on a terminal, plain lines otherwise */
+    LSIM_PROGRESS_LINES = 2
+} lsim_progress_mode;
+
+typedef struct lsim_dataset_run_options {
+    const char *out_dir;
+    size_t frames;           /* 0: the config's */
+    int seed_given;
+    uint64_t seed;           /* with seed_given: instead of the config's */
+    unsigned shard, shards;  /* this shard of `shards` (0 of 1: every frame) */
+    unsigned rank, ranks;    /* MPI rank of `ranks` (0 of 1 without MPI) */
+    int threads;             /* per frame; 0: all cores */
+    lsim_progress_mode progress;
+    FILE *progress_to;       /* stderr */
+    size_t stop_after;       /* tests: return after writing this many frames (0: never) */
+} lsim_dataset_run_options;
+
+typedef struct lsim_dataset_run_stats {
+    size_t frames;           /* frames of the dataset */
+    size_t mine;             /* frames this writer owns */
+    size_t done_before;      /* of those, already in the manifest */
+    size_t written;          /* written by this run */
+    size_t points;           /* noisy points written */
+    double seconds;          /* wall time of the run */
+} lsim_dataset_run_stats;
+
+lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, const lsim_dataset_run_options *options,
+                             lsim_dataset_run_stats *stats);
+
+/* 1 if writer (shard of shards, rank of ranks) owns frame k. */
+static inline int lsim_dataset_owns(size_t k, unsigned shard, unsigned shards, unsigned rank, unsigned ranks)
+{
+    return k % shards == shard && (k / shards) % ranks == rank;
+}
+
+/* The tree's files (dataset_files.c). */
+lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence);
+lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info,
+                                    uint64_t seed, size_t frames, const lsim_scene *scene0);
+/* calib.txt, poses.txt (relative to the sequence's first frame), times.txt, labels.yaml of a
+ * sequence with `count` frames: pose[12 k ...] and time[k] of each. */
+lsim_status lsim_dataset_write_sequence(lsim_context *ctx, const char *out, size_t sequence, size_t count,
+                                        const double *pose, const double *time, const lsim_scene *scene);
+/* "OUT/sequences/SS" */
+void lsim_dataset_sequence_dir(char *buf, size_t size, const char *out, size_t sequence);
+
+/* The manifest (dataset_manifest.c): done[k] = 1 for every frame any writer recorded. */
+lsim_status lsim_dataset_manifest_read(lsim_context *ctx, const char *out, size_t frames, unsigned char *done);
+/* This writer's list: opened for appending (created if missing). */
+lsim_status lsim_dataset_manifest_open(lsim_context *ctx, const char *out, const lsim_dataset_run_options *o,
+                                       int *fd);
+lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, size_t frame);
+
+#endif
