@@ -16,6 +16,7 @@ usage: test_cli_dataset.py LIDARSIM_BINARY WORK_DIR
   d  a run killed with SIGKILL mid-way, then rerun: equals an uninterrupted run byte for byte, the
      frames finished before the kill are not rewritten (same inode and mtime), no temporary files
   e  mpirun -n 2 (an MPI build) equals the serial run; without MPI this part is skipped
+  g  examples/dataset/shards.sh and mpi.sh (2 shards, 2 ranks) write the same tree
   f  progress: plain lines on a pipe; bad input: --shard 2/2, --shard x, --frames 0, a missing
      config, -o naming a file, unknown option: non-zero exit, a clear message, no tree
 Exits 1 with one line per failed check.
@@ -218,6 +219,18 @@ if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shu
     check(lists == ["shard-0-of-1.rank-0-of-2.txt", "shard-0-of-1.rank-1-of-2.txt"], "e: one manifest a rank (%s)" % lists)
 else:
     print("e: skipped (lidarsim built without MPI, or no mpirun)")
+
+# g: the shipped scale-out scripts run as documented (examples/dataset/shards.sh, mpi.sh)
+env = dict(os.environ, LIDARSIM=BINARY, CONFIG=CONFIG)
+for script, needs_mpi in (("shards.sh", False), ("mpi.sh", True)):
+    if needs_mpi and not (os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shutil.which("mpirun")):
+        continue
+    out = os.path.join(WORK, "script_" + script)
+    shutil.rmtree(out, ignore_errors=True)
+    r = subprocess.run(["sh", os.path.join(SOURCE, "examples", "dataset", script), "2", out, str(FRAMES)],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=SOURCE)
+    check(r.returncode == 0 and T0 and tree(out) == T0, "g: examples/dataset/%s 2 writes the 0/1 tree (%s)"
+          % (script, r.stderr.strip()[-300:]))
 
 # f: progress and bad input
 out = os.path.join(WORK, "progress")

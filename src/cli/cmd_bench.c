@@ -4,12 +4,15 @@
 
 #include "bench_blooming.h"
 #include "bench_fit.h"
+#include "bench_dataset.h"
+#include "cli/mpi_ranks.h"
 #include "bench_pulses.h"
 #include "bench_run.h"
 #include "bench_scene.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 static void bench_usage(FILE *out)
@@ -44,6 +47,11 @@ static void bench_usage(FILE *out)
             "(default 5) after a warm-up frame; prints pulses/s and rays/s of each, the frame's split, and the\n"
             "same rays traced alone: by lidarsim's engine (engine_ms) and by raw Embree, rtcIntersect1 per ray\n"
             "(embree1_ms).\n\n"
+            "       lidarsim bench dataset [--config FILE] [--frames N] [--repeat N]\n\n"
+            "Whole `lidarsim dataset` runs of FILE (default examples/dataset/dataset.yaml, --frames 200), timed\n"
+            "from spawn to exit, best of --repeat (default 2): one process with 1 and with 2 threads, two\n"
+            "shards at once (1 thread each) and, in an MPI build, mpirun -n 2 (1 thread a rank); prints\n"
+            "frames/s and the efficiency at 2 = t(1 process, 1 thread) / (2 t(2 shards or ranks)) as JSON.\n\n"
             "       lidarsim bench fit [--scenes DIR] [--repeat N] [--baselines DIR]\n\n"
             "The cw paper's experiments on the scenes of DIR (default examples/cw): 1 localise a URG-04LX in\n"
             "a room (room.yaml), 2 in a room with mirrors and glass (mirror_room.yaml), 3 track a mirror\n"
@@ -132,6 +140,58 @@ static void print_pulses_case(const char *name, const lsim_bench_pulses_case *c,
                r->threads, c->rays_per_pulse, c->frame_ms, c->pulses_per_s, c->rays_per_s,
                (unsigned long long)c->points, c->trace_ms, c->shade_ms, c->noise_ms, c->engine_trace_ms,
                c->raw_embree_ms);
+}
+
+static int bench_dataset(int argc, char **argv)
+{
+    const char *config = "examples/dataset/dataset.yaml";
+    long frames = 200, repeat = 2;
+    for (int i = 2; i < argc; ++i) {
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(opt, "--config") == 0 && val) {
+            config = argv[++i];
+        } else if (strcmp(opt, "--frames") == 0 && val) {
+            if (lsim_arg_long(argv[++i], 2, 1000000, &frames)) {
+                fprintf(stderr, "lidarsim bench dataset: --frames '%s': expected 2..1000000\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+        } else if (strcmp(opt, "--repeat") == 0 && val) {
+            if (lsim_arg_long(argv[++i], 1, 1000, &repeat)) {
+                fprintf(stderr, "lidarsim bench dataset: --repeat '%s': expected 1..1000\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "lidarsim bench dataset: unknown or incomplete option '%s' (see lidarsim bench --help)\n",
+                    opt);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "lidarsim bench dataset: cannot find this program (/proc/self/exe)\n");
+        return LSIM_EXIT_FAILURE;
+    }
+    self[n] = 0;
+    const int mpi = lsim_cli_mpi_built() && system("command -v mpirun >/dev/null 2>&1") == 0;
+    lsim_bench_dataset_result r;
+    char err[1024];
+    if (lsim_bench_dataset_run(self, config, frames, (int)repeat, mpi, &r, err, sizeof err)) {
+        fprintf(stderr, "lidarsim bench dataset: %s\n", err);
+        return LSIM_EXIT_FAILURE;
+    }
+    const double f = (double)frames;
+    printf("{\"frames\": %ld, \"serial_1thread_s\": %.3f, \"serial_1thread_fps\": %.2f, \"serial_2threads_s\": %.3f, "
+           "\"serial_2threads_fps\": %.2f, \"shards2_s\": %.3f, \"shards2_fps\": %.2f, \"shards2_efficiency\": %.3f",
+           frames, r.serial1_s, f / r.serial1_s, r.serial2_s, f / r.serial2_s, r.shards2_s, f / r.shards2_s,
+           r.serial1_s / (2.0 * r.shards2_s));
+    if (r.mpi)
+        printf(", \"mpi2_s\": %.3f, \"mpi2_fps\": %.2f, \"mpi2_efficiency\": %.3f", r.mpi2_s, f / r.mpi2_s,
+               r.serial1_s / (2.0 * r.mpi2_s));
+    else
+        printf(", \"mpi2_s\": null");
+    printf("}\n");
+    return LSIM_EXIT_OK;
 }
 
 static int bench_fit(int argc, char **argv)
@@ -229,6 +289,8 @@ int lsim_cmd_bench(int argc, char **argv)
         return bench_pulses(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "fit") == 0)
         return bench_fit(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "dataset") == 0)
+        return bench_dataset(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
     int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0;
     uint32_t fields = 0;
