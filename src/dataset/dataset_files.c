@@ -31,10 +31,32 @@ static lsim_status make_dir(lsim_context *ctx, const char *path)
     return lsim_fail(ctx, LSIM_ERR_IO, "cannot create the folder '%s': %s", path, strerror(errno));
 }
 
+/* `out` and its missing parents (mkdir -p). */
+static lsim_status make_dirs_to(lsim_context *ctx, const char *out)
+{
+    char path[4096];
+    const size_t n = strlen(out);
+    if (n == 0 || n >= sizeof path)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output folder '%s': give a path of 1..4095 characters", out);
+    memcpy(path, out, n + 1);
+    for (size_t i = 1; i < n; ++i)
+        if (path[i] == '/' && path[i - 1] != '/') {
+            path[i] = 0;
+            struct stat st;
+            if (stat(path, &st) != 0) {
+                lsim_status s = make_dir(ctx, path);
+                if (s != LSIM_OK)
+                    return s;
+            }
+            path[i] = '/';
+        }
+    return make_dir(ctx, out);
+}
+
 lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence)
 {
     char path[4096];
-    lsim_status st = make_dir(ctx, out);
+    lsim_status st = make_dirs_to(ctx, out);
     snprintf(path, sizeof path, "%s/manifest", out);
     if (st == LSIM_OK)
         st = make_dir(ctx, path);
