@@ -394,6 +394,63 @@ static void check_bad_configs(lsim_context *ctx)
                       "library[0].on", "scatter");
 }
 
+/* A config that passes the load-time area check but cannot be packed: the build fails, naming
+ * the file, the entry's count and what to change. */
+static void check_build_failure(lsim_context *ctx)
+{
+    write_file("ds_crowded.yaml",
+               "seed: 1\nframes: 2\nframes_per_sequence: 2\nsensor: {preset: vlp16}\n"
+               "layout: {kind: street, length: 20, road_width: 8}\ntrajectory: {kind: straight, speed: 2}\n"
+               "library:\n  - box: [3, 1.5, 1]\n    label: car\n    count: 18\n");
+    lsim_dataset *ds = NULL;
+    REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_crowded.yaml", &ds));
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    lsim_status st = lsim_dataset_build_sequence(ds, 1, 0, &scene, &sensor);
+    const char *msg = lsim_context_last_error(ctx);
+    printf("ds_crowded.yaml: %s\n", msg);
+    CHECK(st != LSIM_OK && scene == NULL && sensor == NULL);
+    CHECK(strstr(msg, "ds_crowded.yaml:8") != NULL && strstr(msg, "library[0].count") != NULL);
+    CHECK(strstr(msg, "of 18") != NULL && strstr(msg, "'car'") != NULL);
+    lsim_dataset_destroy(ds);
+}
+
+/* A waypoint drive: the sensor follows the polyline at the configured speed, yaw along it. */
+static void check_waypoints(lsim_context *ctx)
+{
+    write_file("ds_waypoints.yaml",
+               "frames: 20\nframes_per_sequence: 20\nsensor: {preset: vlp16, position: [0, 0, 1.8]}\n"
+               "layout: {kind: scatter, extent: [80, 80]}\n"
+               "trajectory: {kind: waypoints, speed: 10, points: [[-20, -20], [-10, -20], [-10, 0], [10, 0]]}\n"
+               "library:\n  - box: [1, 1, 2]\n    count: 30\n    label: pole\n");
+    lsim_dataset *ds = NULL;
+    REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_waypoints.yaml", &ds));
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    REQUIRE_OK(ctx, lsim_dataset_build_sequence(ds, 0, 0, &scene, &sensor));
+    double q[7];
+    REQUIRE_OK(ctx, lsim_sensor_get_pose_at(sensor, 0.5, q)); /* 5 m along the first leg */
+    CHECK_NEAR(q[0], -15.0, 1e-6);
+    CHECK_NEAR(q[1], -20.0, 1e-6);
+    CHECK_NEAR(q[2], 1.8, 1e-6);
+    REQUIRE_OK(ctx, lsim_sensor_get_pose_at(sensor, 1.5, q)); /* 5 m up the second leg, heading +y */
+    CHECK_NEAR(q[0], -10.0, 1e-6);
+    CHECK_NEAR(q[1], -15.0, 1e-6);
+    lsim_mat3 r = lsim_quat_to_mat3(q + 3);
+    CHECK(r.m[1][0] > 0.9); /* the sensor's x axis points along +y */
+    /* no pole within 1.5 m of the path (it passes (-10, -20) -> (-10, 0): x in -10 +- 1.5 kept clear) */
+    for (size_t i = 1; i < scene->object_count; ++i) {
+        double lo[3], hi[3];
+        object_bounds(&scene->objects[i], lo, hi);
+        int on_leg = hi[0] > -11.5 && lo[0] < -8.5 && hi[1] > -21.5 && lo[1] < 1.5;
+        CHECK(!on_leg);
+    }
+    CHECK(scene->object_count == 31);
+    lsim_scene_destroy(scene);
+    lsim_sensor_destroy(sensor);
+    lsim_dataset_destroy(ds);
+}
+
 /* A scatter layout with a circular drive: objects keep the clearance from the circle. */
 static void check_scatter_circle(lsim_context *ctx)
 {
@@ -484,6 +541,8 @@ int main(void)
     lsim_dataset_destroy(ds);
 
     check_scatter_circle(ctx);
+    check_waypoints(ctx);
+    check_build_failure(ctx);
     check_bad_configs(ctx);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_dataset_generate");
