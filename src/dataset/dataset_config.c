@@ -307,6 +307,12 @@ static lsim_status read_trajectory(lsim_yaml *y, lsim_dataset *ds)
         return st;
     if (ds->traj == LSIM_DS_CIRCLE && !lsim_yaml_get(y, map, "radius"))
         return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "trajectory.radius", "a circle needs `radius:` in metres");
+    if (ds->traj == LSIM_DS_CIRCLE && ds->speed * lsim_ds_drive_s(ds) / ds->radius > 1e4)
+        return lsim_yaml_fail(y, lsim_yaml_get(y, map, "speed") ? lsim_yaml_get(y, map, "speed") : map,
+                              LSIM_ERR_PARSE, "trajectory.speed",
+                              "a sequence would drive %.0f times round the circle (at most about 1590); lower the speed or "
+                              "frames_per_sequence, or enlarge the radius",
+                              ds->speed * lsim_ds_drive_s(ds) / (2 * 3.14159265358979323846 * ds->radius));
     if (ds->traj == LSIM_DS_WAYPOINTS) {
         yaml_node_t *pts = lsim_yaml_get(y, map, "points");
         if (!pts || pts->type != YAML_SEQUENCE_NODE)
@@ -671,9 +677,12 @@ lsim_status lsim_dataset_load(lsim_context *ctx, const char *path, lsim_dataset 
         ds->dir[1] = '\0';
     else
         *slash = '\0';
-    lsim_status st = lsim_yaml_load(ctx, ds->path, &ds->yaml);
+    lsim_status st = read_text(ctx, path, &ds->text, &ds->text_len);
+    if (st == LSIM_OK && strspn(ds->text, " \t\r\n") == ds->text_len)
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "dataset config '%s' is empty; it needs `sensor:`, `layout:` and "
+                       "usually `library:` (see examples/dataset/README.md)", path);
     if (st == LSIM_OK)
-        st = read_text(ctx, path, &ds->text, &ds->text_len);
+        st = lsim_yaml_load(ctx, ds->path, &ds->yaml);
     if (st == LSIM_OK)
         st = read_config(&ds->yaml, ds);
     if (st != LSIM_OK) {

@@ -5,6 +5,7 @@
 #include "core/context.h"
 #include "core/motion.h"
 #include "core/rng.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,7 +93,7 @@ static size_t drive_keys(const lsim_dataset *ds, uint64_t seed, size_t sequence,
             t[i] = f * drive;
             p[i][0] = ds->center[0] + ds->radius * cos(rad);
             p[i][1] = ds->center[1] + ds->radius * sin(rad);
-            r[i][2] = a + 90.0;
+            r[i][2] = remainder(a + 90.0, 360.0); /* keys 2 deg apart: slerp takes the short way */
         }
         n = steps + 1;
         if (dist <= 0.0)
@@ -135,7 +136,7 @@ lsim_status lsim_ds_set_trajectory(const lsim_dataset *ds, uint64_t seed, size_t
 {
     size_t max = ds->traj == LSIM_DS_WAYPOINTS ? ds->waypoint_count + 2 : 2;
     if (ds->traj == LSIM_DS_CIRCLE)
-        max = (size_t)fmin(1e6, ceil(ds->speed * lsim_ds_drive_s(ds) / ds->radius * 180.0 / DS_PI /
+        max = (size_t)fmin(1e6 - 2, ceil(ds->speed * lsim_ds_drive_s(ds) / ds->radius * 180.0 / DS_PI /
                                      DS_CIRCLE_STEP_DEG)) + 2;
     double *t = malloc(max * sizeof *t);
     double (*p)[3] = malloc(max * sizeof *p), (*r)[3] = malloc(max * sizeof *r);
@@ -145,6 +146,12 @@ lsim_status lsim_ds_set_trajectory(const lsim_dataset *ds, uint64_t seed, size_t
     } else {
         size_t n = drive_keys(ds, seed, sequence, t, p, r, max);
         st = lsim_sensor_set_trajectory(sensor, n, t, (const double(*)[3])p, (const double(*)[3])r);
+        if (st != LSIM_OK && st != LSIM_ERR_OUT_OF_MEMORY) {
+            char msg[LSIM_ERROR_MAX];
+            lsim_strlcpy(msg, lsim_context_last_error(ds->ctx), sizeof msg);
+            st = lsim_fail(ds->ctx, st, "%s: trajectory of sequence %zu: %s; check trajectory.speed and the layout",
+                           ds->path, sequence, msg);
+        }
         if (st == LSIM_OK)
             st = lsim_sensor_set_pose(sensor, ds->mount_position, ds->mount_rotation);
     }
