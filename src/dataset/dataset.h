@@ -3,7 +3,7 @@
  * scene driven through by the sensor, every frame one scan of it (noisy and clean).
  *
  * Two halves behind this header:
- *   - the generator (dataset_config.c, dataset_layout.c, dataset_pose.c): the config file, and
+ *   - the generator (dataset_config.c, dataset_library.c, dataset_layout.c, dataset_pose.c): the config, and
  *     for a (seed, sequence) the scene and the sensor, for a (seed, sequence, index) the frame's
  *     sensor pose and scan time. Everything is drawn from the counter-based generator keyed by
  *     (seed, sequence, object/frame, draw), so any frame can be built alone, in any order, on any

@@ -1,4 +1,4 @@
-/* The generator's shared state: the parsed dataset config (dataset_config.c), read by the
+/* The generator's shared state: the parsed dataset config (dataset_config.c, dataset_library.c), read by the
  * layout (dataset_layout.c) and the trajectory and per-frame pose (dataset_pose.c). */
 #ifndef LSIM_DATASET_DATASET_INTERNAL_H
 #define LSIM_DATASET_DATASET_INTERNAL_H
@@ -71,6 +71,19 @@ struct lsim_dataset {
     lsim_ds_entry *entries;
     size_t entry_count;
 };
+
+/* ---- config readers shared by dataset_config.c and dataset_library.c ("KEY" in messages) */
+/* A number or a [lo, hi] pair within [min, max] (lo <= hi); absent: out untouched. */
+lsim_status lsim_ds_opt_range(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, double min,
+                              double max, double out[2]);
+/* A number within [min, max]; absent: out untouched. `open_min`: min itself is refused. */
+lsim_status lsim_ds_opt_num(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key, double min,
+                            double max, int open_min, double *out);
+/* A material name that `materials:` (read into the scratch scene `materials`) defines, or "default". */
+lsim_status lsim_ds_opt_material(lsim_yaml *y, yaml_node_t *map, const char *name, const char *key,
+                                 const lsim_scene *materials, char out[LSIM_DS_NAME_MAX]);
+/* The `library:` list into ds->entries, then the load-time room check (dataset_library.c). */
+lsim_status lsim_ds_read_library(lsim_yaml *y, lsim_dataset *ds, const lsim_scene *materials);
 
 /* ---- random draws: (seed, sequence, key, draw) -> uniform in (0, 1) (core/rng.h) */
 /* Keys: the domain in the top byte, then entry / object / frame numbers. */
