@@ -3,7 +3,7 @@
  * scene driven through by the sensor, every frame one scan of it (noisy and clean).
  *
  * Two halves behind this header:
- *   - the generator (dataset_config.c, dataset_layout.c, dataset_pose.c): the config file, and
+ *   - the generator (dataset_config.c, dataset_library.c, dataset_layout.c, dataset_pose.c): the config, and
  *     for a (seed, sequence) the scene and the sensor, for a (seed, sequence, index) the frame's
  *     sensor pose and scan time. Everything is drawn from the counter-based generator keyed by
  *     (seed, sequence, object/frame, draw), so any frame can be built alone, in any order, on any
@@ -12,7 +12,9 @@
  *     manifest and resume, shards and MPI ranks, progress.
  *
  * Frames are numbered globally 0 .. frames-1; frame k is frame k % frames_per_sequence of
- * sequence k / frames_per_sequence. */
+ * sequence k / frames_per_sequence.
+ *
+ * The config's keys: examples/dataset/README.md (example: examples/dataset/dataset.yaml). */
 #ifndef LSIM_DATASET_DATASET_H
 #define LSIM_DATASET_DATASET_H
 
@@ -44,8 +46,12 @@ void lsim_dataset_get_info(const lsim_dataset *dataset, lsim_dataset_info *out);
  * ground and buildings, the library's objects placed by the rules (no overlaps), the moving
  * actors with their motions, the sensor on its trajectory. Labels and instance ids: every placed
  * object has its library entry's label and an instance id of its own
- * (the scene numbers objects 1, 2, ... in the order they are added). The caller destroys both. LSIM_ERR_... with a
- * message when the placement cannot be done (e.g. no room after the configured number of tries). */
+ * (the scene numbers objects 1, 2, ... in the order they are added: ground, buildings, then the
+ * library's entries in order). The sensor carries the sequence's drive as a keyframed trajectory
+ * (lsim_sensor_set_trajectory) with the config's mount as its pose. The caller destroys both.
+ * LSIM_ERR_INVALID_ARGUMENT with "PATH:LINE: library[i].count: ..." when an object cannot be
+ * placed (no room after a bounded number of tries); sequence must be <= UINT32_MAX. The dataset
+ * is only read, but errors are reported into its context: one thread at a time per context. */
 lsim_status lsim_dataset_build_sequence(const lsim_dataset *dataset, uint64_t seed, size_t sequence,
                                         lsim_scene **scene, lsim_sensor **sensor);
 
@@ -53,7 +59,8 @@ lsim_status lsim_dataset_build_sequence(const lsim_dataset *dataset, uint64_t se
  * sets the sensor's mount pose for this frame (the trajectory's pose plus this frame's jitter,
  * drawn from (seed, sequence, index)) and returns the frame's scan time on the scene clock
  * (index x frame_period_s) and the sensor's world pose at that time as a row-major 3 x 4
- * [R | t] (sensor -> world). */
+ * [R | t] (sensor -> world). The jitter is uniform in +-jitter.position_m per axis and
+ * +-jitter.rotation_deg per roll / pitch / yaw, added to the mount (so it is in the body frame). */
 lsim_status lsim_dataset_place_frame(const lsim_dataset *dataset, uint64_t seed, size_t sequence, size_t index,
                                      lsim_sensor *sensor, double *scan_time, double pose[12]);
 

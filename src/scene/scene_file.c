@@ -255,6 +255,14 @@ static lsim_status read_materials(lsim_yaml *y, yaml_node_t *map, const char *di
     return LSIM_OK;
 }
 
+lsim_status lsim_scene_file_read_materials(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_scene *scene)
+{
+    calib_cache cache = {NULL, 0, 0}; /* calibration files, parsed once per call */
+    lsim_status st = read_materials(y, map, dir, scene, &cache);
+    calib_cache_free(&cache);
+    return st;
+}
+
 static lsim_status read_labels(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene)
 {
     if (map->type != YAML_MAPPING_NODE)
@@ -418,9 +426,7 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
         return st;
     yaml_node_t *materials = lsim_yaml_get(y, root, "materials"), *labels = lsim_yaml_get(y, root, "labels");
     yaml_node_t *objects = lsim_yaml_get(y, root, "objects"), *sensor = lsim_yaml_get(y, root, "sensor");
-    calib_cache cache = {NULL, 0, 0}; /* calibration files, parsed once per load */
-    st = materials ? read_materials(y, materials, dir, scene, &cache) : LSIM_OK;
-    calib_cache_free(&cache);
+    st = materials ? lsim_scene_file_read_materials(y, materials, dir, scene) : LSIM_OK;
     if (st != LSIM_OK)
         return st;
     if (labels && (st = read_labels(y, labels, scene)) != LSIM_OK)

@@ -11,6 +11,10 @@ int lsim_scene_file_resolve(const char *dir, const char *name, char *out, size_t
 /* Read the `sensor:` mapping into a new sensor (pose applied). */
 lsim_status lsim_scene_file_read_sensor(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_sensor **out);
 
+/* The `materials:` mapping (name: {brdf: ..., ...} or {calibration: FILE#name}) into `scene`
+ * (calibration files relative to `dir`); also read by the dataset config (src/dataset). */
+lsim_status lsim_scene_file_read_materials(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_scene *scene);
+
 struct lsim_beam_spec;
 struct lsim_receiver_spec;
 /* The `beam:` and `receiver:` mappings of `sensor:` (scene/optics_yaml.c). */
