@@ -78,12 +78,24 @@ static size_t check_scene(lsim_context *ctx, const lsim_dataset *ds, lsim_scene 
     CHECK(lo && hi);
     for (size_t i = 0; i < n; ++i)
         object_bounds(&scene->objects[i], lo[i], hi[i]);
-    /* counts per entry (the example's labels are distinct) */
+    /* counts per entry (the example's labels are distinct); a moving object of a class SemanticKITTI
+     * labels apart when moving ("moving-car", ...) carries that label, and only a moving one */
     for (size_t e = 0; e < ds->entry_count; ++e) {
-        uint32_t id = label_id(ctx, scene, ds->entries[e].label);
+        uint32_t id = label_id(ctx, scene, ds->entries[e].label), moving_id = UINT32_MAX;
+        char name[80];
+        snprintf(name, sizeof name, "moving-%s", ds->entries[e].label);
+        for (size_t k = 0; k < scene->labels.names.count; ++k)
+            if (strcmp(scene->labels.names.entries[k].name, name) == 0)
+                moving_id = scene->labels.names.entries[k].id;
         long count = 0;
-        for (size_t i = 0; i < n; ++i)
-            count += scene->objects[i].label == id;
+        for (size_t i = 0; i < n; ++i) {
+            const lsim_object *o = &scene->objects[i];
+            count += o->label == id || o->label == moving_id;
+            if (o->label == moving_id)
+                CHECK(o->motion != NULL);
+            if (o->label == id && moving_id != UINT32_MAX)
+                CHECK(o->motion == NULL);
+        }
         printf("sequence %zu: %ld x %s (range %ld..%ld)\n", sequence, count, ds->entries[e].label,
                ds->entries[e].count_lo, ds->entries[e].count_hi);
         CHECK(count >= ds->entries[e].count_lo && count <= ds->entries[e].count_hi);

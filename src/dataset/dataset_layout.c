@@ -183,6 +183,22 @@ static lsim_status push_placed(ds_build *b, const ds_box *box)
     return LSIM_OK;
 }
 
+/* SemanticKITTI labels a moving vehicle or person apart ("moving-car" 252, ... "moving-other-vehicle"
+ * 259): an object that moves takes its class's moving label where SemanticKITTI has one. */
+static const char *moving_label(const char *label, const lsim_object_desc *d, char *buf, size_t size)
+{
+    static const char *const movable[] = {"car", "bicyclist", "person", "motorcyclist", "on-rails", "bus", "truck",
+                                          "other-vehicle"};
+    if (d->velocity[0] == 0.0 && d->velocity[1] == 0.0 && d->velocity[2] == 0.0)
+        return label;
+    for (size_t i = 0; i < sizeof movable / sizeof *movable; ++i)
+        if (strcmp(label, movable[i]) == 0) {
+            snprintf(buf, size, "moving-%s", label);
+            return buf;
+        }
+    return label;
+}
+
 static void desc_for(lsim_object_desc *d, const char *material, const char *label)
 {
     lsim_object_desc_init(d);
@@ -336,6 +352,7 @@ static lsim_status place_entry(ds_build *b, size_t ei)
         count = e->count_hi;
     ds_rect rects[DS_MAX_RECTS];
     size_t nr = region_rects(ds, e->on, rects);
+    char moving[80];
     for (long j = 0; j < count; ++j) {
         lsim_object_desc d;
         double s;
@@ -349,7 +366,7 @@ static lsim_status place_entry(ds_build *b, size_t ei)
                              lsim_ds_on_name(e->on), lsim_ds_region_area(ds, e->on), b->placed_count,
                              LSIM_DS_PLACE_TRIES);
         d.material = e->material[0] ? e->material : NULL;
-        d.label = e->label;
+        d.label = moving_label(e->label, &d, moving, sizeof moving);
         lsim_status st;
         if (e->shape == LSIM_DS_MESH) {
             d.scale = s;
