@@ -1,14 +1,17 @@
 /* lidarsim bench dataset (bench_dataset.h): whole `lidarsim dataset` runs timed from outside, as a
  * user would time them (wall clock from spawn to exit, process start, config load and mesh import
  * included), each into a fresh temporary folder, best of --repeat:
- *   serial, 1 thread; serial, 2 threads; two shards at once (--shard 0/2 and 1/2, 1 thread each);
- *   mpirun -n 2 (1 thread a rank) when lidarsim is built with MPI and mpirun is on the PATH.
- * Scale-out efficiency at 2 = t(serial, 1 thread) / (2 x t(2 ranks or 2 shards)). */
-#define _XOPEN_SOURCE 700 /* nftw */
+ *   serial, 1 thread on 1 core (the process pinned to the first allowed CPU: Embree's BVH builds
+ *   and OpenMP would otherwise borrow the second core); serial, 2 threads; two shards at once
+ *   (--shard 0/2 and 1/2, 1 thread each); mpirun -n 2 (1 thread a rank; OpenMPI binds each rank
+ *   to a core) when lidarsim is built with MPI and mpirun is on the PATH.
+ * Scale-out efficiency at 2 = t(serial, 1 core) / (2 x t(2 ranks or 2 shards)). */
+#define _GNU_SOURCE /* nftw, sched_setaffinity */
 #include "bench_dataset.h"
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,9 +42,21 @@ static void remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Spawn every argv of `jobs` at once, wait for all; the wall time, or a negative value if one failed. */
-static double run_jobs(char *const *jobs[], int count)
+/* Spawn every argv of `jobs` at once, wait for all; the wall time, or a negative value if one
+ * failed. one_core: the children run on the first CPU this process may use. */
+static double run_jobs(char *const *jobs[], int count, int one_core)
 {
+    cpu_set_t saved, one;
+    const int pin = one_core && sched_getaffinity(0, sizeof saved, &saved) == 0;
+    if (pin) {
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &saved)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        sched_setaffinity(0, sizeof one, &one); /* inherited by the children */
+    }
     pid_t pid[4];
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -61,7 +76,10 @@ static double run_jobs(char *const *jobs[], int count)
             ok = 0;
     }
     posix_spawn_file_actions_destroy(&fa);
-    return ok ? now_s() - t0 : -1.0;
+    const double t = now_s() - t0;
+    if (pin)
+        sched_setaffinity(0, sizeof saved, &saved);
+    return ok ? t : -1.0;
 }
 
 int lsim_bench_dataset_run(const char *self, const char *config, long frames, int repeat, int with_mpi,
@@ -101,7 +119,7 @@ int lsim_bench_dataset_run(const char *self, const char *config, long frames, in
             remove_tree(b);
             char *const *one[1] = {k == 0 ? serial1 : k == 1 ? serial2 : mpi};
             char *const *two[2] = {shard0, shard1};
-            const double t = k == 2 ? run_jobs(two, 2) : run_jobs(one, 1);
+            const double t = k == 2 ? run_jobs(two, 2, 0) : run_jobs(one, 1, k == 0);
             if (t < 0) {
                 snprintf(error, error_size, "a %s run failed (run it by hand: %s dataset %s -o DIR --frames %ld)",
                          k == 0 ? "serial" : k == 1 ? "2-thread" : k == 2 ? "sharded" : "mpirun -n 2", self, config,

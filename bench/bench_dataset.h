@@ -7,7 +7,7 @@
 
 typedef struct lsim_bench_dataset_result {
     long frames;
-    double serial1_s;  /* one process, 1 thread */
+    double serial1_s;  /* one process, 1 thread, pinned to 1 core */
     double serial2_s;  /* one process, 2 threads */
     double shards2_s;  /* --shard 0/2 and 1/2 at once, 1 thread each */
     double mpi2_s;     /* mpirun -n 2, 1 thread a rank (0: not run) */

@@ -14,6 +14,7 @@ Timings are printed, never asserted (they depend on the machine).
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -92,6 +93,19 @@ def main():
     for r in got:
         check(r["engine"] == "raster" and r["moving"] is True, "e: engine %s moving %s" % (r["engine"], r["moving"]))
         check(r["points"] == r["beams"], "e: %s points for %s beams inside a closed sphere (moving)" % (r["points"], r["beams"]))
+    config = os.path.join(os.environ.get("LSIM_SOURCE_DIR", ".."), "examples", "dataset", "dataset.yaml")
+    rc, out, err = bench("dataset", "--config", config, "--frames", "4")
+    check(rc == 0, "f: bench dataset exit %d: %s" % (rc, err.strip()))
+    got = rows(out) if rc == 0 else []
+    check(len(got) == 1, "f: bench dataset prints one JSON line (%d)" % len(got))
+    for r in got:
+        check(r["frames"] == 4 and r["serial_1core_s"] > 0 and r["serial_2threads_s"] > 0 and r["shards2_s"] > 0
+              and 0 < r["shards2_efficiency"] < 2, "f: bench dataset figures %s" % r)
+        mpi = os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE")
+        check((r["mpi2_s"] is not None) == (mpi and shutil.which("mpirun") is not None),
+              "f: mpi2_s present exactly in an MPI build (%s)" % r["mpi2_s"])
+    rc, out, err = bench("dataset", "--frames", "1")
+    check(rc == 2 and "--frames" in err, "f: bench dataset --frames 1 is a usage error (%s)" % err.strip())
     if failures:
         print("%d checks failed" % len(failures), file=sys.stderr)
         return 1

@@ -11,7 +11,7 @@ usage: test_cli_dataset.py LIDARSIM_BINARY WORK_DIR
      dataset.json with config, seed and version); clean row i is noisy row i's twin (same label,
      within 30 cm); per-point times within the frame; poses.txt's first line the identity
   b  --shard 0/2 and 1/2 into two folders: their union equals the 0/1 tree byte for byte (files
-     both write are identical), each shard wrote only its frames
+     both write are identical), each shard wrote exactly its frames (blocks of a sequence's frames)
   c  --threads 1 gives the same bytes as 2 threads; --seed changes the noisy points
   d  a run killed with SIGKILL mid-way, then rerun: equals an uninterrupted run byte for byte, the
      frames finished before the kill are not rewritten (same inode and mtime), no temporary files
@@ -142,10 +142,20 @@ if T0 and all(parts):
     check(not clash, "b: files both shards write are identical (%s)" % clash[:3])
     check(union == T0, "b: the union of 0/2 and 1/2 equals 0/1 (%d vs %d files, %d differ)"
           % (len(union), len(T0), sum(1 for k in T0 if union.get(k) != T0[k])))
-    own0 = sorted(k for k in parts[0] if "/velodyne/" in k)
-    own1 = sorted(k for k in parts[1] if "/velodyne/" in k)
-    check(len(own0) == (FRAMES + 1) // 2 and len(own1) == FRAMES // 2 and not set(own0) & set(own1),
-          "b: each shard wrote its own frames (%d, %d)" % (len(own0), len(own1)))
+    per = json.loads(T0["dataset.json"])["frames_per_sequence"]
+
+    def owner(k, shards):
+        """README "Datasets": blocks of a sequence's frames dealt out to the shards."""
+        sequences = (FRAMES + per - 1) // per
+        cut = min(max((4 * shards + sequences - 1) // sequences, 1), per)
+        block = (per + cut - 1) // cut
+        b = (k // per) * ((per + block - 1) // block) + (k % per) // block
+        return b % shards
+
+    for i in (0, 1):
+        got = sorted(k for k in parts[i] if "/velodyne/" in k)
+        want = sorted("sequences/%02d/velodyne/%06d.bin" % divmod(k, per) for k in range(FRAMES) if owner(k, 2) == i)
+        check(got == want and len(got) > 0, "b: shard %d wrote its frames (%d, expected %d)" % (i, len(got), len(want)))
 
 # c: threads and seeds
 one = os.path.join(WORK, "threads1")

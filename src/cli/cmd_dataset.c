@@ -35,13 +35,15 @@ static void dataset_usage(FILE *out)
             "  -o, --output DIR     the dataset folder (created)\n"
             "  --frames N           frames in all (default: the config's `frames`)\n"
             "  --seed S             instead of the config's `seed`\n"
-            "  --shard i/n          write only frames k with k %% n == i (job arrays: Slurm, Kubernetes\n"
-            "                       indexed jobs, GNU parallel); the shards' trees merge into one\n"
+            "  --shard i/n          write only shard i's frames: blocks of consecutive frames of a sequence,\n"
+            "                       dealt out to n shards (job arrays: Slurm, Kubernetes indexed jobs, GNU\n"
+            "                       parallel); the shards' trees merge into one\n"
             "  --threads N          threads per frame, 0 = all cores (default 0)\n"
             "  --progress MODE      auto (a bar on a terminal, lines otherwise; default), lines, off\n"
             "  --quiet              no progress and no summary\n\n"
-            "Under mpirun (a build with MPI: cmake -DLSIM_MPI=ON) rank r of K writes the frames of its shard\n"
-            "with (k / n) %% K == r.\n");
+            "Under mpirun (a build with MPI: cmake -DLSIM_MPI=ON) the shard's blocks are dealt out again to\n"
+            "the K ranks. Prefer ranks or shards with --threads 1 to threads: a frame's serial parts (the\n"
+            "sequence's scene, the files) do not share out.\n");
 }
 
 static int parse_shard(const char *v, unsigned *i, unsigned *n)

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,6 +64,8 @@ lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t se
     snprintf(path, sizeof path, "%s/sequences", out);
     if (st == LSIM_OK)
         st = make_dir(ctx, path);
+    if (sequence == SIZE_MAX || st != LSIM_OK)
+        return st;
     char seq[4000];
     lsim_dataset_sequence_dir(seq, sizeof seq, out, sequence);
     if (st == LSIM_OK)

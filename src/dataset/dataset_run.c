@@ -278,6 +278,7 @@ lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, con
     if (s.frames == 0 || s.frames > UINT32_MAX)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%zu frames: give 1 .. %u", s.frames, UINT32_MAX);
     stats->frames = s.frames;
+    const lsim_dataset_split split = lsim_dataset_split_make(s.frames, s.per, o->shard, o->shards, o->rank, o->ranks);
     unsigned char *done = calloc(s.frames, 1);
     s.buf = malloc(16 * LSIM_KITTI_ROWS);
     if (!done || !s.buf) {
@@ -285,23 +286,23 @@ lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, con
         free(s.buf);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu frames", s.frames);
     }
-    lsim_status st = lsim_dataset_make_dirs(ctx, o->out_dir, 0);
+    lsim_status st = lsim_dataset_make_dirs(ctx, o->out_dir, SIZE_MAX);
     if (st == LSIM_OK)
         st = lsim_dataset_manifest_read(ctx, o->out_dir, s.frames, done);
     for (size_t k = 0; k < s.frames; ++k)
-        if (lsim_dataset_owns(k, o->shard, o->shards, o->rank, o->ranks)) {
+        if (lsim_dataset_owns(&split, k)) {
             ++stats->mine;
             stats->done_before += done[k];
         }
     if (st == LSIM_OK)
         st = lsim_dataset_manifest_open(ctx, o->out_dir, o, &s.manifest);
     /* the root files: by the writer of frame 0, from sequence 0's scene */
-    if (st == LSIM_OK && lsim_dataset_owns(0, o->shard, o->shards, o->rank, o->ranks) && (st = open_sequence(&s, 0)) == LSIM_OK)
+    if (st == LSIM_OK && lsim_dataset_owns(&split, 0) && (st = open_sequence(&s, 0)) == LSIM_OK)
         st = lsim_dataset_write_root(ctx, o->out_dir, &s.info, s.seed, s.frames, s.scene);
     progress p = {o->progress, o->progress_to, 0, t0, t0, stats->mine - stats->done_before, 0, (size_t)-1};
     p.bar = p.mode == LSIM_PROGRESS_AUTO && p.to && isatty(fileno(p.to));
     for (size_t k = 0; k < s.frames && st == LSIM_OK; ++k) {
-        if (!lsim_dataset_owns(k, o->shard, o->shards, o->rank, o->ranks) || done[k])
+        if (!lsim_dataset_owns(&split, k) || done[k])
             continue;
         st = run_frame(&s, k);
         if (st == LSIM_OK)

@@ -16,8 +16,8 @@
  *                                   velodyne <-> row i of clean (NaN rows where the clean scan has
  *                                   no such echo), then the echoes the noisy scan dropped
  *
- * Frame k is written by the writer that owns it: shard i of n owns k % n == i; within a shard,
- * MPI rank r of K owns (k / n) % K == r. Every frame is a function of (config, seed, k) alone, so
+ * Frame k is written by the writer that owns it (lsim_dataset_owns: blocks of consecutive frames
+ * of a sequence dealt out to shards, then to MPI ranks within a shard). Every frame is a function of (config, seed, k) alone, so
  * the tree is the same bytes whatever the split, the thread count or the resumes. */
 #ifndef LSIM_DATASET_DATASET_RUN_H
 #define LSIM_DATASET_DATASET_RUN_H
@@ -57,13 +57,38 @@ typedef struct lsim_dataset_run_stats {
 lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, const lsim_dataset_run_options *options,
                              lsim_dataset_run_stats *stats);
 
-/* 1 if writer (shard of shards, rank of ranks) owns frame k. */
-static inline int lsim_dataset_owns(size_t k, unsigned shard, unsigned shards, unsigned rank, unsigned ranks)
+/* Who writes frame k. Frames are dealt out in blocks of consecutive frames of one sequence, so
+ * that a writer builds each sequence's scene (and its engine) once for several frames: a sequence
+ * of `per` frames is cut into ceil(4 writers / sequences) blocks (at least 1) of equal length,
+ * blocks are numbered through the dataset, and block b goes to shard b % shards and, within the
+ * shard, to rank (b / shards) % ranks. With many sequences a block is a whole sequence; with few,
+ * each is cut so that every writer still gets work. */
+typedef struct lsim_dataset_split {
+    size_t per, block, blocks_per_sequence;
+    unsigned shard, shards, rank, ranks;
+} lsim_dataset_split;
+
+static inline lsim_dataset_split lsim_dataset_split_make(size_t frames, size_t per, unsigned shard, unsigned shards,
+                                                         unsigned rank, unsigned ranks)
 {
-    return k % shards == shard && (k / shards) % ranks == rank;
+    lsim_dataset_split s = {per, per, 1, shard, shards, rank, ranks};
+    const size_t sequences = (frames + per - 1) / per, writers = (size_t)shards * ranks;
+    size_t cut = (4 * writers + sequences - 1) / sequences;
+    cut = cut < 1 ? 1 : cut > per ? per : cut;
+    s.block = (per + cut - 1) / cut;
+    s.blocks_per_sequence = (per + s.block - 1) / s.block;
+    return s;
 }
 
-/* The tree's files (dataset_files.c). */
+/* 1 if the split's writer owns frame k. */
+static inline int lsim_dataset_owns(const lsim_dataset_split *s, size_t k)
+{
+    const size_t b = (k / s->per) * s->blocks_per_sequence + (k % s->per) / s->block;
+    return b % s->shards == s->shard && (b / s->shards) % s->ranks == s->rank;
+}
+
+/* The tree's files (dataset_files.c). make_dirs: OUT (with missing parents), its manifest and
+ * sequences folders and, unless sequence is SIZE_MAX, the sequence's folders. */
 lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence);
 lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info,
                                     uint64_t seed, size_t frames, const lsim_scene *scene0);
