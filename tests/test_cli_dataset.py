@@ -15,7 +15,7 @@ usage: test_cli_dataset.py LIDARSIM_BINARY WORK_DIR
   c  --threads 1 gives the same bytes as 2 threads; --seed changes the noisy points
   d  a run killed with SIGKILL mid-way, then rerun: equals an uninterrupted run byte for byte, the
      frames finished before the kill are not rewritten (same inode and mtime), no temporary files
-  e  mpirun -n 2 (an MPI build) equals the serial run; without MPI this part is skipped
+  e  mpirun -n 2 (an MPI build) equals the serial run; a build without MPI refuses to run under mpirun
   g  examples/dataset/shards.sh and mpi.sh (2 shards, 2 ranks) write the same tree
   f  progress: plain lines on a pipe; bad input: --shard 2/2, --shard x, --frames 0, a missing
      config, -o naming a file, unknown option: non-zero exit, a clear message, no tree
@@ -227,8 +227,14 @@ if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shu
     check(tree(mpi) == T0, "e: mpirun -n 2 equals the serial run byte for byte")
     lists = sorted(os.listdir(os.path.join(mpi, "manifest")))
     check(lists == ["shard-0-of-1.rank-0-of-2.txt", "shard-0-of-1.rank-1-of-2.txt"], "e: one manifest a rank (%s)" % lists)
+elif shutil.which("mpirun"):
+    mpi = os.path.join(WORK, "mpi_refused")
+    r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
+                        "-o", mpi, "--frames", "2"], capture_output=True, text=True, timeout=600)
+    check(r.returncode != 0 and "built without MPI" in r.stderr and not os.path.exists(mpi),
+          "e: a build without MPI refuses to run under mpirun -n 2 (%s)" % r.stderr.strip()[-300:])
 else:
-    print("e: skipped (lidarsim built without MPI, or no mpirun)")
+    print("e: skipped (no mpirun)")
 
 # g: the shipped scale-out scripts run as documented (examples/dataset/shards.sh, mpi.sh)
 env = dict(os.environ, LIDARSIM=BINARY, CONFIG=CONFIG)
@@ -247,6 +253,26 @@ out = os.path.join(WORK, "progress")
 r = run(["dataset", CONFIG, "-o", out, "--frames", "2"])
 check(r.returncode == 0 and "dataset: 2/2 frames" in r.stderr and "\r" not in r.stderr,
       "f: progress on a pipe is plain lines (%r)" % r.stderr[-200:])
+import pty  # noqa: E402  a terminal: the bar redraws one line with \r
+master, slave = pty.openpty()
+out = os.path.join(WORK, "progress_tty")
+p = subprocess.Popen([BINARY, "dataset", CONFIG, "-o", out, "--frames", "3"], stdout=subprocess.DEVNULL,
+                     stderr=slave)
+os.close(slave)
+chunks = b""
+while True:
+    try:
+        data = os.read(master, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    chunks += data
+p.wait()
+os.close(master)
+text = chunks.decode("utf-8", "replace")
+check(p.returncode == 0 and "\r" in text and "[" in text and "frames/s" in text and "ETA" in text and "3/3 frames" in text,
+      "f: on a terminal the progress is a bar redrawn with \\r, with frames/s and ETA (%r)" % text[-200:])
 bad = os.path.join(WORK, "bad")
 cases = ((["--shard", "2/2"], "--shard"), (["--shard", "x"], "--shard"), (["--frames", "0"], "--frames"),
          (["--frobnicate"], "--frobnicate"))
