@@ -404,6 +404,26 @@ static void check_bad_configs(lsim_context *ctx)
                       "library[0].count", "sidewalk");
     expect_load_error(ctx, "ds_bad_on.yaml", "  - box: [1, 1, 1]\n    on: road\n", "  kind: scatter\n",
                       "library[0].on", "scatter");
+    /* the caps on one sequence's work (examples/dataset/README.md "Limits") */
+    expect_load_error(ctx, "ds_cap_objects.yaml",
+                      "  - box: [0.1, 0.1, 0.1]\n    count: [0, 6000]\n  - sphere: 0.1\n    count: [0, 6000]\n", street,
+                      "library[1].count", "at most 10000");
+    expect_load_error(ctx, "ds_cap_blocks.yaml", "  - box: [1, 1, 1]\n",
+                      "  kind: street\n  length: 10000\n  building_length: [1, 2]\n  building_gap: [0, 1]\n",
+                      "layout.building_length", "at most 2000");
+    snprintf(lib, sizeof lib, "  - mesh: %s\n    count: [0, 10000]\n    on: anywhere\n", truck);
+    expect_load_error(ctx, "ds_cap_triangles.yaml", lib, street, "library[0].count", "at most 20000000");
+    expect_load_error(ctx, "ds_cap_count.yaml", "  - box: [1, 1, 1]\n    count: [1e9, 1e9]\n", street,
+                      "library[0].count", "10000");
+    write_file("ds_cap_drive.yaml", "frames: 1000000\nsensor: {type: planar, steps: 16, fov_deg: 90, rate_hz: 0.01}\n"
+                                    "layout: {kind: scatter}\n");
+    lsim_dataset *ds = NULL;
+    CHECK(lsim_dataset_load(ctx, "ds_cap_drive.yaml", &ds) != LSIM_OK && ds == NULL);
+    printf("ds_cap_drive.yaml: %s\n", lsim_context_last_error(ctx));
+    CHECK(strstr(lsim_context_last_error(ctx), "ds_cap_drive.yaml:1:9: frames:") != NULL);
+    CHECK(strstr(lsim_context_last_error(ctx), "at most 1e+07 s") != NULL);
+    expect_load_error(ctx, "ds_cap_length.yaml", "  - box: [1, 1, 1]\n", "  kind: street\n  length: 1e7\n",
+                      "layout.length", "10000");
 }
 
 /* A config that passes the load-time area check but cannot be packed: the build fails, naming
