@@ -6,12 +6,18 @@
  * at most that. */
 #include "fuzz_common.h"
 
-#include "dataset/dataset.h"
+#include "dataset/dataset_internal.h"
 #include "lidarsim.h"
 
 #include <math.h>
 
 #define FUZZ_DS_MAX_SCAN_BEAMS 20000
+/* Sequences are built only for libraries of at most this many objects (the sum of the count
+ * maxima) and paths of at most this many waypoints: the loader's caps allow 10000 objects and a
+ * placement budget of seconds, which would make executions slow (the caps and the budget have
+ * their tests in tests/test_dataset_generate.c). */
+#define FUZZ_DS_MAX_OBJECTS 2000
+#define FUZZ_DS_MAX_WAYPOINTS 256
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -37,8 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     lsim_dataset_info info;
     lsim_dataset_get_info(ds, &info);
+    long objects = 0;
+    for (size_t i = 0; i < ds->entry_count; ++i)
+        objects += ds->entries[i].count_hi;
+    const int build = objects <= FUZZ_DS_MAX_OBJECTS && ds->waypoint_count <= FUZZ_DS_MAX_WAYPOINTS;
     int scanned = 0;
-    for (size_t seq = 0; seq < 2; ++seq) {
+    for (size_t seq = 0; seq < 2 && build; ++seq) {
         lsim_scene *scene = NULL;
         lsim_sensor *sensor = NULL;
         lsim_status st = lsim_dataset_build_sequence(ds, info.seed, seq, &scene, &sensor);

@@ -447,6 +447,32 @@ static void check_build_failure(lsim_context *ctx)
     lsim_dataset_destroy(ds);
 }
 
+/* A crowded library along a zigzag path: the placement stops at its budget of footprint tests
+ * (LSIM_DS_PLACE_BUDGET) with a message naming the entry, instead of running on for minutes. */
+static void check_place_budget(lsim_context *ctx)
+{
+    char text[2048];
+    int n = snprintf(text, sizeof text, "frames: 2\nsensor: {type: planar, steps: 16, fov_deg: 90, rate_hz: 0.001}\n"
+                                        "layout: {kind: scatter, extent: [200, 200]}\n"
+                                        "trajectory: {kind: waypoints, speed: 0.0001, clearance: 1, points: [");
+    for (int i = 0; i < 16; ++i)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s[%d, %d]", i ? ", " : "", i % 2 ? 99 : -99, i - 99);
+    snprintf(text + n, sizeof text - (size_t)n, "]}\nlibrary:\n  - {box: [1, 1, 1], count: 9000}\n");
+    write_file("ds_budget.yaml", text);
+    lsim_dataset *ds = NULL;
+    REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_budget.yaml", &ds));
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    double t0 = now_s();
+    lsim_status st = lsim_dataset_build_sequence(ds, 0, 0, &scene, &sensor);
+    const char *msg = lsim_context_last_error(ctx);
+    printf("ds_budget.yaml (%.2f s): %s\n", now_s() - t0, msg);
+    CHECK(st != LSIM_OK && scene == NULL && sensor == NULL);
+    CHECK(strstr(msg, "ds_budget.yaml:6") != NULL && strstr(msg, "library[0].count") != NULL);
+    CHECK(strstr(msg, "footprint tests") != NULL);
+    lsim_dataset_destroy(ds);
+}
+
 /* A waypoint drive: the sensor follows the polyline at the configured speed, yaw along it. */
 static void check_waypoints(lsim_context *ctx)
 {
@@ -575,6 +601,7 @@ int main(void)
     check_scatter_circle(ctx);
     check_waypoints(ctx);
     check_build_failure(ctx);
+    check_place_budget(ctx);
     check_bad_configs(ctx);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_dataset_generate");

@@ -20,7 +20,7 @@
 #define LSIM_DS_MAX_OBJECTS 10000     /* library objects per sequence: the sum of the entries' count maxima */
 #define LSIM_DS_MAX_BLOCKS 2000       /* building blocks per row: length / (building_length + building_gap minima) */
 #define LSIM_DS_MAX_TRIANGLES 20000000 /* mesh triangles per sequence: each mesh entry's triangles x its count maximum */
-#define LSIM_DS_PLACE_BUDGET 500000000.0 /* footprint and path tests of one sequence's placement */
+#define LSIM_DS_PLACE_BUDGET 500000000.0 /* footprint tests of one sequence's placement (a path leg counts 8) */
 
 typedef enum lsim_ds_layout_kind { LSIM_DS_STREET = 0, LSIM_DS_SCATTER = 1 } lsim_ds_layout_kind;
 typedef enum lsim_ds_traj_kind { LSIM_DS_STRAIGHT = 0, LSIM_DS_CIRCLE = 1, LSIM_DS_WAYPOINTS = 2 } lsim_ds_traj_kind;

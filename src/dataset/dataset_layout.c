@@ -166,7 +166,7 @@ typedef struct ds_build {
     size_t placed_count, placed_capacity;
     double (*path)[2];
     size_t path_count;
-    double work; /* footprint and path tests so far (LSIM_DS_PLACE_BUDGET) */
+    double work; /* footprint tests so far, a path leg counting 8 (LSIM_DS_PLACE_BUDGET) */
 } ds_build;
 
 static lsim_status push_placed(ds_build *b, const ds_box *box)
@@ -318,7 +318,8 @@ static int find_spot(ds_build *b, const lsim_ds_entry *e, size_t ei, size_t j, c
                       y + hy + fmax(0.0, vy * T)};
         if (box.x0 < r->x0 || box.x1 > r->x1 || box.y0 < r->y0 || box.y1 > r->y1)
             continue; /* a moving actor stays on its strip for the whole sequence */
-        b->work += (double)b->placed_count + (lsim_ds_path_is_band(ds) ? 0.0 : (double)b->path_count);
+        /* a path leg costs about 8 footprint tests (clip, 6 distances) */
+        b->work += (double)b->placed_count + (lsim_ds_path_is_band(ds) ? 0.0 : 8.0 * (double)b->path_count);
         if (b->work > LSIM_DS_PLACE_BUDGET)
             return -1;
         int free_spot = 1;
