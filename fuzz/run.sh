@@ -12,7 +12,7 @@ build="$(cd "${1:?usage: fuzz/run.sh BUILD_DIR [HARNESS ...]}" && pwd)"; shift
 seconds="${FUZZ_SECONDS:-180}"
 jobs="${FUZZ_JOBS:-1}"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan cli)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan cli)
 shared="$here/../../shared/data/apollosim-rplidar"
 work="$build/fuzz"
 mkdir -p "$work/artifacts"
@@ -39,6 +39,7 @@ for h in "${harnesses[@]}"; do
   extra=()
   [ "$h" = mesh ] || [ "$h" = mesh_check ] && extra=(-max_len=65536)
   [ "$h" = scan ] || [ "$h" = fit_scan ] && extra=(-max_len=16384)
+  [ "$h" = dataset ] && extra=(-max_len=8192)
   log="$work/$h.log"
   parallel=()  # -jobs N: N processes, each logging to fuzz-K.log in the work folder
   [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")

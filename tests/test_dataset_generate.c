@@ -404,6 +404,26 @@ static void check_bad_configs(lsim_context *ctx)
                       "library[0].count", "sidewalk");
     expect_load_error(ctx, "ds_bad_on.yaml", "  - box: [1, 1, 1]\n    on: road\n", "  kind: scatter\n",
                       "library[0].on", "scatter");
+    /* the caps on one sequence's work (examples/dataset/README.md "Limits") */
+    expect_load_error(ctx, "ds_cap_objects.yaml",
+                      "  - box: [0.1, 0.1, 0.1]\n    count: [0, 6000]\n  - sphere: 0.1\n    count: [0, 6000]\n", street,
+                      "library[1].count", "at most 10000");
+    expect_load_error(ctx, "ds_cap_blocks.yaml", "  - box: [1, 1, 1]\n",
+                      "  kind: street\n  length: 10000\n  building_length: [1, 2]\n  building_gap: [0, 1]\n",
+                      "layout.building_length", "at most 2000");
+    snprintf(lib, sizeof lib, "  - mesh: %s\n    count: [0, 10000]\n    on: anywhere\n", truck);
+    expect_load_error(ctx, "ds_cap_triangles.yaml", lib, street, "library[0].count", "at most 20000000");
+    expect_load_error(ctx, "ds_cap_count.yaml", "  - box: [1, 1, 1]\n    count: [1e9, 1e9]\n", street,
+                      "library[0].count", "10000");
+    write_file("ds_cap_drive.yaml", "frames: 1000000\nsensor: {type: planar, steps: 16, fov_deg: 90, rate_hz: 0.01}\n"
+                                    "layout: {kind: scatter}\n");
+    lsim_dataset *ds = NULL;
+    CHECK(lsim_dataset_load(ctx, "ds_cap_drive.yaml", &ds) != LSIM_OK && ds == NULL);
+    printf("ds_cap_drive.yaml: %s\n", lsim_context_last_error(ctx));
+    CHECK(strstr(lsim_context_last_error(ctx), "ds_cap_drive.yaml:1:9: frames:") != NULL);
+    CHECK(strstr(lsim_context_last_error(ctx), "at most 1e+07 s") != NULL);
+    expect_load_error(ctx, "ds_cap_length.yaml", "  - box: [1, 1, 1]\n", "  kind: street\n  length: 1e7\n",
+                      "layout.length", "10000");
 }
 
 /* A config that passes the load-time area check but cannot be packed: the build fails, naming
@@ -424,6 +444,32 @@ static void check_build_failure(lsim_context *ctx)
     CHECK(st != LSIM_OK && scene == NULL && sensor == NULL);
     CHECK(strstr(msg, "ds_crowded.yaml:8") != NULL && strstr(msg, "library[0].count") != NULL);
     CHECK(strstr(msg, "of 18") != NULL && strstr(msg, "'car'") != NULL);
+    lsim_dataset_destroy(ds);
+}
+
+/* A crowded library along a zigzag path: the placement stops at its budget of footprint tests
+ * (LSIM_DS_PLACE_BUDGET) with a message naming the entry, instead of running on for minutes. */
+static void check_place_budget(lsim_context *ctx)
+{
+    char text[2048];
+    int n = snprintf(text, sizeof text, "frames: 2\nsensor: {type: planar, steps: 16, fov_deg: 90, rate_hz: 0.001}\n"
+                                        "layout: {kind: scatter, extent: [200, 200]}\n"
+                                        "trajectory: {kind: waypoints, speed: 0.0001, clearance: 1, points: [");
+    for (int i = 0; i < 16; ++i)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s[%d, %d]", i ? ", " : "", i % 2 ? 99 : -99, i - 99);
+    snprintf(text + n, sizeof text - (size_t)n, "]}\nlibrary:\n  - {box: [1, 1, 1], count: 9000}\n");
+    write_file("ds_budget.yaml", text);
+    lsim_dataset *ds = NULL;
+    REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_budget.yaml", &ds));
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    double t0 = now_s();
+    lsim_status st = lsim_dataset_build_sequence(ds, 0, 0, &scene, &sensor);
+    const char *msg = lsim_context_last_error(ctx);
+    printf("ds_budget.yaml (%.2f s): %s\n", now_s() - t0, msg);
+    CHECK(st != LSIM_OK && scene == NULL && sensor == NULL);
+    CHECK(strstr(msg, "ds_budget.yaml:6") != NULL && strstr(msg, "library[0].count") != NULL);
+    CHECK(strstr(msg, "footprint tests") != NULL);
     lsim_dataset_destroy(ds);
 }
 
@@ -555,6 +601,7 @@ int main(void)
     check_scatter_circle(ctx);
     check_waypoints(ctx);
     check_build_failure(ctx);
+    check_place_budget(ctx);
     check_bad_configs(ctx);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_dataset_generate");

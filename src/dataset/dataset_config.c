@@ -3,6 +3,7 @@
 #include "dataset/dataset_internal.h"
 
 #include "core/context.h"
+#include "core/motion_make.h"
 #include "core/text.h"
 #include "core/vec.h"
 #include "scene/scene.h"
@@ -216,6 +217,16 @@ static lsim_status read_layout(lsim_yaml *y, lsim_dataset *ds, const lsim_scene 
             st = lsim_ds_opt_range(y, map, "building_gap", "layout.building_gap", 0.0, 10000.0, ds->building_gap);
         if (st == LSIM_OK)
             st = lsim_ds_opt_num(y, map, "building_depth", "layout.building_depth", 0.0, 1000.0, 0, &ds->building_depth);
+        const double step = ds->building_length[0] + ds->building_gap[0];
+        if (st == LSIM_OK && ds->building_depth > 0.0 && ds->building_height[1] > 0.0 &&
+            ds->length / step > LSIM_DS_MAX_BLOCKS) {
+            yaml_node_t *at = lsim_yaml_get(y, map, "building_length");
+            st = lsim_yaml_fail(y, at ? at : map, LSIM_ERR_PARSE, "layout.building_length",
+                                "a row of %.0f m could hold %.0f building blocks (length / (building_length min + "
+                                "building_gap min = %g m)); at most %d: lengthen the blocks or gaps, shorten the "
+                                "layout, or set building_depth: 0", ds->length, ds->length / step, step,
+                                LSIM_DS_MAX_BLOCKS);
+        }
     } else {
         yaml_node_t *e = lsim_yaml_get(y, map, "extent");
         if (e && (st = lsim_yaml_numbers(y, e, "layout.extent", ds->extent, 2, 2, NULL)) != LSIM_OK)
@@ -387,6 +398,15 @@ static lsim_status read_config(lsim_yaml *y, lsim_dataset *ds)
     }
     if ((st = read_sensor(y, ds)) != LSIM_OK)
         return st;
+    if (lsim_ds_drive_s(ds) > LSIM_MOTION_MAX_TIME) { /* the last frames' scan times would be refused */
+        yaml_node_t *at = lsim_yaml_get(y, root, "frames_per_sequence");
+        return lsim_yaml_fail(y, at ? at : lsim_yaml_get(y, root, "frames"), LSIM_ERR_PARSE,
+                              at ? "frames_per_sequence" : "frames",
+                              "%zu frames of %g s (1 / the sensor's rate_hz) make a sequence of %g s; at most %g s "
+                              "(the scene clock's range): lower frames_per_sequence or raise sensor.rate_hz",
+                              ds->frames_per_sequence, ds->frame_period_s, lsim_ds_drive_s(ds),
+                              (double)LSIM_MOTION_MAX_TIME);
+    }
     /* Materials: read into a scratch scene to check them (and the names the rest refers to);
      * each sequence's scene reads them again from the kept document. */
     lsim_scene *materials = NULL;

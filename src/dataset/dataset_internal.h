@@ -16,6 +16,11 @@
 #define LSIM_DS_MAX_WAYPOINTS 4096   /* = the layout's path buffer */
 #define LSIM_DS_PLACE_TRIES 2000      /* rejection-sampling tries per object */
 #define LSIM_DS_CLEARANCE_M 0.2       /* gap kept between two placed footprints */
+/* Caps on the work one sequence may take (checked at load, examples/dataset/README.md "Limits"). */
+#define LSIM_DS_MAX_OBJECTS 10000     /* library objects per sequence: the sum of the entries' count maxima */
+#define LSIM_DS_MAX_BLOCKS 2000       /* building blocks per row: length / (building_length + building_gap minima) */
+#define LSIM_DS_MAX_TRIANGLES 20000000 /* mesh triangles per sequence: each mesh entry's triangles x its count maximum */
+#define LSIM_DS_PLACE_BUDGET 500000000.0 /* footprint tests of one sequence's placement (a path leg counts 8) */
 
 typedef enum lsim_ds_layout_kind { LSIM_DS_STREET = 0, LSIM_DS_SCATTER = 1 } lsim_ds_layout_kind;
 typedef enum lsim_ds_traj_kind { LSIM_DS_STRAIGHT = 0, LSIM_DS_CIRCLE = 1, LSIM_DS_WAYPOINTS = 2 } lsim_ds_traj_kind;

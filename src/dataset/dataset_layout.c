@@ -166,6 +166,7 @@ typedef struct ds_build {
     size_t placed_count, placed_capacity;
     double (*path)[2];
     size_t path_count;
+    double work; /* footprint tests so far, a path leg counting 8 (LSIM_DS_PLACE_BUDGET) */
 } ds_build;
 
 static lsim_status push_placed(ds_build *b, const ds_box *box)
@@ -272,7 +273,7 @@ static lsim_status add_ground(ds_build *b)
 }
 
 /* Where one object of entry `e` goes: the description (pose, scale, velocity) and its footprint
- * swept over the sequence. 0 if no spot was found. */
+ * swept over the sequence. 0 if no spot was found, -1 if the sequence's placement budget is spent. */
 static int find_spot(ds_build *b, const lsim_ds_entry *e, size_t ei, size_t j, const ds_rect *rects, size_t nr,
                      lsim_object_desc *d, double *scale, ds_box *out)
 {
@@ -317,6 +318,10 @@ static int find_spot(ds_build *b, const lsim_ds_entry *e, size_t ei, size_t j, c
                       y + hy + fmax(0.0, vy * T)};
         if (box.x0 < r->x0 || box.x1 > r->x1 || box.y0 < r->y0 || box.y1 > r->y1)
             continue; /* a moving actor stays on its strip for the whole sequence */
+        /* a path leg costs about 8 footprint tests (clip, 6 distances) */
+        b->work += (double)b->placed_count + (lsim_ds_path_is_band(ds) ? 0.0 : 8.0 * (double)b->path_count);
+        if (b->work > LSIM_DS_PLACE_BUDGET)
+            return -1;
         int free_spot = 1;
         for (size_t k = 0; k < b->placed_count && free_spot; ++k)
             free_spot = !boxes_overlap(&box, &b->placed[k], LSIM_DS_CLEARANCE_M);
@@ -357,7 +362,15 @@ static lsim_status place_entry(ds_build *b, size_t ei)
         lsim_object_desc d;
         double s;
         ds_box box;
-        if (!nr || !find_spot(b, e, ei, (size_t)j, rects, nr, &d, &s, &box))
+        const int found = nr ? find_spot(b, e, ei, (size_t)j, rects, nr, &d, &s, &box) : 0;
+        if (found < 0)
+            return lsim_fail(ds->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "%s:%d: library[%zu].count: sequence %zu (seed %llu): placing '%s' %ld of %ld took over "
+                             "%.0e footprint tests (%zu objects placed); the layout is too crowded for the library: "
+                             "lower the counts, shrink the objects (`length`) or enlarge the layout",
+                             ds->path, e->line, ei, b->sequence, (unsigned long long)b->seed, e->label, j + 1, count,
+                             LSIM_DS_PLACE_BUDGET, b->placed_count);
+        if (!found)
             return lsim_fail(ds->ctx, LSIM_ERR_INVALID_ARGUMENT,
                              "%s:%d: library[%zu].count: sequence %zu (seed %llu): could not place '%s' %ld of %ld "
                              "on the %s (%.0f m^2 free of the sensor's lane, %zu objects placed) without overlaps "

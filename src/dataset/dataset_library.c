@@ -212,13 +212,27 @@ static void entry_min_footprint(const lsim_ds_entry *e, double *area, double *si
 
 static lsim_status check_room(lsim_yaml *y, lsim_dataset *ds, yaml_node_t *lib)
 {
-    double need[4] = {0, 0, 0, 0};
+    double need[4] = {0, 0, 0, 0}, objects = 0.0, triangles = 0.0;
     for (size_t i = 0; i < ds->entry_count; ++i) {
         const lsim_ds_entry *e = &ds->entries[i];
         yaml_node_t *node = yaml_document_get_node(&y->doc, lib->data.sequence.items.start[i]);
         yaml_node_t *cn = lsim_yaml_get(y, node, "count");
         char key[64];
         snprintf(key, sizeof key, "library[%zu].count", i);
+        objects += (double)e->count_hi;
+        if (objects > LSIM_DS_MAX_OBJECTS)
+            return lsim_yaml_fail(y, cn ? cn : node, LSIM_ERR_PARSE, key,
+                                  "the library's entries up to here place up to %.0f objects per sequence (the sum "
+                                  "of their count maxima); at most %d: lower the counts", objects, LSIM_DS_MAX_OBJECTS);
+        if (e->shape == LSIM_DS_MESH) {
+            triangles += (double)e->count_hi * (double)e->mesh.triangle_count;
+            if (triangles > LSIM_DS_MAX_TRIANGLES)
+                return lsim_yaml_fail(y, cn ? cn : node, LSIM_ERR_PARSE, key,
+                                      "the mesh entries up to here place up to %.0f triangles per sequence (this "
+                                      "mesh has %zu, times its count maximum %ld); at most %d: lower the count or "
+                                      "use a smaller mesh", triangles, e->mesh.triangle_count, e->count_hi,
+                                      LSIM_DS_MAX_TRIANGLES);
+        }
         double area, side;
         entry_min_footprint(e, &area, &side);
         double width = lsim_ds_region_width(ds, e->on);

@@ -348,7 +348,9 @@ lsim_status lsim_mesh_check_bytes(lsim_context *ctx, const char *name, const uin
 
 lsim_status lsim_mesh_check(lsim_context *ctx, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO (or a device) named as a mesh must not block the open until a writer
+     * comes; it is refused below as not a regular file. Regular files ignore the flag. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return lsim_fail(ctx, errno == ENOENT ? LSIM_ERR_NOT_FOUND : LSIM_ERR_IO, "mesh '%s' cannot be opened: %s",
                          path, strerror(errno));
