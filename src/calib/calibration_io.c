@@ -1,6 +1,7 @@
 /* Calibration files (docs/calibration.md): write (atomic YAML) and read (validated, file:line:column
  * and key in every error). Find, copy, free and the per-angle lookup: calib/calib_material.c. */
 #include "calib/calibration.h"
+#include "core/file_open.h"
 
 #include "calib/calibrate.h"
 #include "core/context.h"
@@ -479,9 +480,10 @@ lsim_status lsim_calibration_read(lsim_context *ctx, const char *path, lsim_cali
     struct stat info;
     if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a calibration file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the calibration file: %s", path, strerror(errno));
+    FILE *f = NULL;
+    const char *why = lsim_fopen_regular(path, "rb", &f);
+    if (why)
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the calibration file: %s", path, why);
     int empty = 1, c;
     int comment = 0;
     while (empty && (c = fgetc(f)) != EOF) {

@@ -23,6 +23,7 @@
  * rank-1 array exactly. Odd sizes, finite non-negative weights with at least one positive per
  * profile; every error names file:line. */
 #include "optics/blooming.h"
+#include "core/file_open.h"
 
 #include "core/context.h"
 #include "core/text.h"
@@ -409,9 +410,10 @@ lsim_status lsim_kernel_read(lsim_context *ctx, const char *path, lsim_kernel *o
     memset(out, 0, sizeof *out);
     if (!path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "kernel: path is NULL");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open kernel file: %s", path, strerror(errno));
+    FILE *f = NULL;
+    const char *why = lsim_fopen_regular(path, "r", &f);
+    if (why)
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open kernel file: %s", path, why);
     reader r = {ctx, path, 0};
     lsim_status st = read_file(&r, f, out);
     fclose(f);

@@ -1,5 +1,6 @@
 /* Trajectory CSV reader and the motion keys of scene files (trajectory_file.h). */
 #include "scene/trajectory_file.h"
+#include "core/file_open.h"
 
 #include "core/context.h"
 #include "core/text.h"
@@ -128,9 +129,10 @@ lsim_status lsim_trajectory_file_read(lsim_context *ctx, const char *path, lsim_
     if (!path || !out)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_trajectory_file_read: path and out must not be NULL");
     memset(out, 0, sizeof *out);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the trajectory file: %s", path, strerror(errno));
+    FILE *fp = NULL;
+    const char *why = lsim_fopen_regular(path, "r", &fp);
+    if (why)
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the trajectory file: %s", path, why);
     struct stat sb;
     if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) || (long long)sb.st_size > MAX_BYTES) {
         fclose(fp);

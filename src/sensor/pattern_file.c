@@ -7,6 +7,7 @@
  *
  * Every failure names file:line, the column and the value, and what is valid. */
 #include "sensor/sensor.h"
+#include "core/file_open.h"
 
 #include "core/context.h"
 #include "core/text.h"
@@ -178,9 +179,10 @@ lsim_status lsim_pattern_file_read(lsim_context *ctx, const char *path, lsim_sen
 {
     if (!path || !spec)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_pattern_file_read: path and spec must not be NULL");
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the beam pattern file: %s", path, strerror(errno));
+    FILE *fp = NULL;
+    const char *why = lsim_fopen_regular(path, "r", &fp);
+    if (why)
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the beam pattern file: %s", path, why);
     reader r = {ctx, path, 0, {-1, -1, -1, -1}, 0};
     table t = {0, 0, {NULL, NULL, NULL}, NULL};
     lsim_status st = read_lines(&r, fp, &t);

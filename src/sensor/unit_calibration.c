@@ -2,6 +2,7 @@
  * from the content: JSON with "lasers" (Velodyne table) or beam_altitude_angles (Ouster
  * metadata), XML (VeloView), else YAML with `lasers:` (ROS velodyne_pointcloud). */
 #include "sensor/unit_calibration.h"
+#include "core/file_open.h"
 
 #include "core/context.h"
 #include "core/text.h"
@@ -16,9 +17,10 @@
 
 static lsim_status read_whole(lsim_context *ctx, const char *path, char **text, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot open sensor calibration '%s': %s", path, strerror(errno));
+    FILE *f = NULL;
+    const char *why = lsim_fopen_regular(path, "rb", &f);
+    if (why)
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot open sensor calibration '%s': %s", path, why);
     long n = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         n = ftell(f);

@@ -1,0 +1,70 @@
+/* Files named inside a scene (a beam pattern, a real unit's calibration, a beam kernel, a
+ * trajectory, a material calibration) are read only when they are regular files: a FIFO named
+ * there is refused at once with a message, instead of blocking the load until a writer comes
+ * (core/file_open.h; the mesh case is in test_mesh_hostile). alarm() turns a hang into a failure. */
+#include "files.h"
+#include "harness.h"
+
+#include "lidarsim.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static lsim_context *ctx;
+
+/* The scene naming the FIFO fails to load, or (a kernel file, read when a frame starts) to scan,
+ * with a message naming the file and `needle`. */
+static void refused(const char *what, const char *scene_fmt, const char *needle)
+{
+    char fifo[256], text[1024];
+    path_join(fifo, sizeof fifo, scratch_dir, "pipe");
+    snprintf(text, sizeof text, scene_fmt, fifo);
+    const char *scene_path = scratch_write_text("scene.yaml", text);
+    char path[256];
+    snprintf(path, sizeof path, "%s", scene_path);
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    alarm(20);
+    lsim_status st = lsim_scene_load(ctx, path, &scene, &sensor);
+    if (st == LSIM_OK) {
+        lsim_scan_options opt;
+        lsim_scan_options_init(&opt);
+        lsim_points *pts = NULL;
+        st = lsim_scene_scan(scene, sensor, &opt, &pts);
+        lsim_points_destroy(pts);
+    }
+    alarm(0);
+    const char *msg = lsim_context_last_error(ctx);
+    printf("%-22s -> %s\n", what, msg);
+    CHECK(st != LSIM_OK);
+    CHECK(strstr(msg, "not a regular file") != NULL);
+    CHECK(strstr(msg, "pipe") != NULL);
+    CHECK(strstr(msg, needle) != NULL);
+    lsim_sensor_destroy(sensor);
+    lsim_scene_destroy(scene);
+}
+
+int main(void)
+{
+    REQUIRE_OK(NULL, lsim_context_create(&ctx));
+    scratch_make("named_fifo");
+    char fifo[256];
+    path_join(fifo, sizeof fifo, scratch_dir, "pipe");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    const char *box = "objects:\n  - box: {size: [10, 10, 4]}\n";
+    char fmt[1024];
+    snprintf(fmt, sizeof fmt, "sensor: {type: pattern, file: \"%%s\"}\n%s", box);
+    refused("pattern file", fmt, "pattern");
+    snprintf(fmt, sizeof fmt, "sensor: {calibration: \"%%s\"}\n%s", box);
+    refused("unit calibration", fmt, "sensor calibration");
+    snprintf(fmt, sizeof fmt, "sensor: {preset: vlp16, beam: {mode: kernel, kernel: {file: \"%%s\"}}}\n%s", box);
+    refused("beam kernel", fmt, "kernel");
+    snprintf(fmt, sizeof fmt, "sensor: {preset: vlp16, trajectory: {file: \"%%s\"}}\n%s", box);
+    refused("sensor trajectory", fmt, "trajectory");
+    snprintf(fmt, sizeof fmt, "sensor: {preset: vlp16}\nmaterials: {w: {calibration: \"%%s#w\"}}\n%s", box);
+    refused("material calibration", fmt, "calibration file");
+    scratch_remove();
+    lsim_context_destroy(ctx);
+    return lsim_test_summary("test_named_fifo");
+}
