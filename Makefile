@@ -4,22 +4,34 @@
 #   make test   install Debian packages (PCL too, for the fit baselines), build, run ctest normally and under ASan+UBSan
 #   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 #   make bench-pcl  install libpcl-dev, build build-pcl/pcl_register (PCL ICP/GICP/NDT baseline)
+#   make install PREFIX=DIR   build, then install the library, header, CLI, man page, examples,
+#                   lidarsim.pc and the CMake package into DIR (default /usr/local)
+#   make deb        build, then build/lidarsim_VERSION_ARCH.deb (CPack; apt-get install ./build/lidarsim_*.deb)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
              libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind \
-             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin
+             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin \
+             binutils dpkg-dev file man-db groff-base
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
+PREFIX    ?= /usr/local
 
-.PHONY: all build deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
+.PHONY: all build install deb deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
 
 all: build
 
 build:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build -j $(JOBS)
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+# dpkg-shlibdeps (dpkg-dev) computes the package's Depends.
+deb: deps build
+	cd build && cpack -G DEB
 
 # Install only what is missing, so repeated runs need no network.
 define install_missing

@@ -29,9 +29,24 @@
 extern "C" {
 #endif
 
+/* The version: CMakeLists.txt's project(VERSION) is the one source; configuring checks these three
+ * lines against it (and fails if they differ), and lsim_version_string() returns the library's
+ * own. ABI: the shared library's soname is liblidarsim.so.MAJOR. While MAJOR is 0 the ABI is
+ * stable only within a MINOR series (0.1.x); 0.2 may change it, so rebuild against the new
+ * header. From 1.0 on, MAJOR (and the soname) changes with every incompatible change. */
 #define LSIM_VERSION_MAJOR 0
 #define LSIM_VERSION_MINOR 1
 #define LSIM_VERSION_PATCH 0
+
+/* LSIM_API marks the public functions: the library is built with -fvisibility=hidden, so only these
+ * are exported from liblidarsim.so (all named lsim_*). */
+#ifndef LSIM_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define LSIM_API __attribute__((visibility("default")))
+#else
+#define LSIM_API
+#endif
+#endif
 
 typedef enum lsim_status {
     LSIM_OK = 0,
@@ -44,8 +59,12 @@ typedef enum lsim_status {
     LSIM_ERR_STATE = 7             /* call made in the wrong order (e.g. label ids after objects) */
 } lsim_status;
 
+/* The library's version, "MAJOR.MINOR.PATCH" (static string): compare with the LSIM_VERSION_* macros
+ * of the header compiled against, e.g. when loading liblidarsim.so at run time. */
+LSIM_API const char *lsim_version_string(void);
+
 /* Human-readable name of a status code (static string). */
-const char *lsim_status_string(lsim_status status);
+LSIM_API const char *lsim_status_string(lsim_status status);
 
 /* ---------------------------------------------------------------- context */
 
@@ -53,69 +72,69 @@ const char *lsim_status_string(lsim_status status);
  * A context may be used from one thread at a time. */
 typedef struct lsim_context lsim_context;
 
-lsim_status lsim_context_create(lsim_context **out_ctx);
-void lsim_context_destroy(lsim_context *ctx);
+LSIM_API lsim_status lsim_context_create(lsim_context **out_ctx);
+LSIM_API void lsim_context_destroy(lsim_context *ctx);
 /* Last error message ("" if none). Valid until the next failing call on this context. */
-const char *lsim_context_last_error(const lsim_context *ctx);
-lsim_status lsim_context_last_status(const lsim_context *ctx);
+LSIM_API const char *lsim_context_last_error(const lsim_context *ctx);
+LSIM_API lsim_status lsim_context_last_status(const lsim_context *ctx);
 /* Limits for importing a mesh file. Meshes are imported by assimp in a child process, so a
  * crash or a hang inside the importer becomes an error naming the file. `seconds` is the
  * wall-clock limit (0: automatic, 10 s + 1 s per MB of file), `memory_bytes` the memory the
  * importer may use on top of what the process already maps (0: automatic, 2 GiB + 32 x the
  * file size; not enforced in AddressSanitizer builds). */
-lsim_status lsim_context_set_import_limits(lsim_context *ctx, double seconds, double memory_bytes);
+LSIM_API lsim_status lsim_context_set_import_limits(lsim_context *ctx, double seconds, double memory_bytes);
 
 /* ---------------------------------------------------------------- sensor */
 
 typedef struct lsim_sensor lsim_sensor;
 
 /* Names of the built-in presets, NULL-terminated (static). */
-const char *const *lsim_sensor_preset_names(void);
+LSIM_API const char *const *lsim_sensor_preset_names(void);
 /* One-line description of a preset (static), or NULL if unknown. */
-const char *lsim_sensor_preset_description(const char *name);
+LSIM_API const char *lsim_sensor_preset_description(const char *name);
 
-lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out);
+LSIM_API lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out);
 /* A real unit as a sensor, from its calibration file: an Ouster sensor metadata JSON or a
  * Velodyne per-laser table (JSON, the ROS velodyne_pointcloud YAML, or VeloView XML). Every beam
  * has that unit's elevation, azimuth offset, origin and firing time (README "Real units"). */
-lsim_status lsim_sensor_create_calibrated(lsim_context *ctx, const char *path, lsim_sensor **out);
+LSIM_API lsim_status lsim_sensor_create_calibrated(lsim_context *ctx, const char *path, lsim_sensor **out);
 /* Rotating multi-channel lidar: `channels` elevations (degrees), `columns` firings per revolution. */
-lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const double *elevations_deg,
-                                        int columns, double rate_hz, lsim_sensor **out);
+LSIM_API lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const double *elevations_deg,
+                                                 int columns, double rate_hz, lsim_sensor **out);
 /* Planar (2-D) scanner: `steps` beams evenly over `fov_deg` in the sensor's xy plane. */
-lsim_status lsim_sensor_create_planar(lsim_context *ctx, double fov_deg, int steps, double rate_hz,
-                                      lsim_sensor **out);
+LSIM_API lsim_status lsim_sensor_create_planar(lsim_context *ctx, double fov_deg, int steps, double rate_hz,
+                                               lsim_sensor **out);
 /* Time-of-flight camera (pinhole), one beam per pixel. */
-lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, double hfov_deg,
-                                      double vfov_deg, double rate_hz, lsim_sensor **out);
+LSIM_API lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, double hfov_deg,
+                                               double vfov_deg, double rate_hz, lsim_sensor **out);
 /* Arbitrary beam table, fired in row order. time_s and ring may be NULL (then all 0). */
-lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
-                                       const double *elevation_deg, const double *time_s,
-                                       const uint16_t *ring, lsim_sensor **out);
-void lsim_sensor_destroy(lsim_sensor *sensor);
+LSIM_API lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
+                                                const double *elevation_deg, const double *time_s,
+                                                const uint16_t *ring, lsim_sensor **out);
+LSIM_API void lsim_sensor_destroy(lsim_sensor *sensor);
 
-lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], const double rpy_deg[3]);
+LSIM_API lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], const double rpy_deg[3]);
 /* Time and motion (README "Time and motion"). Each beam is cast from the sensor's pose at its own
  * time: the frame's start (lsim_scan_options.scan_time) plus the beam's time within the sweep.
  * Constant motion from the pose of lsim_sensor_set_pose at t = 0: velocity in m/s (world frame)
  * and roll, pitch, yaw rates in deg/s (NULL = zeros; all zeros = a static sensor). Replaces a
  * trajectory. Components finite, within +-1e4 m/s and +-1e5 deg/s. */
-lsim_status lsim_sensor_set_motion(lsim_sensor *sensor, const double velocity[3], const double rpy_rate_deg_s[3]);
+LSIM_API lsim_status lsim_sensor_set_motion(lsim_sensor *sensor, const double velocity[3], const double rpy_rate_deg_s[3]);
 /* Keyframed trajectory: `count` (1..1e6) poses at strictly ascending times t (seconds, within
  * +-1e7), interpolated linearly in position and by slerp in rotation, held before the first and
  * after the last key. It is the pose of the body the sensor is mounted on: the sensor sits on it
  * at the pose of lsim_sensor_set_pose (identity by default). Overrides lsim_sensor_set_motion;
  * count 0 removes the trajectory. The arrays are copied. */
-lsim_status lsim_sensor_set_trajectory(lsim_sensor *sensor, size_t count, const double *t,
-                                       const double (*position)[3], const double (*rpy_deg)[3]);
+LSIM_API lsim_status lsim_sensor_set_trajectory(lsim_sensor *sensor, size_t count, const double *t,
+                                                const double (*position)[3], const double (*rpy_deg)[3]);
 /* The sensor's pose at time t on the scene clock: x y z qw qx qy qz (sensor -> world). */
-lsim_status lsim_sensor_get_pose_at(const lsim_sensor *sensor, double t, double out[7]);
-lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_m);
+LSIM_API lsim_status lsim_sensor_get_pose_at(const lsim_sensor *sensor, double t, double out[7]);
+LSIM_API lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, double max_m);
 /* range_sigma_m: std of the Gaussian along the ray; intensity_sigma: relative std of intensity;
  * detection_reflectance: Lambertian reflectance that is just detected at max range (sets the
  * detection threshold of the range equation). */
-lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
-                                  double detection_reflectance);
+LSIM_API lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
+                                           double detection_reflectance);
 /* Noise model (README "Noise"). LSIM_NOISE_CONSTANT: range noise of range_sigma for every echo.
  * LSIM_NOISE_SNR (the presets' default): an echo of peak power P against a noise floor of
  * threshold / snr_at_threshold has SNR = P / floor; range noise sqrt(range_sigma^2 +
@@ -123,56 +142,56 @@ lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, dou
  * the floor's noise on the peak drops echoes that then fall below the threshold (half of those
  * just at it). snr_at_threshold 1..1000 (ignored for the constant model). */
 typedef enum lsim_noise_kind { LSIM_NOISE_CONSTANT = 0, LSIM_NOISE_SNR = 1 } lsim_noise_kind;
-lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kind, double snr_at_threshold);
+LSIM_API lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kind, double snr_at_threshold);
 
 /* Beam divergence. mode: "single" (one ray; the footprint's range spread widens echoes),
  * "rays" (1 + rings concentric rings of sub-rays, combined by the receiver), "kernel"
  * (emitter x collector kernel over a rendered image: blooming; see lsim_sensor_set_kernel). */
 typedef enum lsim_beam_mode { LSIM_BEAM_SINGLE = 0, LSIM_BEAM_RAYS = 1, LSIM_BEAM_KERNEL = 2 } lsim_beam_mode;
-lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, lsim_beam_mode mode, int rings);
+LSIM_API lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, lsim_beam_mode mode, int rings);
 /* Kernel mode: parametric kernel (Gaussian core FWHM, halo level and extent) or a kernel file
  * (path != NULL); algorithm 1 (beam iteration) or 2 (range stacking); range bin in metres. */
-lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
-                                   double halo_extent_deg, const char *kernel_file, int algorithm,
-                                   double range_bin_m);
+LSIM_API lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
+                                            double halo_extent_deg, const char *kernel_file, int algorithm,
+                                            double range_bin_m);
 
 /* Pulsed receiver: pulse width (ns, FWHM), echoes reported, and the transmitter and receiver
  * constants that turn intensity into watts. */
 typedef enum lsim_returns_mode {
     LSIM_RETURNS_FIRST = 0, LSIM_RETURNS_STRONGEST, LSIM_RETURNS_LAST, LSIM_RETURNS_DUAL, LSIM_RETURNS_ALL
 } lsim_returns_mode;
-lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns, lsim_returns_mode mode,
-                                     int max_returns);
+LSIM_API lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns, lsim_returns_mode mode,
+                                              int max_returns);
 /* Continuous-wave (phase-shift) receiver instead of the pulsed one (README "Continuous-wave
  * receiver"): two distinct modulation frequencies in Hz, `samples` per frequency (4..256) over
  * about `periods` periods (1..10000), phase bias c0 + c1 L + c2 L^2 (radians, L in intensity
  * units; NULL: none). freq_hz NULL: back to the pulsed receiver. The urg-04lx preset is CW. */
-lsim_status lsim_sensor_set_cw_receiver(lsim_sensor *sensor, const double freq_hz[2], int samples, int periods,
-                                        const double bias[3]);
+LSIM_API lsim_status lsim_sensor_set_cw_receiver(lsim_sensor *sensor, const double freq_hz[2], int samples, int periods,
+                                                 const double bias[3]);
 /* Overlap of the beam and the receiver's field of view (geometric form factor xi, a linear ramp
  * as in Hahner et al. 2021): the receiver sees none of the beam up to start_m and all of it from
  * full_m on (0 < start <= full <= 1000 m; default 1.666 and 7.635 m). It weights the fog volume's
  * echo, which is why near-range fog is weak unless the visibility is low. */
-lsim_status lsim_sensor_set_overlap(lsim_sensor *sensor, double start_m, double full_m);
+LSIM_API lsim_status lsim_sensor_set_overlap(lsim_sensor *sensor, double start_m, double full_m);
 /* Receiver offset from the emitter (sensor frame, metres): near objects can shadow returns. */
-lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]);
+LSIM_API lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]);
 
-size_t lsim_sensor_beam_count(const lsim_sensor *sensor);
+LSIM_API size_t lsim_sensor_beam_count(const lsim_sensor *sensor);
 /* Copy the beam table out (arrays of beam_count; any pointer may be NULL). Degrees, seconds. */
-lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
-                                  double *time_s, uint16_t *ring);
+LSIM_API lsim_status lsim_sensor_get_beams(const lsim_sensor *sensor, double *azimuth_deg, double *elevation_deg,
+                                           double *time_s, uint16_t *ring);
 /* Where each beam starts, sensor frame, metres: origin_xyz[3 i + 0..2] for beam i (3 x
  * beam_count values). All zero unless the sensor has per-laser offsets (a real unit's
  * calibration, a Velodyne or Ouster preset). */
-lsim_status lsim_sensor_get_beam_origins(const lsim_sensor *sensor, double *origin_xyz);
-const char *lsim_sensor_name(const lsim_sensor *sensor);
+LSIM_API lsim_status lsim_sensor_get_beam_origins(const lsim_sensor *sensor, double *origin_xyz);
+LSIM_API const char *lsim_sensor_name(const lsim_sensor *sensor);
 /* Range resolution: measured ranges are whole multiples of it (metres, 0..1; 0: continuous, the
  * default; the planar presets report millimetres), when the scan adds noise. */
-lsim_status lsim_sensor_set_range_resolution(lsim_sensor *sensor, double resolution_m);
+LSIM_API lsim_status lsim_sensor_set_range_resolution(lsim_sensor *sensor, double resolution_m);
 /* A sensor's settings as the setters take them, e.g. a preset's (any pointer may be NULL). */
-lsim_status lsim_sensor_get_range(const lsim_sensor *sensor, double *min_m, double *max_m, double *resolution_m);
-lsim_status lsim_sensor_get_noise(const lsim_sensor *sensor, double *range_sigma_m, double *intensity_sigma,
-                                  double *detection_reflectance);
+LSIM_API lsim_status lsim_sensor_get_range(const lsim_sensor *sensor, double *min_m, double *max_m, double *resolution_m);
+LSIM_API lsim_status lsim_sensor_get_noise(const lsim_sensor *sensor, double *range_sigma_m, double *intensity_sigma,
+                                           double *detection_reflectance);
 
 /* ---------------------------------------------------------------- scene */
 
@@ -202,15 +221,15 @@ typedef struct lsim_object_desc {
     const char *name;
 } lsim_object_desc;
 
-void lsim_object_desc_init(lsim_object_desc *desc);
+LSIM_API void lsim_object_desc_init(lsim_object_desc *desc);
 
-lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out);
+LSIM_API lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out);
 /* Load a scene file (YAML). If out_sensor is not NULL the file's `sensor:` is created too. */
-lsim_status lsim_scene_load(lsim_context *ctx, const char *path, lsim_scene **out_scene,
-                            lsim_sensor **out_sensor);
-void lsim_scene_destroy(lsim_scene *scene);
+LSIM_API lsim_status lsim_scene_load(lsim_context *ctx, const char *path, lsim_scene **out_scene,
+                                     lsim_sensor **out_sensor);
+LSIM_API void lsim_scene_destroy(lsim_scene *scene);
 
-lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance);
+LSIM_API lsim_status lsim_scene_add_lambertian(lsim_scene *scene, const char *name, double reflectance);
 
 /* Materials (DESIGN.md §2): BRDFs in backscatter; mirror and glass are also followed by
  * reflected and refracted rays (Whitted, up to the scene's max bounces). */
@@ -229,37 +248,37 @@ typedef struct lsim_material_desc {
 } lsim_material_desc;
 
 /* Defaults of a type (see the README's material table). */
-void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type);
-lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc);
+LSIM_API void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type);
+LSIM_API lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc);
 /* A material measured with the real sensor (`lidarsim calibrate`): the material `calibrated_name`
  * of a calibration file. Scans then draw intensity, range noise and drop-outs from its
  * per-incidence-angle statistics, and use its fitted BRDF outside the measured angles. */
-lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *name, const char *calibration_file,
-                                               const char *calibrated_name);
+LSIM_API lsim_status lsim_scene_add_calibrated_material(lsim_scene *scene, const char *name, const char *calibration_file,
+                                                        const char *calibrated_name);
 /* Mirror and glass recursion depth (default 5, 0..16). */
-lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces);
+LSIM_API lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces);
 /* Atmosphere: extinction coefficient alpha (1/m, 0..10): returns fall by exp(-2 alpha R); with
  * backscatter beta > 0 (1/(m sr), at most alpha), the fog volume also returns its own distributed
  * echo, weighted by the sensor's overlap (lsim_sensor_set_overlap). */
-lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m, double backscatter_per_m_sr);
+LSIM_API lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m, double backscatter_per_m_sr);
 /* Fog of a visibility (meteorological optical range V, metres, >= 0.3) after Hahner et al., ICCV
  * 2021: alpha = ln(20) / V (5 % contrast), beta = 0.046 / V. */
-lsim_status lsim_scene_set_visibility(lsim_scene *scene, double visibility_m);
+LSIM_API lsim_status lsim_scene_set_visibility(lsim_scene *scene, double visibility_m);
 /* Ambient light: sun direction (world, towards the sun) and in-band irradiance (W/m^2). */
-lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction[3], double irradiance_w_m2);
+LSIM_API lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction[3], double irradiance_w_m2);
 /* Map a semantic label name to an id (0..65535), overriding the SemanticKITTI defaults. Call it
  * before adding objects (LSIM_ERR_STATE otherwise). A default class whose id is given to another
  * name can no longer be used by an object unless it is given an id of its own. */
-lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_t id);
-lsim_status lsim_scene_add_box(lsim_scene *scene, const double size[3], const lsim_object_desc *desc);
-lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_object_desc *desc);
-lsim_status lsim_scene_add_plane(lsim_scene *scene, const double size[2], const lsim_object_desc *desc);
+LSIM_API lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_t id);
+LSIM_API lsim_status lsim_scene_add_box(lsim_scene *scene, const double size[3], const lsim_object_desc *desc);
+LSIM_API lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_object_desc *desc);
+LSIM_API lsim_status lsim_scene_add_plane(lsim_scene *scene, const double size[2], const lsim_object_desc *desc);
 /* Triangle mesh from a file (OBJ, PLY, STL, glTF, ... via assimp). */
-lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_object_desc *desc);
+LSIM_API lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_object_desc *desc);
 /* Triangle mesh from arrays (object frame, before desc's transform). */
-lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, size_t vertex_count,
-                                     const uint32_t *indices, size_t triangle_count,
-                                     const lsim_object_desc *desc);
+LSIM_API lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, size_t vertex_count,
+                                              const uint32_t *indices, size_t triangle_count,
+                                              const lsim_object_desc *desc);
 /* Geometry engine that traces the scene's rays (DESIGN.md §6): Embree ray casting (default), or
  * BRUTE, a brute-force test engine that checks every primitive for every ray (small scenes only:
  * at most 100,000 triangles). Every engine gives the same points. */
@@ -269,7 +288,7 @@ lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, s
  * when the sensor or objects move; bounces, shadow rays and spheres are ray-cast by Embree. Its
  * points match Embree's to about a micrometre away from silhouettes (README). */
 typedef enum lsim_engine_kind { LSIM_ENGINE_EMBREE = 0, LSIM_ENGINE_BRUTE = 1, LSIM_ENGINE_RASTER = 2 } lsim_engine_kind;
-lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind);
+LSIM_API lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind);
 /* Settings of the raster engine (scene key `raster:`; README "Rasterization engine").
  * oversample: pixels per finest beam spacing, 1..16 (default 2). group_ms: when the sensor or
  * objects move during a frame, the beams are cut into groups of this many milliseconds of firing
@@ -283,21 +302,21 @@ typedef struct lsim_raster_options {
     int normal_correction;
     int depth_bits;
 } lsim_raster_options;
-void lsim_raster_options_init(lsim_raster_options *options);
+LSIM_API void lsim_raster_options_init(lsim_raster_options *options);
 /* Takes effect at the next commit (the raster engine is rebuilt). */
-lsim_status lsim_scene_set_raster_options(lsim_scene *scene, const lsim_raster_options *options);
+LSIM_API lsim_status lsim_scene_set_raster_options(lsim_scene *scene, const lsim_raster_options *options);
 /* Build the acceleration structure. Called by lsim_scene_scan if needed. */
-lsim_status lsim_scene_commit(lsim_scene *scene);
+LSIM_API lsim_status lsim_scene_commit(lsim_scene *scene);
 /* Move a named static object to a new pose (position in metres, roll/pitch/yaw in degrees: the
  * pose its description gave is the reference, so the pose it was added with leaves it where it
  * was). The first call makes the object an instance (the engine is rebuilt at the next commit);
  * later calls only re-place it, without a rebuild. Objects with motion are refused. */
-lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, const double position[3],
-                                       const double rotation_deg[3]);
-lsim_status lsim_scene_get_object_pose(const lsim_scene *scene, const char *name, double position[3],
-                                       double rotation_deg[3]);
-size_t lsim_scene_triangle_count(const lsim_scene *scene);
-size_t lsim_scene_object_count(const lsim_scene *scene);
+LSIM_API lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, const double position[3],
+                                                const double rotation_deg[3]);
+LSIM_API lsim_status lsim_scene_get_object_pose(const lsim_scene *scene, const char *name, double position[3],
+                                                double rotation_deg[3]);
+LSIM_API size_t lsim_scene_triangle_count(const lsim_scene *scene);
+LSIM_API size_t lsim_scene_object_count(const lsim_scene *scene);
 
 /* ---------------------------------------------------------------- scan */
 
@@ -321,19 +340,19 @@ typedef struct lsim_scan_options {
     double scan_time;
 } lsim_scan_options;
 
-void lsim_scan_options_init(lsim_scan_options *options);
+LSIM_API void lsim_scan_options_init(lsim_scan_options *options);
 
 typedef struct lsim_points lsim_points;
 
 /* Scan one full frame (one revolution / pattern period / exposure). */
-lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor,
-                            const lsim_scan_options *options, lsim_points **out_points);
+LSIM_API lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor,
+                                     const lsim_scan_options *options, lsim_points **out_points);
 /* Multi-frame use: scan one frame into `points` (from lsim_points_create or an earlier scan),
  * replacing its contents. The scene keeps its engine and frame workspace and the buffer keeps its
  * columns, so once a sensor has run one frame, each further frame (new poses, times, seeds)
  * allocates nothing: it costs only the frame. Not for concurrent use of one scene. */
-lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
-                                 lsim_points *points);
+LSIM_API lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                          lsim_points *points);
 
 /* ---------------------------------------------------------------- points */
 
@@ -356,23 +375,23 @@ typedef enum lsim_field_type { LSIM_TYPE_F32 = 0, LSIM_TYPE_U16 = 1, LSIM_TYPE_U
 #define LSIM_FIELD_BIT(field) (1u << (unsigned)(field))
 #define LSIM_FIELDS_ALL ((1u << LSIM_FIELD_COUNT) - 1u)
 
-const char *lsim_field_name(lsim_field field);
-lsim_field_type lsim_field_get_type(lsim_field field);
+LSIM_API const char *lsim_field_name(lsim_field field);
+LSIM_API lsim_field_type lsim_field_get_type(lsim_field field);
 
 /* An empty point buffer for lsim_scene_scan_into: it grows to what a frame needs and is then
  * reused, frame after frame. */
-lsim_status lsim_points_create(lsim_context *ctx, lsim_points **out);
-size_t lsim_points_count(const lsim_points *points);
+LSIM_API lsim_status lsim_points_create(lsim_context *ctx, lsim_points **out);
+LSIM_API size_t lsim_points_count(const lsim_points *points);
 /* Column of a field: float*, uint16_t* or uint32_t* per lsim_field_get_type; count elements.
  * NULL for a field the scan was not asked to fill (lsim_scan_options.fields) or an unknown one. */
-const void *lsim_points_column(const lsim_points *points, lsim_field field);
+LSIM_API const void *lsim_points_column(const lsim_points *points, lsim_field field);
 /* The fields these points hold (LSIM_FIELD_BIT mask; LSIM_FIELDS_ALL after a default scan). */
-uint32_t lsim_points_fields(const lsim_points *points);
+LSIM_API uint32_t lsim_points_fields(const lsim_points *points);
 /* The sensor's pose at the frame start (scan_time) in the world: x y z qw qx qy qz. Points in the
  * sensor frame are each in the sensor frame at their own time (lsim_sensor_get_pose_at(time +
  * scan_time) places them); points in the world frame are true world positions. */
-lsim_status lsim_points_sensor_pose(const lsim_points *points, double out[7]);
-void lsim_points_destroy(lsim_points *points);
+LSIM_API lsim_status lsim_points_sensor_pose(const lsim_points *points, double out[7]);
+LSIM_API void lsim_points_destroy(lsim_points *points);
 
 /* Time spent per stage of the last scan, milliseconds. */
 typedef struct lsim_scan_stats {
@@ -381,7 +400,7 @@ typedef struct lsim_scan_stats {
     double load_ms, build_ms, trace_ms, shade_ms, noise_ms, write_ms, total_ms;
 } lsim_scan_stats;
 
-lsim_status lsim_points_get_stats(const lsim_points *points, lsim_scan_stats *out);
+LSIM_API lsim_status lsim_points_get_stats(const lsim_points *points, lsim_scan_stats *out);
 
 typedef enum lsim_format {
     LSIM_FORMAT_AUTO = 0, /* from the extension: .pcd .ply .bin .csv */
@@ -393,21 +412,21 @@ typedef enum lsim_format {
 } lsim_format;
 
 /* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv". */
-lsim_status lsim_format_parse(const char *name, lsim_format *out);
+LSIM_API lsim_status lsim_format_parse(const char *name, lsim_format *out);
 /* The fields a format writes (LSIM_FIELD_BIT mask), to pass as lsim_scan_options.fields: KITTI
  * x, y, z, reflectivity, label, instance; the others every field. AUTO: every field. */
-uint32_t lsim_format_fields(lsim_format format);
+LSIM_API uint32_t lsim_format_fields(lsim_format format);
 /* Write atomically (temporary file + rename); on failure no output file is left behind. Every
  * field the format holds (lsim_format_fields) must be in the points. */
-lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
+LSIM_API lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
 /* The columns a file of `format` holds when `fields` (LSIM_FIELD_BIT mask) are asked for: PCD, PLY
  * and CSV the fields asked for (0: every field), in field order; KITTI its fixed layout. */
-uint32_t lsim_format_columns(lsim_format format, uint32_t fields);
+LSIM_API uint32_t lsim_format_columns(lsim_format format, uint32_t fields);
 /* lsim_points_write with only the columns lsim_format_columns(format, fields) gives (0: every
  * field): e.g. x, y, z, intensity, ring and time for a PCD a driver would publish. The points must
  * hold those columns. */
-lsim_status lsim_points_write_fields(const lsim_points *points, const char *path, lsim_format format,
-                                     uint32_t fields);
+LSIM_API lsim_status lsim_points_write_fields(const lsim_points *points, const char *path, lsim_format format,
+                                              uint32_t fields);
 /* Scan one frame and write it to `path` (as lsim_points_write would: the same bytes, atomically,
  * nothing left on failure) without a frame-sized point buffer: the points are emitted and written
  * a slice at a time (about 262,144 points), so a frame needs its echoes and beam table plus one
@@ -416,20 +435,20 @@ lsim_status lsim_points_write_fields(const lsim_points *points, const char *path
  * (may be NULL) receives the scan's statistics; write_ms counts point emission and writing. The
  * point count is hits, plus rays - beams_returned with keep_misses. When the frame was computed
  * but writing failed, out_stats is filled too (rays > 0, write_ms 0). */
-lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
-                                  const char *path, lsim_format format, lsim_scan_stats *out_stats);
+LSIM_API lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                           const char *path, lsim_format format, lsim_scan_stats *out_stats);
 /* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. Needs the
  * fields LSIM_BIRDSEYE_FIELDS. */
 #define LSIM_BIRDSEYE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | \
                               LSIM_FIELD_BIT(LSIM_FIELD_INTENSITY))
-lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *path, int pixels,
-                                       double half_extent_m);
+LSIM_API lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *path, int pixels,
+                                                double half_extent_m);
 
 /* The points as the sensor sees them: a PNG over azimuth and elevation, coloured by range,
  * `pixels_per_degree` (0.5..200) on both axes. Needs the fields LSIM_RANGE_IMAGE_FIELDS. */
 #define LSIM_RANGE_IMAGE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_AZIMUTH) | LSIM_FIELD_BIT(LSIM_FIELD_ELEVATION) | \
                                  LSIM_FIELD_BIT(LSIM_FIELD_RANGE))
-lsim_status lsim_points_write_range_image(const lsim_points *points, const char *path, double pixels_per_degree);
+LSIM_API lsim_status lsim_points_write_range_image(const lsim_points *points, const char *path, double pixels_per_degree);
 
 /* ---- Fitting (issue 11): parameters from a real scan --------------------------------------
  * Minimise sum_i rho(r_sim,i - r_real,i) over the chosen parameters with L-BFGS (liblbfgs, Wolfe
@@ -446,39 +465,39 @@ typedef enum lsim_fit_pose { LSIM_FIT_FIXED = 0, LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 
  * (z, roll, pitch kept); SE3 all six. Parameters start at the current values; in
  * lsim_fit_get_parameters/evaluate they are the pose's x, y[, z], [roll, pitch,] yaw (metres,
  * radians), then the reflectances in the order added, then c0, c1, c2. */
-lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pose dof, lsim_fit **out);
-void lsim_fit_destroy(lsim_fit *fit);
+LSIM_API lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pose dof, lsim_fit **out);
+LSIM_API void lsim_fit_destroy(lsim_fit *fit);
 /* The real scan: one range per beam of the sensor, in its beam order (0 or not finite: no return). */
-lsim_status lsim_fit_set_scan(lsim_fit *fit, const float *range, size_t count);
+LSIM_API lsim_status lsim_fit_set_scan(lsim_fit *fit, const float *range, size_t count);
 /* Also fit the amplitudes the real scan measured (intensity per beam, same order): each beam adds
  * weight_m2 x ((I_sim - I_real) / I_real)^2 to the loss (weight 1 m^2: 1 % of amplitude weighs as
  * 1 cm of range). Needed to tell reflectance from the CW bias, which ranges alone cannot. */
-lsim_status lsim_fit_set_scan_intensity(lsim_fit *fit, const float *intensity, size_t count, double weight_m2);
+LSIM_API lsim_status lsim_fit_set_scan_intensity(lsim_fit *fit, const float *intensity, size_t count, double weight_m2);
 /* More parameters (at most 8 in all, poses included): the reflectance of a Lambertian material
  * (kept within [1e-4, 1]), and the continuous-wave receiver's bias c0, c1, c2 (three). */
-lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material);
-lsim_status lsim_fit_add_cw_bias(lsim_fit *fit);
+LSIM_API lsim_status lsim_fit_add_reflectance(lsim_fit *fit, const char *material);
+LSIM_API lsim_status lsim_fit_add_cw_bias(lsim_fit *fit);
 /* The pose of a named object (lsim_object_desc.name) as parameters: SE2 adds x, y, yaw; SE3 adds
  * x, y, z, roll, pitch, yaw (metres, radians), starting at the object's current pose. Mirrors and
  * glass may be fitted: every path is re-traced through them. */
-lsim_status lsim_fit_add_object_pose(lsim_fit *fit, const char *object, lsim_fit_pose dof);
-size_t lsim_fit_parameter_count(const lsim_fit *fit);
-lsim_status lsim_fit_get_parameters(const lsim_fit *fit, double *params);
+LSIM_API lsim_status lsim_fit_add_object_pose(lsim_fit *fit, const char *object, lsim_fit_pose dof);
+LSIM_API size_t lsim_fit_parameter_count(const lsim_fit *fit);
+LSIM_API lsim_status lsim_fit_get_parameters(const lsim_fit *fit, double *params);
 /* Start values (count = lsim_fit_parameter_count), checked against the bounds. */
-lsim_status lsim_fit_set_parameters(lsim_fit *fit, const double *params, size_t count);
+LSIM_API lsim_status lsim_fit_set_parameters(lsim_fit *fit, const double *params, size_t count);
 /* Parameter k's name: "sensor.x|y|z|roll|pitch|yaw", "object.NAME.x|...|yaw",
  * "material.NAME.reflectance", "bias.c0|c1|c2". */
-lsim_status lsim_fit_parameter_name(const lsim_fit *fit, size_t k, char *name, size_t size);
+LSIM_API lsim_status lsim_fit_parameter_name(const lsim_fit *fit, size_t k, char *name, size_t size);
 /* Keep parameter k within [lower, upper] (lower < upper, both finite): L-BFGS then works on an
  * unbounded u with p = lower + (upper - lower) / (1 + exp(-u)). Reflectances are kept within
  * [1e-4, 1] without bounds. */
-lsim_status lsim_fit_set_bounds(lsim_fit *fit, size_t k, double lower, double upper);
+LSIM_API lsim_status lsim_fit_set_bounds(lsim_fit *fit, size_t k, double lower, double upper);
 /* The loss of a range residual e: SQUARED e^2 (the default), HUBER (e^2 within +-scale, then
  * 2 scale |e| - scale^2) or CAUCHY (scale^2 ln(1 + e^2 / scale^2)); scale in metres (> 0). */
 typedef enum lsim_fit_loss { LSIM_FIT_LOSS_SQUARED = 0, LSIM_FIT_LOSS_HUBER, LSIM_FIT_LOSS_CAUCHY } lsim_fit_loss;
-lsim_status lsim_fit_set_loss(lsim_fit *fit, lsim_fit_loss loss, double scale_m);
+LSIM_API lsim_status lsim_fit_set_loss(lsim_fit *fit, lsim_fit_loss loss, double scale_m);
 /* Loss and gradient at `params` (gradient may be NULL); sets the sensor's pose to them. */
-lsim_status lsim_fit_evaluate(lsim_fit *fit, const double *params, double *loss, double *gradient);
+LSIM_API lsim_status lsim_fit_evaluate(lsim_fit *fit, const double *params, double *loss, double *gradient);
 typedef enum lsim_fit_stop {
     LSIM_FIT_CONVERGED = 0,  /* a round's model converged without moving the parameters, or the loss stopped falling */
     LSIM_FIT_NO_DESCENT = 1, /* the simulated loss rose wherever the model led, even at 1/16 of the step */
@@ -507,14 +526,14 @@ typedef enum lsim_fit_beam {
     LSIM_FIT_BEAM_SILHOUETTE = 2, /* at a silhouette (or grazing): no derivative */
     LSIM_FIT_BEAM_UNMATCHED = 3   /* the reported range is not on the re-traced path */
 } lsim_fit_beam;
-lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *status, float *residual,
-                                   double *jacobian);
+LSIM_API lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, uint8_t *status, float *residual,
+                                            double *jacobian);
 /* Run at most max_iterations (1..10000) from the current parameters; the sensor ends at the fit.
  * progress (may be NULL) is called after each L-BFGS iteration with its number (over all rounds)
  * and the loss of the round's path models there (README "Fitting": the simulated loss is known only
  * at the end of a round). */
-lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
-                         void *user, lsim_fit_result *result);
+LSIM_API lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
+                                  void *user, lsim_fit_result *result);
 
 #ifdef __cplusplus
 }

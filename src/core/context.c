@@ -4,6 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef LSIM_VERSION_STRING
+#error "LSIM_VERSION_STRING (CMakeLists.txt: the project's VERSION) is not defined"
+#endif
+
+const char *lsim_version_string(void)
+{
+    return LSIM_VERSION_STRING;
+}
+
 const char *lsim_status_string(lsim_status status)
 {
     switch (status) {
