@@ -188,6 +188,12 @@ LSIM_API const char *lsim_sensor_name(const lsim_sensor *sensor);
 /* Range resolution: measured ranges are whole multiples of it (metres, 0..1; 0: continuous, the
  * default; the planar presets report millimetres), when the scan adds noise. */
 LSIM_API lsim_status lsim_sensor_set_range_resolution(lsim_sensor *sensor, double resolution_m);
+/* The sensor's key numbers as text, one "key: value" line each: name, description, kind, beams,
+ * rate, range, noise, beam divergence, receiver, then the kind's own (channels, columns and
+ * elevations; field of view and steps; ...), as `lidarsim presets NAME` prints them. Writes at
+ * most `size` bytes, always NUL-terminated (buf may be NULL when size is 0), and returns the whole
+ * text's length as snprintf does: call with (NULL, 0), allocate length + 1, call again. */
+LSIM_API size_t lsim_sensor_describe(const lsim_sensor *sensor, char *buf, size_t size);
 /* A sensor's settings as the setters take them, e.g. a preset's (any pointer may be NULL). */
 LSIM_API lsim_status lsim_sensor_get_range(const lsim_sensor *sensor, double *min_m, double *max_m, double *resolution_m);
 LSIM_API lsim_status lsim_sensor_get_noise(const lsim_sensor *sensor, double *range_sigma_m, double *intensity_sigma,

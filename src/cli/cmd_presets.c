@@ -2,7 +2,6 @@
 #include "cli/commands.h"
 
 #include "lidarsim.h"
-#include "sensor/sensor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,56 +39,18 @@ static void unknown_preset(const char *name)
     fprintf(stderr, "\n");
 }
 
-static void print_kind_numbers(const lsim_sensor_spec *s)
+static int print_summary(const lsim_sensor *sensor)
 {
-    switch (s->kind) {
-    case LSIM_SENSOR_ROTATING:
-        printf("channels: %d\ncolumns: %d\nazimuth_step_deg: %.9g\nspin: %s\n", s->channels, s->columns,
-               s->firing_rate_hz > 0 ? 360.0 * s->rate_hz / s->firing_rate_hz : 360.0 / s->columns,
-               s->spin < 0 ? "cw" : "ccw");
-        if (s->firing_rate_hz > 0)
-            printf("firing_rate_hz: %.9g (columns per second, fixed: columns = floor(firing_rate_hz / rate_hz))\n",
-                   s->firing_rate_hz);
-        if (s->ouster_modes)
-            printf("lidar_modes: 512x10 512x20 1024x10 1024x20 2048x10\n");
-        printf("elevations_deg (ring 0 first):");
-        for (int i = 0; i < s->channels; ++i)
-            printf(" %.9g", s->elevations_deg[i]);
-        printf("\n");
-        break;
-    case LSIM_SENSOR_PLANAR:
-        printf("fov_deg: %.9g\nsteps: %d\nazimuth_step_deg: %.9g\n", s->fov_deg, s->steps, s->fov_deg / s->steps);
-        break;
-    case LSIM_SENSOR_CAMERA:
-        printf("width: %d\nheight: %d\nhfov_deg: %.9g\nvfov_deg: %.9g\n", s->width, s->height, s->hfov_deg,
-               s->vfov_deg);
-        break;
-    case LSIM_SENSOR_ROSETTE:
-        printf("fov_deg: %.9g (circular)\npoints: %d\nprism_hz: %.9g %.9g\n", s->rosette_fov_deg,
-               s->rosette_points, s->rosette_hz[0], s->rosette_hz[1]);
-        break;
-    case LSIM_SENSOR_PATTERN: break;
+    size_t n = lsim_sensor_describe(sensor, NULL, 0);
+    char *text = malloc(n + 1);
+    if (!text) {
+        fprintf(stderr, "lidarsim presets: out of memory\n");
+        return LSIM_EXIT_FAILURE;
     }
-}
-
-static void print_summary(const lsim_sensor *sensor)
-{
-    const lsim_sensor_spec *s = &sensor->spec;
-    printf("name: %s\n", s->name);
-    const char *description = lsim_sensor_preset_description(s->name);
-    printf("description: %s\n", description ? description : "a real unit, from its calibration file");
-    printf("kind: %s\n", lsim_sensor_kind_name(s->kind));
-    printf("beams: %zu\n", lsim_sensor_beam_count(sensor));
-    printf("rate_hz: %.9g\n", s->rate_hz);
-    printf("range_m: %.9g .. %.9g\n", s->range_min, s->range_max);
-    printf("range_sigma_m: %.9g\n", s->range_sigma);
-    printf("intensity_sigma: %.9g\n", s->intensity_sigma);
-    printf("detection_reflectance: %.9g\n", s->detection_reflectance);
-    static const char *const returns[] = {"first", "strongest", "last", "dual", "all"};
-    printf("beam_divergence_mrad: %.9g\n", s->beam.divergence_mrad);
-    printf("pulse_width_ns: %.9g\n", s->receiver.pulse_width_ns);
-    printf("returns: %s (max %d)\n", returns[s->receiver.mode], s->receiver.max_returns);
-    print_kind_numbers(s);
+    lsim_sensor_describe(sensor, text, n + 1);
+    fputs(text, stdout);
+    free(text);
+    return LSIM_EXIT_OK;
 }
 
 static int print_beams(lsim_context *ctx, const lsim_sensor *sensor)
@@ -174,7 +135,7 @@ int lsim_cmd_presets(int argc, char **argv)
         if (beams)
             rc = print_beams(ctx, sensor);
         else
-            print_summary(sensor);
+            rc = print_summary(sensor);
         lsim_sensor_destroy(sensor);
     }
     lsim_context_destroy(ctx);
