@@ -103,10 +103,10 @@ class _Context:
     def set_import_limits(self, seconds=0.0, memory_bytes=0.0):
         self.check(lib.lsim_context_set_import_limits(self.h, float(seconds), float(memory_bytes)))
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.lsim_context_destroy):
         h = getattr(self, "h", None)
         if h:
-            lib.lsim_context_destroy(h)
+            _destroy(h)
             self.h = None
 
 
@@ -270,10 +270,10 @@ class Sensor:
         return cls._make(lib.lsim_sensor_create_pattern, az.size, _dp(az), _dp(el), _dp(t),
                          r.ctypes.data_as(_lib.c_uint16_p) if r is not None else None)
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.lsim_sensor_destroy):
         h = getattr(self, "_h", None)
         if h:
-            lib.lsim_sensor_destroy(h)
+            _destroy(h)
             self._h = None
 
     def _check(self, st):
@@ -413,10 +413,10 @@ class _Buffer:
         self.ctx = ctx
         self.generation = 0
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.lsim_points_destroy):
         h = getattr(self, "h", None)
         if h:
-            lib.lsim_points_destroy(h)
+            _destroy(h)
             self.h = None
 
 
@@ -569,10 +569,10 @@ class Scene:
         if engine is not None:
             self.set_engine(engine)
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.lsim_scene_destroy):
         h = getattr(self, "_h", None)
         if h:
-            lib.lsim_scene_destroy(h)
+            _destroy(h)
             self._h = None
 
     def _check(self, st):
@@ -681,11 +681,6 @@ class Scene:
             d.trajectory_count = t.size
             d.trajectory_t, d.trajectory_position, d.trajectory_rpy_deg = _dp(t), _dp(p), _dp(r)
         return d, keep
-
-    _OBJ_DOC = """Placement keywords (all optional): position (x, y, z) m, rotation (roll, pitch, yaw) deg,
-        scale, material (name; default "default"), label (semantic class, e.g. "car"), name (for
-        set_object_pose and fits), velocity (m/s) and angular_velocity (deg/s) for constant motion, or
-        trajectory=(t, positions (N,3), rpy_deg (N,3))."""
 
     def add_box(self, size, position=(0, 0, 0), rotation=(0, 0, 0), scale=1.0, material=None, label=None, name=None,
                 velocity=None, angular_velocity=None, trajectory=None):

@@ -35,8 +35,8 @@ class FitResult:
 class Fit:
     """A fit of `sensor` in `scene` to a real scan (lsim_fit): minimise the range residuals over the
     sensor's pose (dof "fixed", "se2": x, y, yaw, or "se3": all six), plus the reflectances, CW bias
-    and object poses added with add_*. The sensor's pose is changed by evaluate and run. The scene
-    and sensor must outlive nothing: the Fit keeps them alive."""
+    and object poses added with add_*. The sensor's pose is changed by evaluate and run. The Fit
+    keeps the scene and the sensor alive."""
 
     def __init__(self, scene, sensor, dof="se2"):
         if not isinstance(scene, Scene) or not isinstance(sensor, Sensor):
@@ -48,10 +48,10 @@ class Fit:
                         sensor._ctx)
         self._h = h
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.lsim_fit_destroy):
         h = getattr(self, "_h", None)
         if h:
-            lib.lsim_fit_destroy(h)
+            _destroy(h)
             self._h = None
 
     def _check(self, st):

@@ -89,3 +89,32 @@ def test_library_not_found_is_a_clear_import_error(tmp_path):
     p = subprocess.run([sys.executable, "-c", "import lidarsim"], capture_output=True, text=True, env=env)
     assert p.returncode != 0
     assert "ImportError" in p.stderr and "LIDARSIM_LIBRARY" in p.stderr and "nothing.so" in p.stderr
+
+
+def _import_in(tmp_path, package_dir, library_dest):
+    """Copy the package to package_dir and the library under test to library_dest, then import it
+    there with LIDARSIM_LIBRARY unset: the path of the library it loaded."""
+    import shutil
+    src = os.path.join(ROOT, "python", "lidarsim")
+    shutil.copytree(src, package_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    os.makedirs(os.path.dirname(library_dest), exist_ok=True)
+    shutil.copy(lidarsim.library_path, library_dest)
+    env = {k: v for k, v in os.environ.items() if k not in ("LIDARSIM_LIBRARY", "PYTHONPATH")}
+    env["PYTHONPATH"] = os.path.dirname(package_dir)
+    code = "import lidarsim; print(lidarsim.library_path); print(len(lidarsim.Sensor.preset('vlp16')))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    path, beams = p.stdout.split()
+    assert beams == "28928"
+    return path
+
+
+def test_library_search_order(tmp_path):
+    # installed layout: PREFIX/lib/python3/dist-packages/lidarsim and PREFIX/lib/liblidarsim.so
+    prefix = tmp_path / "prefix"
+    lib = prefix / "lib" / "liblidarsim.so"
+    assert _import_in(tmp_path, str(prefix / "lib" / "python3" / "dist-packages" / "lidarsim"), str(lib)) == str(lib)
+    # a source checkout: REPO/python/lidarsim and REPO/build/liblidarsim.so
+    repo = tmp_path / "repo"
+    lib = repo / "build" / "liblidarsim.so"
+    assert _import_in(tmp_path, str(repo / "python" / "lidarsim"), str(lib)) == str(lib)
