@@ -9,7 +9,7 @@
 #   make deb        build, then build/lidarsim_VERSION_ARCH.deb (CPack; apt-get install ./build/lidarsim_*.deb)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
-             libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind \
+             libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy python3-pytest valgrind \
              libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin \
              binutils dpkg-dev file man-db groff-base
 FUZZ_PKGS  = clang libclang-rt-14-dev

@@ -1,0 +1,24 @@
+"""lidarsim: a LiDAR simulator, in Python over liblidarsim.so (ctypes, the public C API of
+include/lidarsim.h only).
+
+    import lidarsim
+    scene, sensor = lidarsim.load("examples/street/street.yaml")
+    pts = scene.scan(sensor, seed=7)          # numpy structured array: pts["x"], pts["label"], ...
+    lidarsim.write(pts, "street.pcd")
+
+The shared library is found through LIDARSIM_LIBRARY, next to the package, or in the build tree
+(lidarsim._lib's docstring gives the order). lidarsim.tools runs the CLI-only tools (calibrate,
+validate, dataset) through the `lidarsim` binary.
+"""
+from ._core import (Error, InvalidArgumentError, FileError, ParseError, OutOfMemoryError, EngineError,  # noqa: F401
+                    NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields,
+                    preset_names, preset_description, Sensor, Scene, Points, PointBuffer, write, load)
+from ._fit import Fit, FitResult  # noqa: F401
+from ._lib import library_path  # noqa: F401
+from . import tools  # noqa: F401
+
+__version__ = "0.1.0"
+__all__ = ["Error", "InvalidArgumentError", "FileError", "ParseError", "OutOfMemoryError", "EngineError",
+           "NotFoundError", "StateError", "FIELD_NAMES", "FIELDS_ALL", "field_dtype", "fields_mask", "format_fields",
+           "preset_names", "preset_description", "Sensor", "Scene", "Points", "PointBuffer", "write", "load", "Fit",
+           "FitResult", "library_path", "tools"]

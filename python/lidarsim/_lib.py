@@ -1,0 +1,259 @@
+"""Loading liblidarsim.so and declaring the C functions of include/lidarsim.h (ctypes).
+
+Only functions of the public header are declared here, so the module works with a shared library
+that exports nothing but the lsim_ API.
+
+Search order for the shared library (the first that exists is loaded):
+  1. the environment variable LIDARSIM_LIBRARY (the path of liblidarsim.so itself);
+  2. next to the package: lidarsim/liblidarsim.so, then the installed layout, where the package is
+     PREFIX/lib/python3/dist-packages/lidarsim and the library PREFIX/lib/liblidarsim.so or
+     PREFIX/lib/<multiarch>/liblidarsim.so;
+  3. the build tree of a source checkout: REPO/build/liblidarsim.so (the package at REPO/python/lidarsim);
+  4. the system's dynamic loader (LD_LIBRARY_PATH, ldconfig's cache): "liblidarsim.so".
+"""
+import ctypes
+import os
+import sysconfig
+
+LIBRARY_NAME = "liblidarsim.so"
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def library_candidates():
+    """The paths tried for liblidarsim.so, in order (LIDARSIM_LIBRARY first when set)."""
+    out = []
+    env = os.environ.get("LIDARSIM_LIBRARY")
+    if env:
+        out.append(env)
+    out.append(os.path.join(_PKG_DIR, LIBRARY_NAME))
+    # PREFIX/lib/python3/dist-packages/lidarsim -> PREFIX/lib
+    libdir = os.path.normpath(os.path.join(_PKG_DIR, "..", "..", ".."))
+    out.append(os.path.join(libdir, LIBRARY_NAME))
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    if multiarch:
+        out.append(os.path.join(libdir, multiarch, LIBRARY_NAME))
+    # REPO/python/lidarsim -> REPO/build
+    out.append(os.path.normpath(os.path.join(_PKG_DIR, "..", "..", "build", LIBRARY_NAME)))
+    return out
+
+
+def _load():
+    env = os.environ.get("LIDARSIM_LIBRARY")
+    if env:
+        if not os.path.isfile(env):
+            raise ImportError("lidarsim: LIDARSIM_LIBRARY is set to '%s', which is not a file; set it to the path "
+                              "of liblidarsim.so (built as build/liblidarsim.so by `make build`)" % env)
+        try:
+            return ctypes.CDLL(env), env
+        except OSError as e:
+            raise ImportError("lidarsim: cannot load LIDARSIM_LIBRARY='%s': %s" % (env, e)) from e
+    tried = library_candidates()
+    for path in tried:
+        if os.path.isfile(path):
+            try:
+                return ctypes.CDLL(path), path
+            except OSError as e:
+                raise ImportError("lidarsim: cannot load '%s': %s (set LIDARSIM_LIBRARY to another "
+                                  "liblidarsim.so)" % (path, e)) from e
+    try:
+        lib = ctypes.CDLL(LIBRARY_NAME)
+        return lib, LIBRARY_NAME
+    except OSError:
+        pass
+    raise ImportError("lidarsim: liblidarsim.so not found; build it (`make build` -> build/liblidarsim.so) and set "
+                      "LIDARSIM_LIBRARY to its path. Tried: " + ", ".join(tried) + ", and the dynamic loader's path")
+
+
+lib, library_path = _load()
+
+c_double_p = ctypes.POINTER(ctypes.c_double)
+c_float_p = ctypes.POINTER(ctypes.c_float)
+c_uint16_p = ctypes.POINTER(ctypes.c_uint16)
+c_uint32_p = ctypes.POINTER(ctypes.c_uint32)
+c_uint8_p = ctypes.POINTER(ctypes.c_uint8)
+vp = ctypes.c_void_p
+status = ctypes.c_int
+size_t = ctypes.c_size_t
+cstr = ctypes.c_char_p
+dbl = ctypes.c_double
+i32 = ctypes.c_int
+
+
+class ObjectDesc(ctypes.Structure):
+    """struct lsim_object_desc."""
+    _fields_ = [
+        ("position", ctypes.c_double * 3),
+        ("rotation_deg", ctypes.c_double * 3),
+        ("scale", ctypes.c_double),
+        ("material", ctypes.c_char_p),
+        ("label", ctypes.c_char_p),
+        ("velocity", ctypes.c_double * 3),
+        ("angular_velocity_deg_s", ctypes.c_double * 3),
+        ("trajectory_count", ctypes.c_size_t),
+        ("trajectory_t", c_double_p),
+        ("trajectory_position", c_double_p),
+        ("trajectory_rpy_deg", c_double_p),
+        ("name", ctypes.c_char_p),
+    ]
+
+
+class MaterialDesc(ctypes.Structure):
+    """struct lsim_material_desc."""
+    _fields_ = [("type", ctypes.c_int)] + [(n, ctypes.c_double) for n in (
+        "reflectance", "roughness", "ior", "f0", "metallic", "peak", "falloff_deg", "transmittance")]
+
+
+class ScanOptions(ctypes.Structure):
+    """struct lsim_scan_options."""
+    _fields_ = [
+        ("seed", ctypes.c_uint64),
+        ("frame_index", ctypes.c_uint32),
+        ("noise", ctypes.c_int),
+        ("threads", ctypes.c_int),
+        ("frame", ctypes.c_int),
+        ("keep_misses", ctypes.c_int),
+        ("fields", ctypes.c_uint32),
+        ("scan_time", ctypes.c_double),
+    ]
+
+
+class ScanStats(ctypes.Structure):
+    """struct lsim_scan_stats."""
+    _fields_ = [("rays", ctypes.c_uint64), ("hits", ctypes.c_uint64), ("beams_returned", ctypes.c_uint64)] + [
+        (n, ctypes.c_double) for n in ("load_ms", "build_ms", "trace_ms", "shade_ms", "noise_ms", "write_ms",
+                                       "total_ms")]
+
+
+class RasterOptions(ctypes.Structure):
+    """struct lsim_raster_options."""
+    _fields_ = [("oversample", ctypes.c_double), ("group_ms", ctypes.c_double),
+                ("normal_correction", ctypes.c_int), ("depth_bits", ctypes.c_int)]
+
+
+class FitResult(ctypes.Structure):
+    """struct lsim_fit_result."""
+    _fields_ = [
+        ("iterations", ctypes.c_int), ("evaluations", ctypes.c_int),
+        ("initial_loss", ctypes.c_double), ("final_loss", ctypes.c_double),
+        ("rms_residual_m", ctypes.c_double),
+        ("beams_used", ctypes.c_size_t), ("silhouette_beams", ctypes.c_size_t),
+        ("bounced_beams", ctypes.c_size_t), ("unmatched_beams", ctypes.c_size_t),
+        ("wall_ms", ctypes.c_double), ("lbfgs_status", ctypes.c_int), ("stop", ctypes.c_int),
+    ]
+
+
+PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)
+
+_P = ctypes.POINTER
+_SIGNATURES = {
+    "lsim_status_string": (cstr, [status]),
+    "lsim_context_create": (status, [_P(vp)]),
+    "lsim_context_destroy": (None, [vp]),
+    "lsim_context_last_error": (cstr, [vp]),
+    "lsim_context_last_status": (status, [vp]),
+    "lsim_context_set_import_limits": (status, [vp, dbl, dbl]),
+    # sensor
+    "lsim_sensor_preset_names": (_P(cstr), []),
+    "lsim_sensor_preset_description": (cstr, [cstr]),
+    "lsim_sensor_create_preset": (status, [vp, cstr, _P(vp)]),
+    "lsim_sensor_create_calibrated": (status, [vp, cstr, _P(vp)]),
+    "lsim_sensor_create_rotating": (status, [vp, i32, c_double_p, i32, dbl, _P(vp)]),
+    "lsim_sensor_create_planar": (status, [vp, dbl, i32, dbl, _P(vp)]),
+    "lsim_sensor_create_camera": (status, [vp, i32, i32, dbl, dbl, dbl, _P(vp)]),
+    "lsim_sensor_create_pattern": (status, [vp, size_t, c_double_p, c_double_p, c_double_p, c_uint16_p, _P(vp)]),
+    "lsim_sensor_destroy": (None, [vp]),
+    "lsim_sensor_set_pose": (status, [vp, c_double_p, c_double_p]),
+    "lsim_sensor_set_motion": (status, [vp, c_double_p, c_double_p]),
+    "lsim_sensor_set_trajectory": (status, [vp, size_t, c_double_p, c_double_p, c_double_p]),
+    "lsim_sensor_get_pose_at": (status, [vp, dbl, c_double_p]),
+    "lsim_sensor_set_range": (status, [vp, dbl, dbl]),
+    "lsim_sensor_set_noise": (status, [vp, dbl, dbl, dbl]),
+    "lsim_sensor_set_noise_model": (status, [vp, i32, dbl]),
+    "lsim_sensor_set_beam": (status, [vp, dbl, i32, i32]),
+    "lsim_sensor_set_kernel": (status, [vp, dbl, dbl, dbl, cstr, i32, dbl]),
+    "lsim_sensor_set_receiver": (status, [vp, dbl, i32, i32]),
+    "lsim_sensor_set_cw_receiver": (status, [vp, c_double_p, i32, i32, c_double_p]),
+    "lsim_sensor_set_overlap": (status, [vp, dbl, dbl]),
+    "lsim_sensor_set_baseline": (status, [vp, c_double_p]),
+    "lsim_sensor_beam_count": (size_t, [vp]),
+    "lsim_sensor_get_beams": (status, [vp, c_double_p, c_double_p, c_double_p, c_uint16_p]),
+    "lsim_sensor_get_beam_origins": (status, [vp, c_double_p]),
+    "lsim_sensor_name": (cstr, [vp]),
+    "lsim_sensor_set_range_resolution": (status, [vp, dbl]),
+    "lsim_sensor_get_range": (status, [vp, c_double_p, c_double_p, c_double_p]),
+    "lsim_sensor_get_noise": (status, [vp, c_double_p, c_double_p, c_double_p]),
+    # scene
+    "lsim_object_desc_init": (None, [_P(ObjectDesc)]),
+    "lsim_scene_create": (status, [vp, _P(vp)]),
+    "lsim_scene_load": (status, [vp, cstr, _P(vp), _P(vp)]),
+    "lsim_scene_destroy": (None, [vp]),
+    "lsim_scene_add_lambertian": (status, [vp, cstr, dbl]),
+    "lsim_material_desc_init": (None, [_P(MaterialDesc), i32]),
+    "lsim_scene_add_material": (status, [vp, cstr, _P(MaterialDesc)]),
+    "lsim_scene_add_calibrated_material": (status, [vp, cstr, cstr, cstr]),
+    "lsim_scene_set_max_bounces": (status, [vp, i32]),
+    "lsim_scene_set_atmosphere": (status, [vp, dbl, dbl]),
+    "lsim_scene_set_visibility": (status, [vp, dbl]),
+    "lsim_scene_set_ambient": (status, [vp, c_double_p, dbl]),
+    "lsim_scene_set_label_id": (status, [vp, cstr, ctypes.c_uint32]),
+    "lsim_scene_add_box": (status, [vp, c_double_p, _P(ObjectDesc)]),
+    "lsim_scene_add_sphere": (status, [vp, dbl, _P(ObjectDesc)]),
+    "lsim_scene_add_plane": (status, [vp, c_double_p, _P(ObjectDesc)]),
+    "lsim_scene_add_mesh": (status, [vp, cstr, _P(ObjectDesc)]),
+    "lsim_scene_add_triangles": (status, [vp, c_float_p, size_t, c_uint32_p, size_t, _P(ObjectDesc)]),
+    "lsim_scene_set_engine": (status, [vp, i32]),
+    "lsim_raster_options_init": (None, [_P(RasterOptions)]),
+    "lsim_scene_set_raster_options": (status, [vp, _P(RasterOptions)]),
+    "lsim_scene_commit": (status, [vp]),
+    "lsim_scene_set_object_pose": (status, [vp, cstr, c_double_p, c_double_p]),
+    "lsim_scene_get_object_pose": (status, [vp, cstr, c_double_p, c_double_p]),
+    "lsim_scene_triangle_count": (size_t, [vp]),
+    "lsim_scene_object_count": (size_t, [vp]),
+    # scan and points
+    "lsim_scan_options_init": (None, [_P(ScanOptions)]),
+    "lsim_scene_scan": (status, [vp, vp, _P(ScanOptions), _P(vp)]),
+    "lsim_scene_scan_into": (status, [vp, vp, _P(ScanOptions), vp]),
+    "lsim_field_name": (cstr, [i32]),
+    "lsim_field_get_type": (i32, [i32]),
+    "lsim_points_create": (status, [vp, _P(vp)]),
+    "lsim_points_count": (size_t, [vp]),
+    "lsim_points_column": (vp, [vp, i32]),
+    "lsim_points_fields": (ctypes.c_uint32, [vp]),
+    "lsim_points_sensor_pose": (status, [vp, c_double_p]),
+    "lsim_points_destroy": (None, [vp]),
+    "lsim_points_get_stats": (status, [vp, _P(ScanStats)]),
+    "lsim_format_parse": (status, [cstr, _P(i32)]),
+    "lsim_format_fields": (ctypes.c_uint32, [i32]),
+    "lsim_points_write": (status, [vp, cstr, i32]),
+    "lsim_format_columns": (ctypes.c_uint32, [i32, ctypes.c_uint32]),
+    "lsim_points_write_fields": (status, [vp, cstr, i32, ctypes.c_uint32]),
+    "lsim_scene_scan_write": (status, [vp, vp, _P(ScanOptions), cstr, i32, _P(ScanStats)]),
+    "lsim_points_write_birdseye": (status, [vp, cstr, i32, dbl]),
+    "lsim_points_write_range_image": (status, [vp, cstr, dbl]),
+    # fit
+    "lsim_fit_create": (status, [vp, vp, i32, _P(vp)]),
+    "lsim_fit_destroy": (None, [vp]),
+    "lsim_fit_set_scan": (status, [vp, c_float_p, size_t]),
+    "lsim_fit_set_scan_intensity": (status, [vp, c_float_p, size_t, dbl]),
+    "lsim_fit_add_reflectance": (status, [vp, cstr]),
+    "lsim_fit_add_cw_bias": (status, [vp]),
+    "lsim_fit_add_object_pose": (status, [vp, cstr, i32]),
+    "lsim_fit_parameter_count": (size_t, [vp]),
+    "lsim_fit_get_parameters": (status, [vp, c_double_p]),
+    "lsim_fit_set_parameters": (status, [vp, c_double_p, size_t]),
+    "lsim_fit_parameter_name": (status, [vp, size_t, ctypes.c_char_p, size_t]),
+    "lsim_fit_set_bounds": (status, [vp, size_t, dbl, dbl]),
+    "lsim_fit_set_loss": (status, [vp, i32, dbl]),
+    "lsim_fit_evaluate": (status, [vp, c_double_p, c_double_p, c_double_p]),
+    "lsim_fit_get_residuals": (status, [vp, size_t, c_uint8_p, c_float_p, c_double_p]),
+    "lsim_fit_run": (status, [vp, i32, PROGRESS, vp, _P(FitResult)]),
+}
+
+for _name, (_res, _args) in _SIGNATURES.items():
+    try:
+        _fn = getattr(lib, _name)
+    except AttributeError as e:
+        raise ImportError("lidarsim: '%s' does not export %s (an older or different liblidarsim.so?); set "
+                          "LIDARSIM_LIBRARY to the library of this checkout" % (library_path, _name)) from e
+    _fn.restype = _res
+    _fn.argtypes = _args

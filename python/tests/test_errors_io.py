@@ -1,0 +1,120 @@
+"""Errors carry the library's message; writing files through lsim_points_write; library loading."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lidarsim
+from conftest import ROOT, read_csv
+
+
+def test_bad_yaml_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sensor:\n  preset: vlp16\nobjects:\n  - box: {size: [1, 1]}\n")
+    with pytest.raises(lidarsim.ParseError) as e:
+        lidarsim.load(bad)
+    msg = str(e.value)
+    assert "%s:4:" % bad in msg and "expected exactly 3 numbers, got 2" in msg
+    assert e.value.status == 3 and e.value.status_name and e.value.message == msg
+    assert isinstance(e.value, lidarsim.Error)
+    unclosed = tmp_path / "unclosed.yaml"
+    unclosed.write_text("sensor:\n  preset: vlp16\nobjects:\n  - box: {size: [1, 1, 1]\n    position: [0, 0, 0]\n")
+    with pytest.raises(lidarsim.ParseError, match=r"unclosed\.yaml:4:10: .*not closed"):
+        lidarsim.load(unclosed)
+
+
+def test_errors_per_status(tmp_path):
+    with pytest.raises(lidarsim.NotFoundError, match="no-such-lidar") as e:
+        lidarsim.Sensor.preset("no-such-lidar")
+    assert isinstance(e.value, LookupError) and e.value.status == 6
+    with pytest.raises(lidarsim.Error) as e:
+        lidarsim.load(tmp_path / "missing.yaml")
+    assert "missing.yaml" in str(e.value)
+    sensor = lidarsim.Sensor.preset("vlp16")
+    with pytest.raises(lidarsim.InvalidArgumentError) as e:
+        sensor.set_range(5.0, 1.0)
+    assert e.value.message  # the library's text, not only the status name
+    scene = lidarsim.Scene()
+    scene.add_box((1, 1, 1), label="car")
+    with pytest.raises(lidarsim.StateError, match="before"):
+        scene.set_label_id("mine", 7)  # label ids only before objects
+    with pytest.raises(lidarsim.NotFoundError):
+        scene.set_object_pose("nobody", (0, 0, 0))
+    with pytest.raises(lidarsim.NotFoundError, match="bogus"):
+        scene.scan(sensor, fields=["x", "bogus"])
+
+
+def test_write_pcd_and_read_header(tmp_path, street):
+    scene, sensor = street
+    pts = scene.scan(sensor, seed=7)
+    path = tmp_path / "street.pcd"
+    assert lidarsim.write(pts, path) == path
+    raw = path.read_bytes()
+    header, _, data = raw.partition(b"DATA binary\n")
+    lines = dict(l.split(" ", 1) for l in header.decode().splitlines() if l and not l.startswith("#"))
+    assert lines["FIELDS"].split() == list(pts.dtype.names)
+    assert lines["SIZE"].split() == [str(pts.dtype[n].itemsize) for n in pts.dtype.names]
+    assert lines["TYPE"].split() == ["F" if pts.dtype[n].kind == "f" else "U" for n in pts.dtype.names]
+    assert int(lines["POINTS"]) == len(pts) and int(lines["WIDTH"]) == len(pts)
+    # binary PCD rows are the structured array's packed records
+    assert np.array_equal(np.frombuffer(data, dtype=pts.dtype), pts.array)
+    # a subset of columns, and CSV
+    sub = pts.write(tmp_path / "sub.pcd", fields=["x", "y", "z", "intensity"])
+    assert b"FIELDS x y z intensity\n" in open(sub, "rb").read(400)
+    csv = lidarsim.write(pts, tmp_path / "street.csv")
+    names, cols = read_csv(csv)
+    assert names == list(pts.dtype.names) and np.array_equal(cols["x"].astype(np.float32), pts["x"])
+    # the writer's errors: a slice has no handle; a missing folder names the path
+    with pytest.raises(TypeError):
+        lidarsim.write(pts[:10], tmp_path / "slice.pcd")
+    with pytest.raises(lidarsim.Error, match="no-such-dir"):
+        pts.write(tmp_path / "no-such-dir" / "x.pcd")
+    assert not (tmp_path / "no-such-dir").exists()
+    # a KITTI file needs its fields; a subset scan lacks them: the library says which
+    small = scene.scan(sensor, fields="x,y,z")
+    with pytest.raises(lidarsim.Error, match="reflectivity|label"):
+        small.write(tmp_path / "k.bin")
+    # scan_write: the same bytes as scan + write, without the frame-sized buffer
+    stats = scene.scan_write(sensor, tmp_path / "streamed.pcd", seed=7)
+    assert stats["hits"] == len(pts)
+    assert (tmp_path / "streamed.pcd").read_bytes() == raw
+    png = pts.write_birdseye(tmp_path / "bev.png", pixels=256, half_extent_m=30)
+    assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_library_not_found_is_a_clear_import_error(tmp_path):
+    env = dict(os.environ, LIDARSIM_LIBRARY=str(tmp_path / "nothing.so"), PYTHONPATH=os.path.join(ROOT, "python"))
+    p = subprocess.run([sys.executable, "-c", "import lidarsim"], capture_output=True, text=True, env=env)
+    assert p.returncode != 0
+    assert "ImportError" in p.stderr and "LIDARSIM_LIBRARY" in p.stderr and "nothing.so" in p.stderr
+
+
+def _import_in(tmp_path, package_dir, library_dest):
+    """Copy the package to package_dir and the library under test to library_dest, then import it
+    there with LIDARSIM_LIBRARY unset: the path of the library it loaded."""
+    import shutil
+    src = os.path.join(ROOT, "python", "lidarsim")
+    shutil.copytree(src, package_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    os.makedirs(os.path.dirname(library_dest), exist_ok=True)
+    shutil.copy(lidarsim.library_path, library_dest)
+    env = {k: v for k, v in os.environ.items() if k not in ("LIDARSIM_LIBRARY", "PYTHONPATH")}
+    env["PYTHONPATH"] = os.path.dirname(package_dir)
+    code = "import lidarsim; print(lidarsim.library_path); print(len(lidarsim.Sensor.preset('vlp16')))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    path, beams = p.stdout.split()
+    assert beams == "28928"
+    return path
+
+
+def test_library_search_order(tmp_path):
+    # installed layout: PREFIX/lib/python3/dist-packages/lidarsim and PREFIX/lib/liblidarsim.so
+    prefix = tmp_path / "prefix"
+    lib = prefix / "lib" / "liblidarsim.so"
+    assert _import_in(tmp_path, str(prefix / "lib" / "python3" / "dist-packages" / "lidarsim"), str(lib)) == str(lib)
+    # a source checkout: REPO/python/lidarsim and REPO/build/liblidarsim.so
+    repo = tmp_path / "repo"
+    lib = repo / "build" / "liblidarsim.so"
+    assert _import_in(tmp_path, str(repo / "python" / "lidarsim"), str(lib)) == str(lib)
