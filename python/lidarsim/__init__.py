@@ -12,7 +12,7 @@ validate, dataset) through the `lidarsim` binary.
 """
 from ._core import (Error, InvalidArgumentError, FileError, ParseError, OutOfMemoryError, EngineError,  # noqa: F401
                     NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields,
-                    preset_names, preset_description, Sensor, Scene, Points, PointBuffer, write, load)
+                    preset_names, preset_description, Sensor, Scene, Points, PointBuffer, write, load, version)
 from ._fit import Fit, FitResult  # noqa: F401
 from ._lib import library_path  # noqa: F401
 from . import tools  # noqa: F401
@@ -21,4 +21,4 @@ __version__ = "0.1.0"
 __all__ = ["Error", "InvalidArgumentError", "FileError", "ParseError", "OutOfMemoryError", "EngineError",
            "NotFoundError", "StateError", "FIELD_NAMES", "FIELDS_ALL", "field_dtype", "fields_mask", "format_fields",
            "preset_names", "preset_description", "Sensor", "Scene", "Points", "PointBuffer", "write", "load", "Fit",
-           "FitResult", "library_path", "tools"]
+           "FitResult", "library_path", "tools", "version"]

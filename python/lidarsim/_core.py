@@ -229,6 +229,14 @@ class Sensor:
         ctx.check(fn(ctx.h, *args, ctypes.byref(h)))
         return cls(h, ctx)
 
+    def describe(self):
+        """The sensor's key numbers as text, one "key: value" line each (lsim_sensor_describe), as
+        `lidarsim presets NAME` prints them."""
+        n = lib.lsim_sensor_describe(self._h, None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        lib.lsim_sensor_describe(self._h, buf, n + 1)
+        return buf.value.decode()
+
     @classmethod
     def preset(cls, name):
         """A built-in preset by name (see lidarsim.preset_names()), e.g. "vlp16"."""
@@ -796,3 +804,8 @@ def load(path, import_timeout=0.0, import_memory=0.0):
     scene = Scene(_handle=sh, _ctx=ctx)
     sensor = Sensor(nh, ctx) if nh.value else None
     return scene, sensor
+
+
+def version():
+    """The library's version, "MAJOR.MINOR.PATCH" (lsim_version_string)."""
+    return lib.lsim_version_string().decode()

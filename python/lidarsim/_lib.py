@@ -147,6 +147,8 @@ PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 _P = ctypes.POINTER
 _SIGNATURES = {
     "lsim_status_string": (cstr, [status]),
+    "lsim_version_string": (cstr, []),
+    "lsim_sensor_describe": (size_t, [vp, ctypes.c_char_p, size_t]),
     "lsim_context_create": (status, [_P(vp)]),
     "lsim_context_destroy": (None, [vp]),
     "lsim_context_last_error": (cstr, [vp]),

@@ -14,3 +14,10 @@ def test_only_public_header_functions():
     assert used <= declared, sorted(used - declared)
     # and every function of the header is declared for ctypes
     assert declared <= used, sorted(declared - used)
+
+
+def test_version_and_describe():
+    import lidarsim
+    assert lidarsim.version() == lidarsim.__version__
+    text = lidarsim.Sensor.preset("vlp16").describe()
+    assert "vlp16" in text and "beams: 28928" in text.replace(",", "")
