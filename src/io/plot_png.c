@@ -3,367 +3,12 @@
 #include "core/context.h"
 #include "core/text.h"
 #include "io/atomic_file.h"
-#include "io/font5x7.h"
-#include "io/png_rgb.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* =================================================================================== canvas */
-
-lsim_status lsim_canvas_create(lsim_context *ctx, int width, int height, const unsigned char background[3],
-                               lsim_canvas **out)
-{
-    if (!out)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "canvas: no output pointer given");
-    *out = NULL;
-    if (width < 1 || height < 1 || width > LSIM_CANVAS_MAX_SIDE || height > LSIM_CANVAS_MAX_SIDE)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "canvas: size %d x %d is out of range; width and height must be 1..%d pixels", width,
-                         height, LSIM_CANVAS_MAX_SIDE);
-    lsim_canvas *c = malloc(sizeof *c);
-    unsigned char *rgb = malloc((size_t)width * (size_t)height * 3);
-    if (!c || !rgb) {
-        free(c);
-        free(rgb);
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for a %d x %d image", width, height);
-    }
-    static const unsigned char white[3] = {255, 255, 255};
-    const unsigned char *bg = background ? background : white;
-    const size_t count = (size_t)width * (size_t)height;
-    for (size_t i = 0; i < count; ++i)
-        memcpy(rgb + 3 * i, bg, 3);
-    c->width = width;
-    c->height = height;
-    c->rgb = rgb;
-    lsim_canvas_clip_reset(c);
-    *out = c;
-    return LSIM_OK;
-}
-
-void lsim_canvas_destroy(lsim_canvas *canvas)
-{
-    if (!canvas)
-        return;
-    free(canvas->rgb);
-    free(canvas);
-}
-
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-void lsim_canvas_clip(lsim_canvas *canvas, int x0, int y0, int x1, int y1)
-{
-    canvas->clip_x0 = clampi(x0, 0, canvas->width);
-    canvas->clip_y0 = clampi(y0, 0, canvas->height);
-    canvas->clip_x1 = clampi(x1, canvas->clip_x0, canvas->width);
-    canvas->clip_y1 = clampi(y1, canvas->clip_y0, canvas->height);
-}
-
-void lsim_canvas_clip_reset(lsim_canvas *canvas)
-{
-    canvas->clip_x0 = canvas->clip_y0 = 0;
-    canvas->clip_x1 = canvas->width;
-    canvas->clip_y1 = canvas->height;
-}
-
-static int inside_clip(const lsim_canvas *c, int x, int y)
-{
-    return x >= c->clip_x0 && x < c->clip_x1 && y >= c->clip_y0 && y < c->clip_y1;
-}
-
-void lsim_canvas_set(lsim_canvas *canvas, int x, int y, const unsigned char rgb[3])
-{
-    if (inside_clip(canvas, x, y))
-        memcpy(canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x), rgb, 3);
-}
-
-void lsim_canvas_blend(lsim_canvas *canvas, int x, int y, const unsigned char rgb[3], double alpha)
-{
-    if (!inside_clip(canvas, x, y))
-        return;
-    if (!(alpha > 0.0))
-        return;
-    unsigned char *p = canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x);
-    if (alpha >= 1.0) {
-        memcpy(p, rgb, 3);
-        return;
-    }
-    for (int k = 0; k < 3; ++k)
-        p[k] = (unsigned char)((double)p[k] + ((double)rgb[k] - (double)p[k]) * alpha + 0.5);
-}
-
-int lsim_canvas_get(const lsim_canvas *canvas, int x, int y, unsigned char rgb[3])
-{
-    if (!canvas || x < 0 || y < 0 || x >= canvas->width || y >= canvas->height)
-        return 0;
-    memcpy(rgb, canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x), 3);
-    return 1;
-}
-
-void lsim_canvas_fill_rect(lsim_canvas *canvas, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
-{
-    x0 = clampi(x0, canvas->clip_x0, canvas->clip_x1);
-    x1 = clampi(x1, canvas->clip_x0, canvas->clip_x1);
-    y0 = clampi(y0, canvas->clip_y0, canvas->clip_y1);
-    y1 = clampi(y1, canvas->clip_y0, canvas->clip_y1);
-    for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x)
-            memcpy(canvas->rgb + 3 * ((size_t)y * (size_t)canvas->width + (size_t)x), rgb, 3);
-}
-
-void lsim_canvas_rect(lsim_canvas *canvas, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
-{
-    if (x1 <= x0 || y1 <= y0)
-        return;
-    lsim_canvas_fill_rect(canvas, x0, y0, x1, y0 + 1, rgb);
-    lsim_canvas_fill_rect(canvas, x0, y1 - 1, x1, y1, rgb);
-    lsim_canvas_fill_rect(canvas, x0, y0, x0 + 1, y1, rgb);
-    lsim_canvas_fill_rect(canvas, x1 - 1, y0, x1, y1, rgb);
-}
-
-/* Cohen-Sutherland: clip the segment to [xmin, xmax] x [ymin, ymax]; 0 when nothing is left.
- * A clipped end is put exactly on the boundary it crossed, so even ends at +-1e300 give exact
- * pixel coordinates for axis-parallel lines. */
-static int outcode(double x, double y, double xmin, double ymin, double xmax, double ymax)
-{
-    return (x < xmin) | (x > xmax) << 1 | (y < ymin) << 2 | (y > ymax) << 3;
-}
-
-static int clip_segment(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin, double xmax,
-                        double ymax)
-{
-    int c0 = outcode(*x0, *y0, xmin, ymin, xmax, ymax), c1 = outcode(*x1, *y1, xmin, ymin, xmax, ymax);
-    for (int iter = 0; iter < 8; ++iter) {
-        if (!(c0 | c1))
-            return 1;
-        if (c0 & c1)
-            return 0;
-        const int out = c0 ? c0 : c1;
-        const double dx = *x1 - *x0, dy = *y1 - *y0;
-        double x, y;
-        if (out & 1) {
-            x = xmin;
-            y = *y0 + dy * ((xmin - *x0) / dx);
-        } else if (out & 2) {
-            x = xmax;
-            y = *y0 + dy * ((xmax - *x0) / dx);
-        } else if (out & 4) {
-            y = ymin;
-            x = *x0 + dx * ((ymin - *y0) / dy);
-        } else {
-            y = ymax;
-            x = *x0 + dx * ((ymax - *y0) / dy);
-        }
-        if (!isfinite(x) || !isfinite(y))
-            return 0;
-        if (out == c0) {
-            *x0 = x;
-            *y0 = y;
-            c0 = outcode(x, y, xmin, ymin, xmax, ymax);
-        } else {
-            *x1 = x;
-            *y1 = y;
-            c1 = outcode(x, y, xmin, ymin, xmax, ymax);
-        }
-    }
-    return !(c0 | c1);
-}
-
-void lsim_canvas_line(lsim_canvas *canvas, double x0, double y0, double x1, double y1, const lsim_stroke *stroke)
-{
-    if (!canvas || !stroke || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
-        return;
-    const int thick = stroke->thickness > 0 ? (stroke->thickness < 64 ? stroke->thickness : 64) : 1;
-    const double alpha = stroke->alpha > 1.0 ? 1.0 : stroke->alpha;
-    if (!(alpha > 0.0) || canvas->clip_x1 <= canvas->clip_x0 || canvas->clip_y1 <= canvas->clip_y0)
-        return;
-    /* Clip to the clip rectangle widened by the line's half thickness (keeps coordinates small). */
-    const double margin = thick + 2.0;
-    const double sx = floor(x0 + 0.5), sy = floor(y0 + 0.5); /* unclipped start, for the dash phase */
-    if (!clip_segment(&x0, &y0, &x1, &y1, canvas->clip_x0 - margin, canvas->clip_y0 - margin,
-                      canvas->clip_x1 + margin, canvas->clip_y1 + margin))
-        return;
-    int ax = (int)floor(x0 + 0.5), ay = (int)floor(y0 + 0.5);
-    const int bx = (int)floor(x1 + 0.5), by = (int)floor(y1 + 0.5);
-    const int dx = abs(bx - ax), dy = abs(by - ay);
-    const int stepx = ax < bx ? 1 : -1, stepy = ay < by ? 1 : -1;
-    const int steep = dy > dx;
-    /* Span across the major axis so the perpendicular thickness is about `thick`. */
-    const int major = steep ? dy : dx;
-    int span = thick;
-    if (major > 0 && thick > 1)
-        span = (int)floor(thick * hypot((double)dx, (double)dy) / (double)major + 0.5);
-    const int lo = -(span - 1) / 2, hi = span / 2;
-    const int period = stroke->dash_on > 0 && stroke->dash_off > 0 ? stroke->dash_on + stroke->dash_off : 0;
-    /* dash phase continues from the unclipped start (fmod keeps it small for far-away starts) */
-    const double travelled = steep ? fabs((double)ay - sy) : fabs((double)ax - sx);
-    long phase = period ? (long)fmod(travelled, (double)period) : 0;
-    int err = (steep ? dy : dx) / 2;
-    for (int i = 0; i <= major; ++i, ++phase) {
-        if (!period || phase % period < stroke->dash_on) {
-            for (int k = lo; k <= hi; ++k) {
-                if (steep)
-                    lsim_canvas_blend(canvas, ax + k, ay, stroke->rgb, alpha);
-                else
-                    lsim_canvas_blend(canvas, ax, ay + k, stroke->rgb, alpha);
-            }
-        }
-        if (steep) {
-            ay += stepy;
-            err -= dx;
-            if (err < 0) {
-                ax += stepx;
-                err += dy;
-            }
-        } else {
-            ax += stepx;
-            err -= dy;
-            if (err < 0) {
-                ay += stepy;
-                err += dx;
-            }
-        }
-    }
-}
-
-void lsim_canvas_marker(lsim_canvas *canvas, double x, double y, lsim_marker marker, int size,
-                        const unsigned char rgb[3])
-{
-    if (!canvas || !isfinite(x) || !isfinite(y) || marker == LSIM_MARKER_NONE)
-        return;
-    if (size < 3)
-        size = 3;
-    if (size > 64)
-        size = 64;
-    if (x < canvas->clip_x0 - size || x > canvas->clip_x1 + size || y < canvas->clip_y0 - size ||
-        y > canvas->clip_y1 + size)
-        return;
-    const int cx = (int)floor(x + 0.5), cy = (int)floor(y + 0.5);
-    const int r = size / 2;
-    const int line_w = size >= 10 ? 2 : 1;
-    lsim_stroke st = {{rgb[0], rgb[1], rgb[2]}, line_w + (size >= 14), 0, 0, 1.0};
-    switch (marker) {
-    case LSIM_MARKER_SQUARE:
-        lsim_canvas_fill_rect(canvas, cx - r, cy - r, cx + r + 1, cy + r + 1, rgb);
-        break;
-    case LSIM_MARKER_CROSS:
-        lsim_canvas_line(canvas, cx - r, cy - r, cx + r, cy + r, &st);
-        lsim_canvas_line(canvas, cx - r, cy + r, cx + r, cy - r, &st);
-        break;
-    case LSIM_MARKER_PLUS:
-        lsim_canvas_line(canvas, cx - r, cy, cx + r, cy, &st);
-        lsim_canvas_line(canvas, cx, cy - r, cx, cy + r, &st);
-        break;
-    case LSIM_MARKER_RING:
-    case LSIM_MARKER_CIRCLE:
-    default: {
-        const double outer = (r + 0.5) * (r + 0.5);
-        const double inner_r = r + 0.5 - line_w - 0.5;
-        const double inner = marker == LSIM_MARKER_RING && inner_r > 0 ? inner_r * inner_r : -1.0;
-        for (int j = -r; j <= r; ++j)
-            for (int i = -r; i <= r; ++i) {
-                const double d2 = (double)(i * i + j * j);
-                if (d2 <= outer && d2 > inner)
-                    lsim_canvas_set(canvas, cx + i, cy + j, rgb);
-            }
-        break;
-    }
-    }
-}
-
-int lsim_canvas_text_width(const char *text, int scale)
-{
-    if (scale < 1)
-        scale = 1;
-    const size_t n = lsim_font5x7_length(text);
-    if (n == 0)
-        return 0;
-    const size_t w = n * LSIM_FONT_CELL_W - 1;
-    return w > (size_t)(1 << 20) ? (1 << 20) * scale : (int)w * scale;
-}
-
-int lsim_canvas_text_fit(const char *text, int scale, int max_width)
-{
-    while (scale > 1 && lsim_canvas_text_width(text, scale) > max_width)
-        --scale;
-    return scale < 1 ? 1 : scale;
-}
-
-int lsim_canvas_text_height(int scale) { return LSIM_FONT_GLYPH_H * (scale < 1 ? 1 : scale); }
-
-/* Draw glyph pixel (gx, gy) of a text laid out horizontally at `scale`, mapped by `vertical`. */
-static void text_pixels(lsim_canvas *canvas, int x, int y, const char *text, int scale, int vertical,
-                        const unsigned char rgb[3])
-{
-    const char *s = text;
-    int pen = 0; /* glyph column offset along the text, in font pixels */
-    for (int c; (c = lsim_font5x7_next(&s)); pen += LSIM_FONT_CELL_W) {
-        const unsigned char *g = lsim_font5x7_glyph(c);
-        for (int col = 0; col < LSIM_FONT_GLYPH_W; ++col)
-            for (int row = 0; row < LSIM_FONT_CELL_H; ++row) {
-                if (!((g[col] >> row) & 1))
-                    continue;
-                const int gx = (pen + col) * scale, gy = row * scale;
-                if (vertical) /* reading upwards from (x, y) = bottom-left */
-                    lsim_canvas_fill_rect(canvas, x + gy, y - gx - scale + 1, x + gy + scale, y - gx + 1, rgb);
-                else
-                    lsim_canvas_fill_rect(canvas, x + gx, y + gy, x + gx + scale, y + gy + scale, rgb);
-            }
-        if (pen > canvas->width + canvas->height + 64 * scale)
-            break; /* the rest is off the canvas anyway */
-    }
-}
-
-void lsim_canvas_text(lsim_canvas *canvas, int x, int y, const char *text, int scale, lsim_align align,
-                      const unsigned char rgb[3])
-{
-    if (!canvas || !text || !*text)
-        return;
-    if (scale < 1)
-        scale = 1;
-    const int w = lsim_canvas_text_width(text, scale);
-    if (align == LSIM_ALIGN_CENTER)
-        x -= w / 2;
-    else if (align == LSIM_ALIGN_RIGHT)
-        x -= w;
-    text_pixels(canvas, x, y, text, scale, 0, rgb);
-}
-
-void lsim_canvas_text_vertical(lsim_canvas *canvas, int x, int y_center, const char *text, int scale,
-                               const unsigned char rgb[3])
-{
-    if (!canvas || !text || !*text)
-        return;
-    if (scale < 1)
-        scale = 1;
-    const int w = lsim_canvas_text_width(text, scale);
-    text_pixels(canvas, x, y_center + w / 2, text, scale, 1, rgb);
-}
-
-static void canvas_row(void *user, uint32_t y, unsigned char *rgb)
-{
-    const lsim_canvas *c = user;
-    memcpy(rgb, c->rgb + (size_t)y * (size_t)c->width * 3, (size_t)c->width * 3);
-}
-
-lsim_status lsim_canvas_write_png(lsim_context *ctx, const lsim_canvas *canvas, const char *path)
-{
-    if (!canvas || !canvas->rgb)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: no image given");
-    if (!path || !*path)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: empty output path");
-    lsim_atomic_group g;
-    lsim_atomic_begin(&g, ctx);
-    FILE *fp = NULL;
-    lsim_status st = lsim_atomic_open(&g, path, &fp);
-    if (st == LSIM_OK)
-        st = lsim_png_write_rgb8(ctx, fp, path, (uint32_t)canvas->width, (uint32_t)canvas->height, canvas_row,
-                                 (void *)canvas);
-    return lsim_atomic_finish(&g, st);
-}
 
 /* ===================================================================================== plot */
 
@@ -765,7 +410,7 @@ static int figure_title_height(const lsim_plot *p)
 {
     if (!p->title[0])
         return 0;
-    return LSIM_FONT_CELL_H * title_scale(p) + 2 * title_scale(p) + 6;
+    return LSIM_TEXT_LINE * title_scale(p) + 2 * title_scale(p) + 6;
 }
 
 static void compute_layout(const lsim_plot *p, int index, panel_layout *L)
@@ -781,7 +426,7 @@ static void compute_layout(const lsim_plot *p, int index, panel_layout *L)
     const int side = cw < ch ? cw : ch;
     const int s = 1 + (side >= 350) + (side >= 900) + (side >= 1600);
     L->scale = s;
-    const int pad = 4 * s, text_h = LSIM_FONT_CELL_H * s, tick = 4 * s;
+    const int pad = 4 * s, text_h = LSIM_TEXT_LINE * s, tick = 4 * s;
 
     const int margin_top = pn->title[0] ? text_h + 3 * pad : 3 * pad;
     const int margin_bottom = tick + pad + text_h + (pn->xlabel[0] ? pad + text_h : 0) + pad;
@@ -801,7 +446,7 @@ static void compute_layout(const lsim_plot *p, int index, panel_layout *L)
     for (int iter = 0; iter < 2; ++iter) {
         if (right - L->ax0 < 8)
             right = L->ax0 + 8;
-        int label_w = iter ? max_label_width(&L->xt, s) : 6 * LSIM_FONT_CELL_W * s;
+        int label_w = iter ? max_label_width(&L->xt, s) : 6 * 6 * s;
         make_ticks(lo, hi, (right - L->ax0) / (label_w + 6 * pad), &L->xt);
         if (iter == 0) /* room for half of the last label to the right of the frame */
             right = L->cell_x1 - (max_label_width(&L->xt, s) / 2 + 2 * pad > 4 * pad
@@ -915,7 +560,7 @@ static void draw_legend(lsim_canvas *c, const plot_panel *pn, const panel_layout
         }
     if (!entries)
         return;
-    const int sample_w = 6 * LSIM_FONT_CELL_W * s / 2, line_h = LSIM_FONT_CELL_H * s + pad;
+    const int sample_w = 6 * 6 * s / 2, line_h = LSIM_TEXT_LINE * s + pad;
     const int w = pad + sample_w + pad + name_w + pad, h = pad + entries * line_h;
     const int inset = 2 * pad;
     int corners[4][2] = {
@@ -945,7 +590,7 @@ static void draw_legend(lsim_canvas *c, const plot_panel *pn, const panel_layout
         const plot_series *se = &pn->series[i];
         if (!se->name[0])
             continue;
-        const double cy = y + LSIM_FONT_GLYPH_H * s / 2.0;
+        const double cy = y + LSIM_TEXT_CAP * s / 2.0;
         if (se->style & LSIM_PLOT_LINE) {
             lsim_stroke st = {{se->rgb[0], se->rgb[1], se->rgb[2]}, line_thickness(s), 0, 0, 1.0};
             lsim_canvas_line(c, x0 + pad, cy, x0 + pad + sample_w, cy, &st);
@@ -962,7 +607,7 @@ static void render_panel(const lsim_plot *p, int index, lsim_canvas *c)
     const plot_panel *pn = &p->panel[index];
     panel_layout L;
     compute_layout(p, index, &L);
-    const int s = L.scale, pad = 4 * s, tick = 4 * s, text_h = LSIM_FONT_GLYPH_H * s;
+    const int s = L.scale, pad = 4 * s, tick = 4 * s, text_h = LSIM_TEXT_CAP * s;
     lsim_canvas_clip(c, L.cell_x0, L.cell_y0, L.cell_x1, L.cell_y1);
 
     /* title, centred over the plot area */
@@ -1012,7 +657,7 @@ static void render_panel(const lsim_plot *p, int index, lsim_canvas *c)
         lsim_canvas_text(c, L.ax0 - tick - pad, y - text_h / 2, L.yt.label[i], s, LSIM_ALIGN_RIGHT, black);
     }
     if (pn->xlabel[0])
-        lsim_canvas_text(c, (L.ax0 + L.ax1) / 2, L.ay1 + tick + pad + LSIM_FONT_CELL_H * s + pad, pn->xlabel,
+        lsim_canvas_text(c, (L.ax0 + L.ax1) / 2, L.ay1 + tick + pad + LSIM_TEXT_LINE * s + pad, pn->xlabel,
                          lsim_canvas_text_fit(pn->xlabel, s, L.cell_x1 - L.cell_x0), LSIM_ALIGN_CENTER, black);
     if (pn->ylabel[0])
         lsim_canvas_text_vertical(c, L.cell_x0 + pad, (L.ay0 + L.ay1) / 2, pn->ylabel,
