@@ -43,7 +43,8 @@ pcl-deps: deps
 
 demo: deps build
 	mkdir -p out/demo
-	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --bev-extent 35 --stats
+	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
+	build/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
 
 test: deps pcl-deps test-release test-asan
 
