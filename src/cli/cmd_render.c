@@ -20,7 +20,7 @@ typedef struct render_args {
 
 static const char *const VIEWS[] = {"bev", "range", "perspective"};
 static const char *const COLORS[] = {"intensity", "label", "range", "epw"};
-static const char *const CAPTIONS[] = {"intensity (relative)", "semantic label", "range (m)", "echo pulse width (m)"};
+static const char *const CAPTIONS[] = {"intensity (relative, log scale)", "semantic label", "range (m)", "echo pulse width (m)"};
 
 static void render_usage(FILE *out)
 {
@@ -34,7 +34,8 @@ static void render_usage(FILE *out)
             "                           bird's-eye (x up, y left; default), range image (azimuth,\n"
             "                           elevation) or a 90-degree perspective view from the sensor along +x\n"
             "  --color intensity|label|range|epw\n"
-            "                           the field that colours the points (default intensity); the file\n"
+            "                           the field that colours the points (default intensity, on a log\n"
+            "                           scale; range and epw linear); the file\n"
             "                           must hold it: `lidarsim scan SCENE -o P.pcd --fields x,y,z,epw`\n"
             "  --size WxH               picture size in pixels, 200..8192 each (default 1024x768)\n"
             "  --extent M               bev: half width in metres (default 50); range, perspective:\n"
@@ -155,7 +156,7 @@ int lsim_cmd_render(int argc, char **argv)
     snprintf(title, sizeof title, "%.300s: %s view, coloured by %s (%zu points)", base ? base + 1 : a.points,
              view == 0 ? "bird's-eye" : view == 1 ? "range-image" : "perspective", a.color, cols.count);
     lsim_view_spec spec = {cols.count, cols.value[0], cols.value[1], cols.value[2], cols.value[3], color == 1,
-                           CAPTIONS[color], (lsim_view_kind)view, (int)a.width, (int)a.height,
+                           CAPTIONS[color], color == 0, (lsim_view_kind)view, (int)a.width, (int)a.height,
                            view == 0 || a.have_extent ? a.extent : 0.0, title};
     lsim_view_layout L;
     st = lsim_view_write_png(ctx, &spec, a.output, &L);

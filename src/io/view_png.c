@@ -131,23 +131,53 @@ static void angle_span(const lsim_view_spec *s, double *az_lo, double *az_hi, do
     *el_hi += pe;
 }
 
-/* 2nd and 98th percentile of the finite values of the drawn points. */
+/* The value as the colour scale sees it: log10 on a log scale (non-positive: -HUGE_VAL, the bottom). */
+static double scaled(const lsim_view_spec *s, double v)
+{
+    return !s->log_scale ? v : v > 0.0 ? log10(v) : -HUGE_VAL;
+}
+
+/* 2nd and 98th percentile of the drawn points' (scaled) values, the non-positive ones left out on
+ * a log scale. */
 static void value_range(const lsim_view_spec *s, const view_item *it, size_t n, double *tmp, double *lo, double *hi)
 {
-    for (size_t k = 0; k < n; ++k)
-        tmp[k] = s->value[it[k].index];
+    size_t m = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const double v = scaled(s, s->value[it[k].index]);
+        if (isfinite(v))
+            tmp[m++] = v;
+    }
     *lo = 0.0;
     *hi = 1.0;
-    if (n > 0) {
-        qsort(tmp, n, sizeof *tmp, cmp_double);
-        *lo = tmp[(size_t)(0.02 * (double)(n - 1) + 0.5)];
-        *hi = tmp[(size_t)(0.98 * (double)(n - 1) + 0.5)];
+    if (m > 0) {
+        qsort(tmp, m, sizeof *tmp, cmp_double);
+        *lo = tmp[(size_t)(0.02 * (double)(m - 1) + 0.5)];
+        *hi = tmp[(size_t)(0.98 * (double)(m - 1) + 0.5)];
     }
     if (!(*hi > *lo)) {
-        const double d = fmax(0.5, 0.1 * fabs(*lo));
+        const double d = s->log_scale ? 0.5 : fmax(0.5, 0.1 * fabs(*lo));
         *lo -= d;
         *hi += d;
     }
+}
+
+/* Colour-bar ticks of a log scale over [lo, hi] (log10 units): 1, 2, 5 x 10^k, or decades only
+ * when those are too many. Returns the count; t holds log10 of the tick values. */
+static int log_ticks(double lo, double hi, double *t)
+{
+    static const double mant[3] = {1.0, 2.0, 5.0};
+    for (int pass = 0; pass < 2; ++pass) {
+        int n = 0;
+        for (double k = floor(lo); k <= ceil(hi) && n < MAX_TICKS; k += 1.0)
+            for (int j = 0; j < (pass ? 1 : 3) && n < MAX_TICKS; ++j) {
+                const double v = k + log10(mant[j]);
+                if (v >= lo - 1e-9 && v <= hi + 1e-9)
+                    t[n++] = v;
+            }
+        if (n <= 8 || pass)
+            return n;
+    }
+    return 0;
 }
 
 static void format_tick(double v, double step, char *buf, size_t size)
@@ -193,7 +223,7 @@ static void draw_axis(lsim_canvas *c, const lsim_view_layout *L, const axis_map 
                          LSIM_ALIGN_CENTER, BLACK);
 }
 
-static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const char *caption, int s)
+static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const char *caption, int log_scale, int s)
 {
     const int h = L->key_y1 - L->key_y0;
     for (int y = L->key_y0; y < L->key_y1; ++y) {
@@ -203,17 +233,23 @@ static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const cha
     }
     lsim_canvas_rect(c, L->key_x0 - 1, L->key_y0 - 1, L->key_x1 + 1, L->key_y1 + 1, BLACK);
     double t[MAX_TICKS];
-    const int n = nice_ticks(L->value_lo, L->value_hi, 6, t);
+    const int n = log_scale ? log_ticks(L->value_lo, L->value_hi, t) : nice_ticks(L->value_lo, L->value_hi, 6, t);
     const lsim_stroke st = {{0, 0, 0}, 1, 0, 0, 1.0};
     for (int i = 0; i < n; ++i) {
         const double y = L->key_y1 - 1 - (t[i] - L->value_lo) / (L->value_hi - L->value_lo) * (h - 1);
         char buf[32];
-        format_tick(t[i], n > 1 ? t[1] - t[0] : 1.0, buf, sizeof buf);
+        if (log_scale)
+            snprintf(buf, sizeof buf, "%.3g", pow(10.0, t[i]));
+        else
+            format_tick(t[i], n > 1 ? t[1] - t[0] : 1.0, buf, sizeof buf);
         lsim_canvas_line(c, L->key_x1 + 1, y, L->key_x1 + 4 * s, y, &st);
         lsim_canvas_text(c, L->key_x1 + 6 * s, (int)y - LSIM_TEXT_CAP * s / 2, buf, s, LSIM_ALIGN_LEFT, BLACK);
     }
-    lsim_canvas_text(c, L->key_x0 - 10 * s, L->key_y0 - LSIM_TEXT_LINE * s - 2 * s, caption, s, LSIM_ALIGN_LEFT,
-                     BLACK);
+    int cx = L->key_x0 - 10 * s;
+    const int cw = lsim_canvas_text_width(caption, s);
+    if (cx + cw > c->width - 4 * s) /* keep the caption inside the figure */
+        cx = c->width - 4 * s - cw;
+    lsim_canvas_text(c, cx, L->key_y0 - LSIM_TEXT_LINE * s - 2 * s, caption, s, LSIM_ALIGN_LEFT, BLACK);
 }
 
 /* The classes present (sorted ids) with their swatches; returns how many were found. */
@@ -333,7 +369,7 @@ static lsim_status draw(lsim_context *ctx, const lsim_view_spec *sp, lsim_canvas
         if (sp->value_is_label)
             lsim_label_color((uint32_t)sp->value[i], rgb, NULL);
         else
-            lsim_colormap_viridis((sp->value[i] - L->value_lo) / (L->value_hi - L->value_lo), rgb);
+            lsim_colormap_viridis((scaled(sp, sp->value[i]) - L->value_lo) / (L->value_hi - L->value_lo), rgb);
         int size = base;
         if (sp->kind == LSIM_VIEW_PERSPECTIVE) /* nearer points larger */
             size = (int)fmin(6.0, fmax((double)base, 30.0 / sp->x[i]));
@@ -353,7 +389,11 @@ static lsim_status draw(lsim_context *ctx, const lsim_view_spec *sp, lsim_canvas
     if (sp->value_is_label)
         L->classes = draw_legend(c, L, sp, it, n, s);
     else
-        draw_colour_bar(c, L, sp->value_label ? sp->value_label : "value", s);
+        draw_colour_bar(c, L, sp->value_label ? sp->value_label : "value", sp->log_scale, s);
+    if (sp->log_scale && !sp->value_is_label) { /* report values, not logarithms */
+        L->value_lo = pow(10.0, L->value_lo);
+        L->value_hi = pow(10.0, L->value_hi);
+    }
     free(it);
     if (sp->title && *sp->title)
         lsim_canvas_text(c, sp->width / 2, L->title_y0 + 2 * s, sp->title,

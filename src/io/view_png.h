@@ -1,8 +1,8 @@
 /* Pictures of a point cloud (`lidarsim render`), drawn with cairo on an io/canvas.h canvas: a
  * bird's-eye view (x up, y left, metres), a range image (azimuth, +azimuth left, and elevation,
  * degrees) or a perspective view from the sensor (a 90-degree pinhole looking along +x), points
- * coloured by a scalar (viridis between the 2nd and 98th percentile, with a colour bar and its
- * units) or by semantic label (SemanticKITTI's colours, io/label_colors.h, with a legend of the
+ * coloured by a scalar (viridis between the 2nd and 98th percentile, linear or log10, with a
+ * colour bar and its units) or by semantic label (SemanticKITTI's colours, io/label_colors.h, with a legend of the
  * classes present), under a title, with axes, ticks and labels.
  *
  * Layout: a white figure; the plot area (dark grey, LSIM_VIEW_BACKGROUND) is framed in black,
@@ -29,6 +29,7 @@ typedef struct lsim_view_spec {
     const double *value;          /* the colouring field per point */
     int value_is_label;           /* 1: value is a semantic id (legend); 0: a scalar (colour bar) */
     const char *value_label;      /* colour bar caption with units, e.g. "range (m)" */
+    int log_scale;                /* scalar colours on a log10 scale (non-positive values: the bottom) */
     lsim_view_kind kind;
     int width, height;            /* pixels, LSIM_VIEW_MIN_SIDE..LSIM_VIEW_MAX_SIDE */
     double extent_m;              /* bird's-eye: half width (> 0); others: farthest range drawn (0: all) */
@@ -40,7 +41,7 @@ typedef struct lsim_view_layout {
     int plot_x0, plot_y0, plot_x1, plot_y1;
     int key_x0, key_y0, key_x1, key_y1;   /* colour bar (scalar) or legend (labels) */
     int title_y0, title_y1;               /* the band the title is drawn in */
-    double value_lo, value_hi;            /* colour bar range (scalar) */
+    double value_lo, value_hi;            /* colour bar range (scalar; values, also on a log scale) */
     size_t drawn;                         /* points inside the view */
     int classes;                          /* distinct labels drawn (labels) */
 } lsim_view_layout;
