@@ -9,9 +9,9 @@
 #   make deb        build, then build/lidarsim_VERSION_ARCH.deb (CPack; apt-get install ./build/lidarsim_*.deb)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
-             libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy python3-pytest valgrind \
-             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin \
-             binutils dpkg-dev file man-db groff-base
+             libcairo2-dev fonts-dejavu-core libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy \
+             python3-pytest valgrind libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev \
+             openmpi-bin binutils dpkg-dev file man-db groff-base
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
@@ -55,7 +55,8 @@ pcl-deps: deps
 
 demo: deps build
 	mkdir -p out/demo
-	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --bev-extent 35 --stats
+	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
+	build/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
 
 test: deps pcl-deps test-release test-asan
 
@@ -70,6 +71,7 @@ test-asan:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSIM_SANITIZE=ON -DLSIM_MPI=OFF >/dev/null
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer harnesses (fuzz/): every input lidarsim reads; corpora and crashes in build-fuzz/fuzz/.

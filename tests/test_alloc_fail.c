@@ -13,7 +13,7 @@
  *     during a run must be freed by the end of it (checked after each run, so the report names k;
  *     in the release build as well). Under the ASan build, LeakSanitizer also checks the whole heap
  *     after each loop over k (leaks inside third-party libraries caused by a missed cleanup call).
- * Third-party libraries (libyaml, Embree, assimp, libpng, libgomp) are shared objects: their own
+ * Third-party libraries (libyaml, Embree, assimp, cairo, libgomp) are shared objects: their own
  * allocations are not counted, nor are libc's internal ones (getline, fopen).
  * Scenarios: inline rotating sensor with mirror, glass, retroreflector, fog and sun; a pattern
  * CSV sensor with a kernel file (blooming) and a calibrated material from a calibration YAML; a

@@ -4,7 +4,6 @@
 #include "files.h"
 #include "harness.h"
 
-#include "io/font5x7.h"
 #include "io/plot_png.h"
 #include "lidarsim.h"
 
@@ -45,30 +44,36 @@ static const unsigned char MAGENTA[3] = {200, 0, 200};
 static const unsigned char GREEN[3] = {0, 150, 60};
 static const unsigned char ORANGE[3] = {250, 140, 0};
 
-static void test_font(void)
+/* Text through cairo's font: antialiased ink (grey levels between the colour and the background)
+ * inside the box the metrics give; wider text for longer strings; malformed UTF-8 still draws. */
+static void test_font(lsim_context *ctx)
 {
-    /* every printable character has a glyph, space is blank, 'A' and '|' have ink */
-    int blank = 0;
-    for (int c = 32; c <= 126; ++c) {
-        int ink = 0;
-        for (int x = 0; x < LSIM_FONT_GLYPH_W; ++x)
-            for (int y = 0; y < LSIM_FONT_GLYPH_H; ++y)
-                ink += lsim_font5x7_ink(c, x, y);
-        blank += ink == 0;
-    }
-    CHECK(blank == 1); /* the space only */
-    CHECK(lsim_font5x7_ink('|', 2, 3) == 1);
-    CHECK(lsim_font5x7_ink('A', 7, 3) == 0);
-    const char *s = "a\xC2\xB0\xCE\xB8\xE2\x82\xAC\xFF";
-    CHECK(lsim_font5x7_next(&s) == 'a');
-    CHECK(lsim_font5x7_next(&s) == LSIM_GLYPH_DEGREE);
-    CHECK(lsim_font5x7_next(&s) == LSIM_GLYPH_THETA);
-    CHECK(lsim_font5x7_next(&s) == '?'); /* euro sign: 3 bytes, one '?' */
-    CHECK(lsim_font5x7_next(&s) == '?'); /* a stray byte */
-    CHECK(lsim_font5x7_next(&s) == 0);
-    CHECK(lsim_font5x7_length("deg\xC2\xB0") == 4);
-    CHECK(lsim_canvas_text_width("ab", 2) == (2 * 6 - 1) * 2);
     CHECK(lsim_canvas_text_width("", 1) == 0);
+    const int w1 = lsim_canvas_text_width("ab", 1), w2 = lsim_canvas_text_width("ab", 2);
+    CHECK(w1 >= 8 && w1 <= 16);                  /* two glyphs of a 9.6 px font */
+    CHECK(w2 >= 2 * w1 - 2 && w2 <= 2 * w1 + 2);  /* scales linearly */
+    CHECK(lsim_canvas_text_width("WWWW", 1) > lsim_canvas_text_width("iiii", 1)); /* proportional */
+    CHECK(lsim_canvas_text_fit("a long line of text", 4, 60) < 4);
+    lsim_canvas *c;
+    REQUIRE_OK(ctx, lsim_canvas_create(ctx, 200, 60, NULL, &c));
+    const unsigned char black[3] = {0, 0, 0};
+    lsim_canvas_text(c, 10, 10, "Hg 45\xC2\xB0 \xE2\x82", 2, LSIM_ALIGN_LEFT, black); /* degree sign, cut euro */
+    int dark = 0, grey = 0, outside = 0;
+    for (int y = 0; y < 60; ++y)
+        for (int x = 0; x < 200; ++x) {
+            unsigned char p[3];
+            lsim_canvas_get(c, x, y, p);
+            CHECK(p[0] == p[1] && p[1] == p[2]); /* greyscale antialiasing, no colour fringes */
+            const int inside = x >= 9 && y >= 6 && y < 10 + 14 + 8;
+            if (p[0] < 80)
+                dark += inside, outside += !inside;
+            else if (p[0] < 230)
+                grey += inside, outside += !inside;
+        }
+    CHECK(dark > 40);
+    CHECK(grey > 20);  /* antialiased edges */
+    CHECK(outside == 0);
+    lsim_canvas_destroy(c);
 }
 
 static void test_canvas(lsim_context *ctx, const char *dir)
@@ -99,10 +104,13 @@ static void test_canvas(lsim_context *ctx, const char *dir)
     /* dashed: some gaps along the line */
     lsim_stroke dash = {{MAGENTA[0], MAGENTA[1], MAGENTA[2]}, 1, 4, 4, 1.0};
     lsim_canvas_line(c, 0, 80, 199, 80, &dash);
-    int on = 0;
-    for (int x = 0; x < 200; ++x)
-        on += lsim_canvas_get(c, x, 80, p) && same_rgb(p, MAGENTA);
-    CHECK(on >= 90 && on <= 110);
+    int on = 0, off = 0;
+    for (int x = 0; x < 200; ++x) {
+        on += lsim_canvas_get(c, x, 80, p) && p[1] < 128;   /* mostly magenta (green channel low) */
+        off += lsim_canvas_get(c, x, 80, p) && p[1] == 255; /* white gap */
+    }
+    CHECK(on >= 80 && on <= 120);
+    CHECK(off >= 60);
     /* translucent: a blend of the colour and white */
     lsim_stroke half = {{0, 0, 0}, 1, 0, 0, 0.5};
     lsim_canvas_line(c, 0, 90, 199, 90, &half);
@@ -116,16 +124,33 @@ static void test_canvas(lsim_context *ctx, const char *dir)
     /* markers and text */
     lsim_canvas_marker(c, 150, 70, LSIM_MARKER_CIRCLE, 9, RED);
     CHECK(lsim_canvas_get(c, 150, 70, p) && same_rgb(p, RED));
-    CHECK(lsim_canvas_get(c, 150, 74, p) && same_rgb(p, RED));
-    CHECK(lsim_canvas_get(c, 150, 76, p) && !same_rgb(p, RED));
+    CHECK(lsim_canvas_get(c, 150, 73, p) && same_rgb(p, RED));
+    CHECK(lsim_canvas_get(c, 150, 76, p) && !same_rgb(p, RED) && p[1] > 200); /* outside the disc: white */
     lsim_canvas_marker(c, 120, 70, LSIM_MARKER_RING, 11, MAGENTA);
     CHECK(lsim_canvas_get(c, 120, 70, p) && !same_rgb(p, MAGENTA));
-    CHECK(lsim_canvas_get(c, 125, 70, p) && same_rgb(p, MAGENTA));
+    CHECK(lsim_canvas_get(c, 125, 70, p) && p[1] < 60); /* on the ring: (mostly) magenta */
     const unsigned char black[3] = {0, 0, 0};
+    /* a '|' is a tall, narrow bar; rotated, a '-' becomes a vertical bar */
     lsim_canvas_text(c, 60, 30, "|", 2, LSIM_ALIGN_LEFT, black);
-    CHECK(lsim_canvas_get(c, 64, 36, p) && same_rgb(p, black));   /* column 2, row 3 at scale 2 */
-    lsim_canvas_text_vertical(c, 100, 30, "-", 1, black);           /* '-' becomes a vertical bar */
-    CHECK(lsim_canvas_get(c, 103, 30, p) && same_rgb(p, black));
+    int bar_top = 100, bar_bottom = -1;
+    for (int y = 20; y < 60; ++y)
+        for (int x = 58; x < 75; ++x)
+            if (lsim_canvas_get(c, x, y, p) && p[0] < 64) {
+                bar_top = y < bar_top ? y : bar_top;
+                bar_bottom = y > bar_bottom ? y : bar_bottom;
+            }
+    CHECK(bar_top <= 32 && bar_bottom - bar_top >= 14);
+    lsim_canvas_text_vertical(c, 100, 30, "-", 2, black);
+    int x_lo = 200, x_hi = -1, y_lo = 200, y_hi = -1;
+    for (int y = 15; y < 45; ++y)
+        for (int x = 95; x < 125; ++x)
+            if (lsim_canvas_get(c, x, y, p) && p[0] < 64 && p[1] < 64) {
+                x_lo = x < x_lo ? x : x_lo;
+                x_hi = x > x_hi ? x : x_hi;
+                y_lo = y < y_lo ? y : y_lo;
+                y_hi = y > y_hi ? y : y_hi;
+            }
+    CHECK(x_hi >= x_lo && y_hi - y_lo >= 3 && y_hi - y_lo > x_hi - x_lo); /* taller than wide */
 
     char path[512];
     path_join(path, sizeof path, dir, "canvas.png");
@@ -326,7 +351,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    test_font();
+    test_font(ctx);
     test_canvas(ctx, dir);
     test_single(ctx, dir);
     test_grid(ctx, dir);

@@ -2,7 +2,6 @@
 
 #include "core/context.h"
 #include "io/colormap.h"
-#include "io/font5x7.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,11 +104,11 @@ static void compute_layout(const lsim_calib_material *m, int width, int height, 
     int s = side / 400;
     V->scale = s = s < 1 ? 1 : s > 4 ? 4 : s;
     V->pad = 5 * s;
-    V->text_h = LSIM_FONT_CELL_H * s;
+    V->text_h = LSIM_TEXT_LINE * s;
     V->title_y = V->pad;
     const int title_h = 2 * V->text_h + 2 * V->pad;
     V->footer_y = height - V->pad - 2 * V->text_h;
-    const int label_w = 8 * LSIM_FONT_CELL_W * s;
+    const int label_w = 8 * 6 * s;
     const int bar_w = 14 * s;
     V->bar_x1 = width - V->pad - label_w - V->pad;
     V->bar_x0 = V->bar_x1 - bar_w;
@@ -252,11 +251,11 @@ static void draw_colour_bar(lsim_canvas *c, const view_layout *V, int have, doub
         fmt_value(buf, sizeof buf, hi);
         lsim_canvas_text(c, V->bar_x1 + V->pad, V->bar_y0, buf, s, LSIM_ALIGN_LEFT, black);
         fmt_value(buf, sizeof buf, lo);
-        lsim_canvas_text(c, V->bar_x1 + V->pad, V->bar_y1 - LSIM_FONT_GLYPH_H * s, buf, s, LSIM_ALIGN_LEFT, black);
+        lsim_canvas_text(c, V->bar_x1 + V->pad, V->bar_y1 - LSIM_TEXT_CAP * s, buf, s, LSIM_ALIGN_LEFT, black);
     } else {
         lsim_canvas_text(c, V->bar_x1 + V->pad, (V->bar_y0 + V->bar_y1) / 2, "n/a", s, LSIM_ALIGN_LEFT, black);
     }
-    lsim_canvas_text_vertical(c, V->bar_x0 - V->pad - LSIM_FONT_GLYPH_H * s, (V->bar_y0 + V->bar_y1) / 2,
+    lsim_canvas_text_vertical(c, V->bar_x0 - V->pad - LSIM_TEXT_CAP * s, (V->bar_y0 + V->bar_y1) / 2,
                               colour == LSIM_CALIB_VIEW_MEAN_WITH_DROPS ? "mean intensity (drops as 0)"
                                                                         : "mean intensity",
                               s, black);
@@ -288,7 +287,7 @@ static void draw_scale_bar(lsim_canvas *c, const view_layout *V)
         snprintf(buf, sizeof buf, "%g m", metres);
     else
         snprintf(buf, sizeof buf, "%g mm", metres * 1000.0);
-    lsim_canvas_text(c, x0 + len + V->pad, y - LSIM_FONT_GLYPH_H * s + 1, buf, s, LSIM_ALIGN_LEFT, black);
+    lsim_canvas_text(c, x0 + len + V->pad, y - LSIM_TEXT_CAP * s + 1, buf, s, LSIM_ALIGN_LEFT, black);
 }
 
 lsim_status lsim_calib_view_render(lsim_context *ctx, const lsim_calib_material *m, lsim_calib_view_colour colour,
@@ -408,7 +407,7 @@ lsim_status lsim_calib_view_render(lsim_context *ctx, const lsim_calib_material 
         char buf[32];
         snprintf(buf, sizeof buf, "%.3g\xC2\xB0", fabs(m->bins[i].angle_deg));
         /* kept inside the scene */
-        const int tw = lsim_canvas_text_width(buf, s), th_px = LSIM_FONT_CELL_H * s;
+        const int tw = lsim_canvas_text_width(buf, s), th_px = LSIM_TEXT_LINE * s;
         const double lx = fmin(fmax(hc, V.scene_x0 + tw / 2.0 + 1.0), V.scene_x1 - tw / 2.0 - 1.0);
         const double ly = fmin(fmax(hr - th_px / 2.0, V.scene_y0 + 1.0), V.scene_y1 - th_px - 1.0);
         lsim_canvas_text(canvas, (int)lx, (int)ly, buf, s, LSIM_ALIGN_CENTER, dark_grey);

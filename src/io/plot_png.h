@@ -1,9 +1,5 @@
-/* Small 2-D plots and drawing primitives rendered to PNG, with no font or graphics library:
- * a built-in 5x7 bitmap font (io/font5x7.h), Bresenham lines, markers, no anti-aliasing.
- *
- * Canvas: an RGB8 image in memory with a clip rectangle, lines (thick, dashed, translucent),
- * rectangles, markers and text (horizontal or rotated 90 degrees). Used by the plots below and by
- * the calibration viewer (calib/calib_view.c).
+/* Small 2-D plots rendered to PNG with cairo (drawn on an io/canvas.h canvas: antialiased lines
+ * and markers, text in a real font), with axes, round ticks, tick labels and legends.
  *
  * Plot: a figure of rows x cols panels (1 x 1 by default), each with its own title, axis labels,
  * ranges and series. Calls that add to or configure a panel act on the current panel, chosen
@@ -30,89 +26,7 @@
 #ifndef LSIM_IO_PLOT_PNG_H
 #define LSIM_IO_PLOT_PNG_H
 
-#include "lidarsim.h"
-
-#include <stddef.h>
-#include <stdint.h>
-
-/* ------------------------------------------------------------------------------------ canvas */
-
-#define LSIM_CANVAS_MAX_SIDE 16384
-
-typedef struct lsim_canvas {
-    int width, height;
-    unsigned char *rgb;           /* width * height * 3, row 0 at the top */
-    int clip_x0, clip_y0;         /* drawing is limited to [clip_x0, clip_x1) x [clip_y0, clip_y1) */
-    int clip_x1, clip_y1;
-} lsim_canvas;
-
-typedef enum lsim_marker {
-    LSIM_MARKER_NONE = 0,
-    LSIM_MARKER_CIRCLE = 1,       /* filled disc */
-    LSIM_MARKER_SQUARE = 2,       /* filled square */
-    LSIM_MARKER_CROSS = 3,        /* diagonal cross (x) */
-    LSIM_MARKER_PLUS = 4,         /* upright cross (+) */
-    LSIM_MARKER_RING = 5          /* circle outline */
-} lsim_marker;
-
-/* How a line is drawn. Zero dash lengths give a solid line; alpha 1 is opaque (values are
- * clamped to [0, 1]; a translucent line is blended once per pixel it covers). */
-typedef struct lsim_stroke {
-    unsigned char rgb[3];
-    int thickness;                /* pixels across the line, >= 1 (0 is taken as 1) */
-    int dash_on, dash_off;        /* pixels along the major axis: drawn, then skipped */
-    double alpha;
-} lsim_stroke;
-
-/* Text alignment relative to the anchor point given to lsim_canvas_text. */
-typedef enum lsim_align {
-    LSIM_ALIGN_LEFT = 0,          /* anchor x is the left edge */
-    LSIM_ALIGN_CENTER = 1,
-    LSIM_ALIGN_RIGHT = 2
-} lsim_align;
-
-/* A width x height canvas (1..LSIM_CANVAS_MAX_SIDE each) filled with `background` (NULL: white),
- * clip rectangle = the whole canvas. LSIM_ERR_INVALID_ARGUMENT, LSIM_ERR_OUT_OF_MEMORY. */
-lsim_status lsim_canvas_create(lsim_context *ctx, int width, int height, const unsigned char background[3],
-                               lsim_canvas **out);
-void lsim_canvas_destroy(lsim_canvas *canvas);
-
-/* Limit drawing to [x0, x1) x [y0, y1) (intersected with the canvas); lsim_canvas_clip_reset undoes it. */
-void lsim_canvas_clip(lsim_canvas *canvas, int x0, int y0, int x1, int y1);
-void lsim_canvas_clip_reset(lsim_canvas *canvas);
-
-/* Pixel access; outside the clip rectangle set/blend do nothing and get returns 0 (and rgb untouched). */
-void lsim_canvas_set(lsim_canvas *canvas, int x, int y, const unsigned char rgb[3]);
-void lsim_canvas_blend(lsim_canvas *canvas, int x, int y, const unsigned char rgb[3], double alpha);
-int lsim_canvas_get(const lsim_canvas *canvas, int x, int y, unsigned char rgb[3]);
-
-/* Filled rectangle [x0, x1) x [y0, y1); outline: a 1-pixel-thick frame of that rectangle. */
-void lsim_canvas_fill_rect(lsim_canvas *canvas, int x0, int y0, int x1, int y1, const unsigned char rgb[3]);
-void lsim_canvas_rect(lsim_canvas *canvas, int x0, int y0, int x1, int y1, const unsigned char rgb[3]);
-
-/* Line between pixel-centre coordinates (rounded); ends far outside the canvas are clipped
- * first, so any finite coordinates are fine; non-finite ones draw nothing. */
-void lsim_canvas_line(lsim_canvas *canvas, double x0, double y0, double x1, double y1, const lsim_stroke *stroke);
-
-/* Marker of `size` pixels across centred on (x, y) (non-finite: nothing). */
-void lsim_canvas_marker(lsim_canvas *canvas, double x, double y, lsim_marker marker, int size,
-                        const unsigned char rgb[3]);
-
-/* Text in the 5x7 font, each font pixel drawn as scale x scale (scale >= 1), on a 6x8 cell per
- * character; `y` is the top of the text. Characters outside ASCII 32..126 are drawn as '?'.
- * Vertical text reads bottom to top (rotated 90 degrees anticlockwise); its anchor (x, y) is the
- * left edge and the vertical centre of the text. */
-void lsim_canvas_text(lsim_canvas *canvas, int x, int y, const char *text, int scale, lsim_align align,
-                      const unsigned char rgb[3]);
-void lsim_canvas_text_vertical(lsim_canvas *canvas, int x, int y_center, const char *text, int scale,
-                               const unsigned char rgb[3]);
-int lsim_canvas_text_width(const char *text, int scale);   /* pixels (no trailing blank column) */
-/* The largest scale <= `scale` (and >= 1) at which text fits in max_width pixels (1 if none does). */
-int lsim_canvas_text_fit(const char *text, int scale, int max_width);
-int lsim_canvas_text_height(int scale);                    /* pixels of one line: 7 * scale */
-
-/* Encode the canvas as an RGB8 PNG, atomically (temporary file + rename; nothing is left on failure). */
-lsim_status lsim_canvas_write_png(lsim_context *ctx, const lsim_canvas *canvas, const char *path);
+#include "io/canvas.h"
 
 /* -------------------------------------------------------------------------------------- plot */
 

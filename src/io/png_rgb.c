@@ -1,67 +1,66 @@
 #include "io/png_rgb.h"
 
 #include "core/context.h"
-#include "core/text.h"
+#include "io/atomic_file.h"
 
-#include <png.h>
-#include <setjmp.h>
 #include <stdlib.h>
 
-/* libpng reports errors by calling this and never returning; we keep its message and longjmp. */
-typedef struct png_error_state {
-    char message[256];
-} png_error_state;
-
-static void on_png_error(png_structp png, png_const_charp message)
+static cairo_status_t write_chunk(void *closure, const unsigned char *data, unsigned int length)
 {
-    png_error_state *state = png_get_error_ptr(png);
-    lsim_strlcpy(state->message, message ? message : "unknown libpng error", sizeof state->message);
-    png_longjmp(png, 1);
+    FILE *fp = closure;
+    return fwrite(data, 1, length, fp) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-static void on_png_warning(png_structp png, png_const_charp message)
+lsim_status lsim_png_write_surface(lsim_context *ctx, FILE *fp, const char *path, cairo_surface_t *surface)
 {
-    (void)png;
-    (void)message;
-}
-
-/* Everything that may longjmp, outside the function that calls setjmp (no clobbered locals there). */
-static void encode(png_structp png, png_infop info, FILE *fp, uint32_t width, uint32_t height,
-                   lsim_png_row_fn row_fn, void *user, unsigned char *row)
-{
-    png_init_io(png, fp);
-    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (uint32_t y = 0; y < height; ++y) {
-        row_fn(user, y, row);
-        png_write_row(png, row);
+    cairo_status_t cs = cairo_surface_status(surface);
+    if (cs == CAIRO_STATUS_SUCCESS) {
+        cairo_surface_flush(surface);
+        cs = cairo_surface_write_to_png_stream(surface, write_chunk, fp);
     }
-    png_write_end(png, info);
+    if (cs == CAIRO_STATUS_NO_MEMORY)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory encoding the PNG '%s'; use a smaller image", path);
+    if (cs != CAIRO_STATUS_SUCCESS || ferror(fp))
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot write PNG '%s': %s (cairo); check free disk space and retry; "
+                         "no output was written", path, cairo_status_to_string(cs));
+    return LSIM_OK;
+}
+
+lsim_status lsim_png_save_surface(lsim_context *ctx, cairo_surface_t *surface, const char *path)
+{
+    if (!path || !*path)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: the output path is empty: give a file name");
+    lsim_atomic_group g;
+    lsim_atomic_begin(&g, ctx);
+    FILE *fp = NULL;
+    lsim_status st = lsim_atomic_open(&g, path, &fp);
+    if (st == LSIM_OK)
+        st = lsim_png_write_surface(ctx, fp, path, surface);
+    return lsim_atomic_finish(&g, st);
 }
 
 lsim_status lsim_png_write_rgb8(lsim_context *ctx, FILE *fp, const char *path, uint32_t width, uint32_t height,
                                 lsim_png_row_fn row_fn, void *user)
 {
-    png_error_state state = {""};
     unsigned char *row = malloc((size_t)width * 3);
-    if (!row)
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, on_png_error, on_png_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        png_destroy_write_struct(png ? &png : NULL, NULL);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
+    if (!row || cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
         free(row);
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory starting the PNG encoder for '%s'", path);
+        cairo_surface_destroy(s);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the %u x %u PNG '%s'; use fewer pixels",
+                         width, height, path);
     }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(row);
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot write PNG '%s': %s (libpng); check free disk space and retry; "
-                         "no output was written", path, state.message);
+    unsigned char *data = cairo_image_surface_get_data(s);
+    const int stride = cairo_image_surface_get_stride(s);
+    for (uint32_t y = 0; y < height; ++y) {
+        row_fn(user, y, row);
+        uint32_t *px = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
+        for (uint32_t x = 0; x < width; ++x)
+            px[x] = (uint32_t)row[3 * x] << 16 | (uint32_t)row[3 * x + 1] << 8 | row[3 * x + 2];
     }
-    encode(png, info, fp, width, height, row_fn, user, row);
-    png_destroy_write_struct(&png, &info);
+    cairo_surface_mark_dirty(s);
     free(row);
-    return LSIM_OK;
+    lsim_status st = lsim_png_write_surface(ctx, fp, path, s);
+    cairo_surface_destroy(s);
+    return st;
 }

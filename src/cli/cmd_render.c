@@ -1,0 +1,179 @@
+/* lidarsim render POINTS -o PNG: a picture of a point file lidarsim wrote (CSV, PCD, PLY; read
+ * with inverse/scan_columns.h), drawn by io/view_png.h. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "inverse/scan_columns.h"
+#include "io/view_png.h"
+
+#include "lidarsim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct render_args {
+    const char *points, *output, *view, *color;
+    long width, height;
+    double extent;
+    int have_extent;
+} render_args;
+
+static const char *const VIEWS[] = {"bev", "range", "perspective"};
+static const char *const COLORS[] = {"intensity", "label", "range", "epw"};
+static const char *const CAPTIONS[] = {"intensity (relative, log scale)", "semantic label", "range (m)", "echo pulse width (m)"};
+
+static void render_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: lidarsim render POINTS -o PNG [options]\n\n"
+            "Draw a point file lidarsim wrote (CSV with a header, PCD or PLY: x, y, z and the colouring\n"
+            "field) as a PNG with a title, axes in metres or degrees, and a colour bar with units (or,\n"
+            "coloured by label, a legend of the SemanticKITTI classes present).\n\n"
+            "  -o, --output PNG         the picture (written atomically)\n"
+            "  --view bev|range|perspective\n"
+            "                           bird's-eye (x up, y left; default), range image (azimuth,\n"
+            "                           elevation) or a 90-degree perspective view from the sensor along +x\n"
+            "  --color intensity|label|range|epw\n"
+            "                           the field that colours the points (default intensity, on a log\n"
+            "                           scale; range and epw linear); the file\n"
+            "                           must hold it: `lidarsim scan SCENE -o P.pcd --fields x,y,z,epw`\n"
+            "  --size WxH               picture size in pixels, 200..8192 each (default 1024x768)\n"
+            "  --extent M               bev: half width in metres (default 50); range, perspective:\n"
+            "                           leave out points farther than M metres (default: none)\n");
+}
+
+static int pick(const char *opt, const char *val, const char *const *names, int n, const char *valid)
+{
+    for (int i = 0; i < n; ++i)
+        if (strcmp(val, names[i]) == 0)
+            return i;
+    lsim_arg_invalid("render", opt, val, valid);
+    return -1;
+}
+
+static int parse_size(const char *val, long *w, long *h)
+{
+    char a[32];
+    const char *x = strchr(val, 'x');
+    if (!x || (size_t)(x - val) >= sizeof a)
+        return -1;
+    memcpy(a, val, (size_t)(x - val));
+    a[x - val] = 0;
+    return lsim_arg_long(a, LSIM_VIEW_MIN_SIDE, LSIM_VIEW_MAX_SIDE, w) ||
+           lsim_arg_long(x + 1, LSIM_VIEW_MIN_SIDE, LSIM_VIEW_MAX_SIDE, h);
+}
+
+static int parse_args(int argc, char **argv, render_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->view = "bev";
+    a->color = "intensity";
+    a->width = 1024;
+    a->height = 768;
+    a->extent = 50.0;
+    for (int i = 1; i < argc; ++i) {
+        const char *opt = argv[i];
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            render_usage(stdout);
+            return -1;
+        }
+        const int valued = !strcmp(opt, "-o") || !strcmp(opt, "--output") || !strcmp(opt, "--view") ||
+                           !strcmp(opt, "--color") || !strcmp(opt, "--size") || !strcmp(opt, "--extent");
+        if (valued) {
+            const char *val = i + 1 < argc ? argv[++i] : NULL;
+            if (!val) {
+                fprintf(stderr, "lidarsim render: option %s needs a value (see lidarsim render --help)\n", opt);
+                return LSIM_EXIT_USAGE;
+            }
+            if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) {
+                a->output = val;
+            } else if (!strcmp(opt, "--view")) {
+                if (pick(opt, val, VIEWS, 3, "bev, range or perspective") < 0)
+                    return LSIM_EXIT_USAGE;
+                a->view = val;
+            } else if (!strcmp(opt, "--color")) {
+                if (pick(opt, val, COLORS, 4, "intensity, label, range or epw") < 0)
+                    return LSIM_EXIT_USAGE;
+                a->color = val;
+            } else if (!strcmp(opt, "--size")) {
+                if (parse_size(val, &a->width, &a->height))
+                    return lsim_arg_invalid("render", opt, val, "WIDTHxHEIGHT, each 200..8192 pixels (e.g. 1024x768)");
+            } else if (lsim_arg_double(val, 1e-3, 1e6, &a->extent)) {
+                return lsim_arg_invalid("render", opt, val, "a number of metres > 0");
+            } else {
+                a->have_extent = 1;
+            }
+        } else if (opt[0] == '-' && opt[1]) {
+            fprintf(stderr, "lidarsim render: unknown option '%s' (see lidarsim render --help)\n", opt);
+            return LSIM_EXIT_USAGE;
+        } else if (!a->points) {
+            a->points = opt;
+        } else {
+            fprintf(stderr, "lidarsim render: unexpected argument '%s' (one point file only)\n", opt);
+            return LSIM_EXIT_USAGE;
+        }
+    }
+    if (!a->points || !a->output) {
+        fprintf(stderr, "lidarsim render: %s is missing\n", !a->points ? "the point file (POINTS)" : "-o PNG");
+        render_usage(stderr);
+        return LSIM_EXIT_USAGE;
+    }
+    return LSIM_EXIT_OK;
+}
+
+int lsim_cmd_render(int argc, char **argv)
+{
+    render_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? LSIM_EXIT_OK : rc;
+    lsim_context *ctx;
+    if (lsim_context_create(&ctx) != LSIM_OK) {
+        fprintf(stderr, "lidarsim render: out of memory\n");
+        return LSIM_EXIT_FAILURE;
+    }
+    const int view = pick("--view", a.view, VIEWS, 3, ""), color = pick("--color", a.color, COLORS, 4, "");
+    const char *names[4] = {"x", "y", "z", a.color};
+    const int required[4] = {1, 1, 1, 0};
+    lsim_scan_columns cols;
+    lsim_status st = lsim_scan_columns_read(ctx, a.points, 4, names, required,
+                                            "lidarsim render needs x, y and z", &cols);
+    if (st != LSIM_OK) {
+        fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_FAILURE;
+    }
+    if (!cols.value[3]) {
+        fprintf(stderr, "lidarsim render: '%s' has no '%s' field, which --color %s needs; write the points with it "
+                "(`lidarsim scan SCENE -o POINTS --fields x,y,z,%s`, or without --fields: every field) or "
+                "choose another --color\n", a.points, a.color, a.color, a.color);
+        lsim_scan_columns_free(&cols);
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_FAILURE;
+    }
+    char title[512];
+    const char *base = strrchr(a.points, '/');
+    snprintf(title, sizeof title, "%.300s: %s view, coloured by %s (%zu points)", base ? base + 1 : a.points,
+             view == 0 ? "bird's-eye" : view == 1 ? "range-image" : "perspective", a.color, cols.count);
+    lsim_view_spec spec = {cols.count, cols.value[0], cols.value[1], cols.value[2], cols.value[3], color == 1,
+                           CAPTIONS[color], color == 0, (lsim_view_kind)view, (int)a.width, (int)a.height,
+                           view == 0 || a.have_extent ? a.extent : 0.0, title};
+    lsim_view_layout L;
+    st = lsim_view_write_png(ctx, &spec, a.output, &L);
+    lsim_scan_columns_free(&cols);
+    if (st != LSIM_OK) {
+        fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_FAILURE;
+    }
+    printf("lidarsim render: wrote %s (%ldx%ld, %s view, colour %s): %zu of %zu points drawn; plot %d,%d,%d,%d; "
+           "key %d,%d,%d,%d; title %d,%d",
+           a.output, a.width, a.height, a.view, a.color, L.drawn, spec.count, L.plot_x0, L.plot_y0, L.plot_x1,
+           L.plot_y1, L.key_x0, L.key_y0, L.key_x1, L.key_y1, L.title_y0, L.title_y1);
+    if (color == 1)
+        printf("; %d classes\n", L.classes);
+    else
+        printf("; colour bar %g..%g\n", L.value_lo, L.value_hi);
+    lsim_context_destroy(ctx);
+    return LSIM_EXIT_OK;
+}
