@@ -6,7 +6,7 @@
  *   per frame: Message /tf (world -> lidar: the sensor's pose at the frame start), Message
  *   /lidarsim/points (PointCloud2, frame_id "lidar", or "world" for points in the world frame),
  *   both stamped (header stamp, log and publish time) with the frame's scan_time,
- *   Data End (data_section_crc 0: not computed),
+ *   Data End (data_section_crc: CRC-32 of every byte before it, from the leading magic on),
  *   summary: the Schemas, the Channels, Statistics; Summary Offset records for those groups,
  *   Footer (summary_crc: CRC-32 of the summary through the footer's summary_offset_start), magic.
  * A PointCloud2 holds x, y, z, intensity, time (float32), label, instance (uint32) and ring
@@ -52,24 +52,38 @@ struct lsim_mcap_writer {
     size_t field_count;
     uint32_t point_step;
     int in_frame, dense;
+    int in_data;                  /* 1 until the Data End: emitted bytes count in data_crc */
+    uint32_t data_crc;            /* running CRC-32 of the data section (pre- and post-inverted) */
+    uint32_t crc_table[256];
     unsigned char rows[MCAP_ROWS * 32];
 };
 
-static uint32_t crc32_ieee(uint32_t crc, const unsigned char *p, size_t n)
+static void crc32_table(uint32_t table[256])
+{
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; ++k)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+        table[i] = c;
+    }
+}
+
+/* CRC-32 (IEEE 802.3, as zlib): crc32_update(table, 0, p, n) is the CRC of p[0..n). */
+static uint32_t crc32_update(const uint32_t table[256], uint32_t crc, const unsigned char *p, size_t n)
 {
     crc = ~crc;
-    for (size_t i = 0; i < n; ++i) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; ++k)
-            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-    }
+    for (size_t i = 0; i < n; ++i)
+        crc = table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
     return ~crc;
 }
 
 static void emit(lsim_point_stream *s, const void *p, size_t n)
 {
+    lsim_mcap_writer *w = s->mcap;
     fwrite(p, 1, n, s->fp);
-    s->mcap->pos += n;
+    w->pos += n;
+    if (w->in_data)
+        w->data_crc = crc32_update(w->crc_table, w->data_crc, p, n);
 }
 
 static void emit_record_head(lsim_point_stream *s, uint8_t op, uint64_t length)
@@ -208,6 +222,8 @@ lsim_status lsim_mcap_begin(lsim_point_stream *s, const lsim_points *frame)
     if (!w)
         return oom(s);
     s->mcap = w;
+    crc32_table(w->crc_table);
+    w->in_data = 1;
     uint32_t offset = 0;
     for (int i = 0; i < MAX_FIELDS; ++i) {
         lsim_field f = cloud_fields[i];
@@ -277,7 +293,8 @@ static lsim_status finish_file(lsim_point_stream *s)
     if (w->in_frame)
         end_frame(s);
     lsim_bytes b = {0}, tmp = {0}, summary = {0};
-    lsim_bytes_u32(&b, 0); /* data_section_crc: not computed */
+    w->in_data = 0;
+    lsim_bytes_u32(&b, w->data_crc); /* data_section_crc */
     record(s, NULL, OP_DATA_END, &b);
     const uint64_t summary_start = w->pos;
     uint64_t groups[3];
@@ -315,7 +332,7 @@ static lsim_status finish_file(lsim_point_stream *s)
     lsim_bytes_u64(&summary, summary_offset_start);
     int failed = b.failed || tmp.failed || summary.failed;
     if (!failed) {
-        lsim_bytes_u32(&summary, crc32_ieee(0, summary.data, summary.size));
+        lsim_bytes_u32(&summary, crc32_update(w->crc_table, 0, summary.data, summary.size));
         failed = summary.failed;
     }
     if (!failed) {
