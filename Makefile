@@ -1,19 +1,22 @@
 # lidarsim — top-level entry points.
 #   make        build (Release) -> build/lidarsim
 #   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
-#   make test   install Debian packages (PCL too, for the fit baselines), build, run ctest normally and under ASan+UBSan
+#   make test   install Debian packages (PCL for the fit baselines, node/npm for the LAS/MCAP readers too), build, run ctest normally and under ASan+UBSan
 #   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 #   make bench-pcl  install libpcl-dev, build build-pcl/pcl_register (PCL ICP/GICP/NDT baseline)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
              libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind \
              libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin
+# For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
+# (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
+TEST_PKGS  = nodejs npm
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 
-.PHONY: all build deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
+.PHONY: all build deps test-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
 
 all: build
 
@@ -35,6 +38,9 @@ endef
 deps:
 	$(call install_missing,$(DEB_PKGS))
 
+test-deps: deps
+	$(call install_missing,$(TEST_PKGS))
+
 fuzz-deps: deps
 	$(call install_missing,$(FUZZ_PKGS))
 
@@ -45,7 +51,7 @@ demo: deps build
 	mkdir -p out/demo
 	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --bev out/demo/street_bev.png --bev-extent 35 --stats
 
-test: deps pcl-deps test-release test-asan
+test: deps test-deps pcl-deps test-release test-asan
 
 # The Release build also builds PCL's baselines (bench/pcl_register.cpp) for the cw paper's
 # experiment 2 test (tests/pcl_baselines.py).
