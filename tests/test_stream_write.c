@@ -246,6 +246,8 @@ static void las_limits(lsim_context *ctx)
     lsim_points *p = NULL;
     REQUIRE_OK(ctx, lsim_points_alloc(ctx, 3, &p));
     p->count = 3;
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f) /* the buffer's columns start uninitialised */
+        memset(p->column[f], 0, 3 * lsim_field_size((lsim_field)f));
     float *x = lsim_points_f32(p, LSIM_FIELD_X);
     x[0] = 1.0f;
     x[1] = -2e5f; /* within +-214748 m */

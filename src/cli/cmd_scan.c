@@ -50,7 +50,7 @@ static void scan_usage(FILE *out)
             "                          Embree); raster renders primary rays with OpenGL (EGL), README\n"
             "  --frame sensor|world    coordinate frame of x, y, z and normals (default sensor)\n"
             "  --keep-misses           also write beams without a return (range 0, NaN coordinates)\n"
-            "  --fields LIST           columns of a PCD, PLY or CSV cloud, comma-separated (e.g.\n"
+            "  --fields LIST           columns of a PCD, PLY, CSV, LAS or MCAP cloud, comma-separated (e.g.\n"
             "                          x,y,z,intensity,ring,time; default every field); the scan computes\n"
             "                          only those\n"
             "  --bev FILE.png          also write a bird's-eye PNG coloured by intensity\n"

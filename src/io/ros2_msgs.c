@@ -38,7 +38,7 @@ const char lsim_ros2_tfmessage_schema[] =
 
 void lsim_bytes_put(lsim_bytes *b, const void *src, size_t n)
 {
-    if (b->failed)
+    if (b->failed || n == 0)
         return;
     if (n > b->capacity - b->size) {
         size_t cap = b->capacity ? b->capacity : 256;
