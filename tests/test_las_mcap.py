@@ -22,9 +22,9 @@ usage: test_las_mcap.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the 
      PCD scan of that frame (scan time and frame index), each TF equals the PCD's sensor pose
   e  @mcap/core (npm): McapStreamReader reads the same records and messages (and the data CRC);
      McapIndexedReader opens it from the Footer (summary CRC validated), schemas, topics, statistics
-  f  errors: --frames 0, --frames 2 with PCD or LAS, LAS to standard output, LAS with
+  f  errors: --frames 0, --frames 2 with PCD or LAS, LAS to standard output or a FIFO, LAS with
      --keep-misses (NaN coordinates), MCAP before time 0, unwritable paths: each refused with a
-     message that names the problem, and no file left
+     message that names the problem, and no file left; MCAP to standard output (the file's bytes)
 Exits 1 with one line per failed check.
 """
 import base64
@@ -594,7 +594,17 @@ def main():
     refused("nodir/x.las", [], 1, ["nodir"], "LAS in a missing directory")
     refused("nodir/x.mcap", ["--frames", 2], 1, ["nodir"], "MCAP in a missing directory")
     check(not os.path.exists(os.path.join(WORK, "nodir")), "a missing directory was created")
-    print("f: 8 refusals checked")
+    fifo = os.path.join(WORK, "pipe.las")
+    os.mkfifo(fifo)
+    p = lidarsim("scan", SCENE, "-o", fifo, "--threads", 2)  # refused before it is opened: no reader needed
+    check(p.returncode == 2 and b"cannot seek" in p.stderr, "LAS to a FIFO: exit %d %r" % (p.returncode, p.stderr))
+    os.remove(fifo)
+    # MCAP needs no seek: standard output gets the file's bytes.
+    p = lidarsim("scan", SCENE, "-o", "-", "--format", "mcap", "--frames", 3, "--scan-time", 1, "--seed", 7,
+                 "--threads", 2, "--quiet")
+    check(p.returncode == 0 and p.stdout == open(mcap, "rb").read(), "MCAP to standard output: exit %d, %d bytes, "
+          "the file has %d" % (p.returncode, len(p.stdout), os.path.getsize(mcap)))
+    print("f: 9 refusals checked; MCAP to standard output")
 
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)

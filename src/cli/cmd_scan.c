@@ -243,6 +243,12 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
         fprintf(stderr, "lidarsim scan: %s\n", lsim_context_last_error(ctx));
         return LSIM_EXIT_USAGE;
     }
+    if (*resolved == LSIM_FORMAT_LAS && lsim_atomic_is_direct(a->output)) {
+        fprintf(stderr, "lidarsim scan: LAS output '%s' is a device or FIFO, which cannot seek: a LAS header's point "
+                "counts and bounds are written at the end; give a regular file, or write MCAP, PCD, PLY or CSV\n",
+                a->output);
+        return LSIM_EXIT_USAGE;
+    }
     if (a->frames > 1 && *resolved != LSIM_FORMAT_MCAP) {
         fprintf(stderr, "lidarsim scan: --frames %ld: a %s file holds one frame; write MCAP (.mcap or --format mcap) "
                 "for several frames in one file, or run one scan per frame with --scan-time and --frame-index\n",
