@@ -363,7 +363,8 @@ def npm_install(packages):
     except subprocess.TimeoutExpired:
         return None, "npm install timed out (no network?)"
     if p.returncode != 0:
-        return None, "npm install %s failed (no network?): %s" % (" ".join(packages), p.stdout.decode()[-300:])
+        lines = [l.strip() for l in p.stdout.decode(errors="replace").splitlines() if "error" in l.lower()]
+        return None, "npm install %s failed (no network?): %s" % (" ".join(packages), (lines or ["exit %d" % p.returncode])[0])
     json.dump(packages, open(stamp, "w"))
     return folder, None
 
@@ -544,7 +545,7 @@ def main():
                   "key should differ)")
         if k == 0:
             by_cloud0_x = msg["points"]["x"][:100].copy()
-    print("d: MCAP 3 frames, %d points, %d records checked" % (total, len(m["messages"])))
+    print("d: MCAP 3 frames, %d points, %d messages checked" % (total, len(m["messages"])))
 
     # e: @mcap/core
     if why:
