@@ -80,6 +80,8 @@ static uint32_t crc32_update(const uint32_t table[256], uint32_t crc, const unsi
 static void emit(lsim_point_stream *s, const void *p, size_t n)
 {
     lsim_mcap_writer *w = s->mcap;
+    if (n == 0)
+        return;
     fwrite(p, 1, n, s->fp);
     w->pos += n;
     if (w->in_data)
@@ -98,6 +100,11 @@ static void emit_record_head(lsim_point_stream *s, uint8_t op, uint64_t length)
 /* A record whose body is `body`, to the file or (out != NULL) to a buffer. */
 static void record(lsim_point_stream *s, lsim_bytes *out, uint8_t op, const lsim_bytes *body)
 {
+    if (body->failed) { /* out of memory: the caller reports it */
+        if (out)
+            out->failed = 1;
+        return;
+    }
     if (out) {
         lsim_bytes_u8(out, op);
         lsim_bytes_u64(out, body->size);
