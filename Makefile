@@ -1,7 +1,7 @@
 # lidarsim — top-level entry points.
 #   make        build (Release) -> build/lidarsim
 #   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
-#   make test   install Debian packages (PCL too, for the fit baselines), build, run ctest normally and under ASan+UBSan
+#   make test   install Debian packages (PCL for the fit baselines, node/npm for the LAS/MCAP readers too), build, run ctest normally and under ASan+UBSan
 #   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 #   make bench-pcl  install libpcl-dev, build build-pcl/pcl_register (PCL ICP/GICP/NDT baseline)
 #   make install PREFIX=DIR   build, then install the library, header, CLI, man page, examples,
@@ -12,13 +12,16 @@ DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmo
              libcairo2-dev fonts-dejavu-core libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy \
              python3-pytest valgrind libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev \
              openmpi-bin binutils dpkg-dev file man-db groff-base
+# For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
+# (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
+TEST_PKGS  = nodejs npm
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 PREFIX    ?= /usr/local
 
-.PHONY: all build install deb deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
+.PHONY: all build install deb deps test-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
 
 all: build
 
@@ -47,6 +50,9 @@ endef
 deps:
 	$(call install_missing,$(DEB_PKGS))
 
+test-deps: deps
+	$(call install_missing,$(TEST_PKGS))
+
 fuzz-deps: deps
 	$(call install_missing,$(FUZZ_PKGS))
 
@@ -58,7 +64,7 @@ demo: deps build
 	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
 	build/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
 
-test: deps pcl-deps test-release test-asan
+test: deps test-deps pcl-deps test-release test-asan
 
 # The Release build also builds PCL's baselines (bench/pcl_register.cpp) for the cw paper's
 # experiment 2 test (tests/pcl_baselines.py).

@@ -409,24 +409,29 @@ typedef struct lsim_scan_stats {
 LSIM_API lsim_status lsim_points_get_stats(const lsim_points *points, lsim_scan_stats *out);
 
 typedef enum lsim_format {
-    LSIM_FORMAT_AUTO = 0, /* from the extension: .pcd .ply .bin .csv */
+    LSIM_FORMAT_AUTO = 0, /* from the extension: .pcd .ply .bin .csv .las .mcap */
     LSIM_FORMAT_PCD,      /* PCD binary */
     LSIM_FORMAT_PCD_ASCII,
     LSIM_FORMAT_PLY,      /* PLY binary little-endian */
     LSIM_FORMAT_KITTI,    /* .bin x,y,z,intensity float32 + .label + label map */
-    LSIM_FORMAT_CSV
+    LSIM_FORMAT_CSV,
+    LSIM_FORMAT_LAS,      /* ASPRS LAS 1.4, point data record format 6 + extra bytes (README "LAS") */
+    LSIM_FORMAT_MCAP      /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (README "MCAP") */
 } lsim_format;
 
-/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv". */
+/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv", "las", "mcap". */
 LSIM_API lsim_status lsim_format_parse(const char *name, lsim_format *out);
 /* The fields a format writes (LSIM_FIELD_BIT mask), to pass as lsim_scan_options.fields: KITTI
- * x, y, z, reflectivity, label, instance; the others every field. AUTO: every field. */
+ * x, y, z, reflectivity, label, instance; LAS x, y, z, reflectivity, elevation, time,
+ * return_index, num_returns, label, instance, epw, ring, range; MCAP x, y, z, intensity, time,
+ * label, instance, ring; the others every field. AUTO: every field. */
 LSIM_API uint32_t lsim_format_fields(lsim_format format);
 /* Write atomically (temporary file + rename); on failure no output file is left behind. Every
  * field the format holds (lsim_format_fields) must be in the points. */
 LSIM_API lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
 /* The columns a file of `format` holds when `fields` (LSIM_FIELD_BIT mask) are asked for: PCD, PLY
- * and CSV the fields asked for (0: every field), in field order; KITTI its fixed layout. */
+ * and CSV the fields asked for (0: every field), in field order; KITTI its fixed layout; LAS and
+ * MCAP x, y, z plus those of their fields asked for (0: all of their fields). */
 LSIM_API uint32_t lsim_format_columns(lsim_format format, uint32_t fields);
 /* lsim_points_write with only the columns lsim_format_columns(format, fields) gives (0: every
  * field): e.g. x, y, z, intensity, ring and time for a PCD a driver would publish. The points must
@@ -443,6 +448,14 @@ LSIM_API lsim_status lsim_points_write_fields(const lsim_points *points, const c
  * but writing failed, out_stats is filled too (rays > 0, write_ms 0). */
 LSIM_API lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                                            const char *path, lsim_format format, lsim_scan_stats *out_stats);
+/* lsim_scene_scan_write of `frames` (1..100000) successive frames into one file: frame k starts at
+ * options->scan_time + k / rate (the sensor's frame rate) with frame_index + k. More than one
+ * frame needs a format that holds several (MCAP: one PointCloud2 and one TFMessage per frame);
+ * the file is written atomically, all frames or nothing. out_stats sums the frames (load_ms and
+ * build_ms those of the first). */
+LSIM_API lsim_status lsim_scene_scan_write_frames(lsim_scene *scene, const lsim_sensor *sensor,
+                                         const lsim_scan_options *options, unsigned frames, const char *path,
+                                         lsim_format format, lsim_scan_stats *out_stats);
 /* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. Needs the
  * fields LSIM_BIRDSEYE_FIELDS. */
 #define LSIM_BIRDSEYE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | \

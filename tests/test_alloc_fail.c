@@ -1,7 +1,7 @@
 /* Allocation-failure injection, as SQLite's tests do: every malloc, calloc, realloc (and strdup,
  * strndup, posix_memalign, aligned_alloc) the library makes goes through a counter (the test is
  * linked with -Wl,--wrap=...; see tests/CMakeLists.txt) that fails the k-th call. For k = 1, 2, ...
- * each scenario (load a scene file, scan, write PCD, KITTI, PLY, CSV and the PNGs, then a streamed
+ * each scenario (load a scene file, scan, write PCD, KITTI, PLY, CSV, the PNGs, LAS and MCAP, then a streamed
  * scan + KITTI write through lsim_scene_scan_write) runs until a
  * run completes without reaching the k-th call, in two modes: the k-th call alone fails, or every
  * call from the k-th on fails. Every run that hits the failure must
@@ -279,14 +279,14 @@ static const char *const scene_camera =
 /* ---- one run ---- */
 
 /* The write steps in order, and the files each leaves (KITTI: three). */
-enum { OUT_PCD, OUT_KITTI, OUT_PLY, OUT_CSV, OUT_BEV, OUT_RANGE, OUT_STREAM, STEP_COUNT };
-enum { FILE_COUNT = 11 };
+enum { OUT_PCD, OUT_KITTI, OUT_PLY, OUT_CSV, OUT_BEV, OUT_RANGE, OUT_LAS, OUT_MCAP, OUT_STREAM, STEP_COUNT };
+enum { FILE_COUNT = 13 };
 static const char *const out_names[FILE_COUNT] = {"cloud.pcd", "cloud.bin", "cloud.label", "cloud.labels.yaml",
                                                   "cloud.ply", "cloud.csv", "bev.png", "range.png",
-                                                  "stream.bin", "stream.label", "stream.labels.yaml"};
+                                                  "cloud.las", "cloud.mcap", "stream.bin", "stream.label", "stream.labels.yaml"};
 static const int file_step[FILE_COUNT] = {OUT_PCD, OUT_KITTI, OUT_KITTI, OUT_KITTI, OUT_PLY, OUT_CSV, OUT_BEV, OUT_RANGE,
-                                          OUT_STREAM, OUT_STREAM, OUT_STREAM};
-static const int step_file[STEP_COUNT] = {0, 1, 4, 5, 6, 7, 8}; /* the path each step is given */
+                                          OUT_LAS, OUT_MCAP, OUT_STREAM, OUT_STREAM, OUT_STREAM};
+static const int step_file[STEP_COUNT] = {0, 1, 4, 5, 6, 7, 8, 9, 10}; /* the path each step is given */
 
 typedef struct run_result {
     lsim_status status;
@@ -325,6 +325,8 @@ static run_result run_once(const char *scene_path)
         case OUT_CSV: st = lsim_points_write(points, path, LSIM_FORMAT_CSV); break;
         case OUT_BEV: st = lsim_points_write_birdseye(points, path, 64, 20.0); break;
         case OUT_RANGE: st = lsim_points_write_range_image(points, path, 2.0); break;
+        case OUT_LAS: st = lsim_points_write(points, path, LSIM_FORMAT_AUTO); break;
+        case OUT_MCAP: st = lsim_points_write(points, path, LSIM_FORMAT_AUTO); break;
         default: st = lsim_scene_scan_write(scene, sensor, &opt, path, LSIM_FORMAT_AUTO, NULL); break;
         }
         if (st != LSIM_OK)

@@ -12,6 +12,7 @@
 
 #include "lidarsim.h"
 #include "pipeline/frame.h"
+#include "points/points.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -38,7 +39,7 @@ static const struct {
     const char *ext;
 } formats[] = {
     {LSIM_FORMAT_PCD, "pcd"}, {LSIM_FORMAT_PCD_ASCII, "pcd"}, {LSIM_FORMAT_PLY, "ply"},
-    {LSIM_FORMAT_CSV, "csv"}, {LSIM_FORMAT_KITTI, "bin"},
+    {LSIM_FORMAT_CSV, "csv"}, {LSIM_FORMAT_KITTI, "bin"}, {LSIM_FORMAT_LAS, "las"}, {LSIM_FORMAT_MCAP, "mcap"},
 };
 
 /* The file and, for KITTI, its .label and .labels.yaml are the same in both. */
@@ -104,6 +105,15 @@ static void identical_outputs(lsim_context *ctx, lsim_scene *scene, const lsim_s
             char ref[256], got[256];
             snprintf(ref, sizeof ref, "%s/ref%zu.%s", dir, f, formats[f].ext);
             snprintf(got, sizeof got, "%s/got%zu.%s", dir, f, formats[f].ext);
+            if (formats[f].format == LSIM_FORMAT_LAS && opt.keep_misses) {
+                /* Misses have NaN coordinates, which LAS cannot hold: refused, nothing left. */
+                CHECK(lsim_points_write(pts, ref, formats[f].format) == LSIM_ERR_INVALID_ARGUMENT);
+                CHECK(strstr(lsim_context_last_error(ctx), "keep-misses") != NULL);
+                CHECK(lsim_scan_write_sliced(scene, sensor, &opt, got, formats[f].format, 1000, NULL) ==
+                      LSIM_ERR_INVALID_ARGUMENT);
+                CHECK(count_entries(dir, NULL) == 0);
+                continue;
+            }
             REQUIRE_OK(ctx, lsim_points_write(pts, ref, formats[f].format));
             for (size_t s = 0; s < sizeof slices / sizeof slices[0]; ++s) {
                 lsim_scan_options o = opt;
@@ -201,6 +211,68 @@ static void failures(lsim_context *ctx, lsim_scene *scene, const lsim_sensor *se
     CHECK(count_entries(dir, NULL) == 0);
 }
 
+/* Several frames in one MCAP: the same bytes whatever the slices, the statistics of every frame;
+ * several frames in a one-frame format, or none, refused before anything is written. */
+static void multi_frame(lsim_context *ctx, lsim_scene *scene, const lsim_sensor *sensor)
+{
+    lsim_scan_options opt;
+    lsim_scan_options_init(&opt);
+    opt.threads = 2;
+    opt.noise = 1;
+    opt.scan_time = 0.5;
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/frames_a.mcap", dir);
+    snprintf(b, sizeof b, "%s/frames_b.mcap", dir);
+    lsim_scan_stats one, three;
+    REQUIRE_OK(ctx, lsim_scan_write_frames_sliced(scene, sensor, &opt, 1, a, LSIM_FORMAT_AUTO, 1000, &one));
+    long one_size = file_size(a);
+    REQUIRE_OK(ctx, lsim_scan_write_frames_sliced(scene, sensor, &opt, 3, a, LSIM_FORMAT_AUTO, 1000, &three));
+    REQUIRE_OK(ctx, lsim_scene_scan_write_frames(scene, sensor, &opt, 3, b, LSIM_FORMAT_MCAP, NULL));
+    CHECK(same_file(a, b));
+    CHECK(three.rays == 3 * one.rays && three.hits > 2 * one.hits && file_size(a) > 2 * one_size);
+    remove(a);
+    remove(b);
+    snprintf(a, sizeof a, "%s/frames.pcd", dir);
+    CHECK(lsim_scene_scan_write_frames(scene, sensor, &opt, 2, a, LSIM_FORMAT_AUTO, NULL) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "MCAP") != NULL && strstr(lsim_context_last_error(ctx), a) != NULL);
+    CHECK(lsim_scene_scan_write_frames(scene, sensor, &opt, 0, b, LSIM_FORMAT_AUTO, NULL) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(count_entries(dir, NULL) == 0);
+}
+
+/* LAS coordinates: int32 at 0.1 mm around the offset (the sensor position in whole metres, in the
+ * world frame); beyond that a clear refusal naming the value, and no file. */
+static void las_limits(lsim_context *ctx)
+{
+    lsim_points *p = NULL;
+    REQUIRE_OK(ctx, lsim_points_alloc(ctx, 3, &p));
+    p->count = 3;
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f) /* the buffer's columns start uninitialised */
+        memset(p->column[f], 0, 3 * lsim_field_size((lsim_field)f));
+    float *x = lsim_points_f32(p, LSIM_FIELD_X);
+    x[0] = 1.0f;
+    x[1] = -2e5f; /* within +-214748 m */
+    x[2] = 2e5f;
+    char path[256];
+    snprintf(path, sizeof path, "%s/limits.las", dir);
+    REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_AUTO));
+    CHECK(file_size(path) > 375);
+    remove(path);
+    x[2] = 3e5f;
+    CHECK(lsim_points_write(p, path, LSIM_FORMAT_AUTO) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "214748") != NULL &&
+          strstr(lsim_context_last_error(ctx), "limits.las") != NULL &&
+          strstr(lsim_context_last_error(ctx), "300000.000") != NULL);
+    CHECK(count_entries(dir, NULL) == 0);
+    p->frame = LSIM_FRAME_WORLD; /* far from the origin, near the sensor: the offset takes it */
+    p->viewpoint[0] = 1e6;
+    x[0] = 1e6f;
+    x[1] = 1e6f - 1e5f;
+    x[2] = 1e6f + 1e5f;
+    REQUIRE_OK(ctx, lsim_points_write(p, path, LSIM_FORMAT_AUTO));
+    remove(path);
+    lsim_points_destroy(p);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/lsim_stream_XXXXXX");
@@ -215,6 +287,8 @@ int main(void)
     mixed_scene_make(ctx, 1200, &scene, &sensor);
     identical_outputs(ctx, scene, sensor);
     failures(ctx, scene, sensor);
+    multi_frame(ctx, scene, sensor);
+    las_limits(ctx);
     lsim_sensor_destroy(sensor);
     lsim_scene_destroy(scene);
     lsim_context_destroy(ctx);

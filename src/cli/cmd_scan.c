@@ -23,6 +23,7 @@ typedef struct scan_args {
     lsim_scan_options options;
     uint32_t fields; /* --fields: the columns of the point cloud (0: every field the format holds) */
     int stats, quiet;
+    long frames; /* --frames: successive frames into one file (MCAP only when > 1) */
     int engine; /* --engine: -1 the scene file's (raycast by default), else an lsim_engine_kind */
     long bev_pixels;
     double bev_extent;
@@ -32,10 +33,13 @@ static void scan_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim scan SCENE.yaml -o OUT [options]\n\n"
-            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv); '-' writes it to standard\n"
-            "                          output and needs --format (not kitti); a device or FIFO is written\n"
-            "                          straight through; a symlink's target is replaced (the link stays)\n"
-            "  --format F              pcd | pcd-ascii | ply | kitti | csv (default: from the extension)\n"
+            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv .las .mcap); '-' writes it to\n"
+            "                          standard output and needs --format (not kitti or las); a device or\n"
+            "                          FIFO is written straight through; a symlink's target is replaced\n"
+            "  --format F              pcd | pcd-ascii | ply | kitti | csv | las | mcap (default: from the\n"
+            "                          extension); las: LAS 1.4, mcap: ROS 2 PointCloud2 + /tf (README)\n"
+            "  --frames N              scan N successive frames (scan time + k / rate, frame index + k) into\n"
+            "                          one file: mcap only (default 1)\n"
             "  --seed N                noise seed (default 0)\n"
             "  --frame-index N         frame counter, part of the noise key (default 0)\n"
             "  --scan-time T           start of the frame on the scene clock, seconds (default 0): where the\n"
@@ -46,7 +50,7 @@ static void scan_usage(FILE *out)
             "                          Embree); raster renders primary rays with OpenGL (EGL), README\n"
             "  --frame sensor|world    coordinate frame of x, y, z and normals (default sensor)\n"
             "  --keep-misses           also write beams without a return (range 0, NaN coordinates)\n"
-            "  --fields LIST           columns of a PCD, PLY or CSV cloud, comma-separated (e.g.\n"
+            "  --fields LIST           columns of a PCD, PLY, CSV, LAS or MCAP cloud, comma-separated (e.g.\n"
             "                          x,y,z,intensity,ring,time; default every field); the scan computes\n"
             "                          only those\n"
             "  --bev FILE.png          also write a bird's-eye PNG coloured by intensity\n"
@@ -74,6 +78,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
     a->bev_extent = 50.0;
     a->range_image_ppd = 10.0;
     a->engine = -1;
+    a->frames = 1;
     for (int i = 1; i < argc; ++i) {
         const char *opt = argv[i];
         int has_value = i + 1 < argc;
@@ -95,7 +100,11 @@ static int parse_args(int argc, char **argv, scan_args *a)
         } else if (strcmp(opt, "--format") == 0) {
             NEED_VALUE();
             if (lsim_format_parse(val, &a->format) != LSIM_OK)
-                return bad("--format", val, "pcd, pcd-ascii, ply, kitti or csv");
+                return bad("--format", val, "pcd, pcd-ascii, ply, kitti, csv, las or mcap");
+        } else if (strcmp(opt, "--frames") == 0) {
+            NEED_VALUE();
+            if (lsim_arg_long(val, 1, 100000, &a->frames))
+                return bad("--frames", val, "an integer 1..100000 (several frames need --format mcap)");
         } else if (strcmp(opt, "--seed") == 0) {
             NEED_VALUE();
             if (lsim_arg_u64(val, &a->options.seed))
@@ -224,8 +233,31 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
                 ".label and .labels.yaml); give a .bin path, or --format pcd, pcd-ascii, ply or csv\n");
         return LSIM_EXIT_USAGE;
     }
+    if (is_stdout(a->output) && a->format == LSIM_FORMAT_LAS) {
+        fprintf(stderr, "lidarsim scan: LAS output cannot go to standard output (-o -): its header's point counts and "
+                "bounds are written at the end, which needs a file that can seek; give a .las path, or --format "
+                "pcd, pcd-ascii, ply, csv or mcap\n");
+        return LSIM_EXIT_USAGE;
+    }
     if (lsim_format_resolve(ctx, a->output, a->format, resolved) != LSIM_OK) {
         fprintf(stderr, "lidarsim scan: %s\n", lsim_context_last_error(ctx));
+        return LSIM_EXIT_USAGE;
+    }
+    if (*resolved == LSIM_FORMAT_LAS && lsim_atomic_is_direct(a->output)) {
+        fprintf(stderr, "lidarsim scan: LAS output '%s' is a device or FIFO, which cannot seek: a LAS header's point "
+                "counts and bounds are written at the end; give a regular file, or write MCAP, PCD, PLY or CSV\n",
+                a->output);
+        return LSIM_EXIT_USAGE;
+    }
+    if (a->frames > 1 && *resolved != LSIM_FORMAT_MCAP) {
+        fprintf(stderr, "lidarsim scan: --frames %ld: a %s file holds one frame; write MCAP (.mcap or --format mcap) "
+                "for several frames in one file, or run one scan per frame with --scan-time and --frame-index\n",
+                a->frames, lsim_format_name(*resolved));
+        return LSIM_EXIT_USAGE;
+    }
+    if (a->frames > 1 && (a->bev || a->range_image)) {
+        fprintf(stderr, "lidarsim scan: --frames %ld cannot go with --bev or --range-image (one image per frame); "
+                "scan the frame you want an image of on its own\n", a->frames);
         return LSIM_EXIT_USAGE;
     }
     size_t n = strlen(a->output);
@@ -296,7 +328,7 @@ int lsim_cmd_scan(int argc, char **argv)
         lsim_context_destroy(ctx);
         return rc;
     }
-    if (a.fields && format == LSIM_FORMAT_KITTI) {
+    if (a.fields && format == LSIM_FORMAT_KITTI) { /* LAS and MCAP take --fields (x, y, z always) */
         fprintf(stderr, "lidarsim scan: --fields does not apply to a KITTI .bin, whose columns are fixed (x, y, z, "
                         "reflectivity; label and instance in the .label); write .pcd, .ply or .csv to choose columns\n");
         lsim_context_destroy(ctx);
@@ -316,7 +348,8 @@ int lsim_cmd_scan(int argc, char **argv)
     } else if (a.engine >= 0 && lsim_scene_set_engine(scene, (lsim_engine_kind)a.engine) != LSIM_OK) {
         rc = fail(ctx, "cannot select the engine");
     } else if (streamed) {
-        lsim_status st = lsim_scene_scan_write(scene, sensor, &a.options, a.output, a.format, &stats);
+        lsim_status st = lsim_scene_scan_write_frames(scene, sensor, &a.options, (unsigned)a.frames, a.output,
+                                                      a.format, &stats);
         if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */
             rc = fail(ctx, stats.rays ? "cannot write the point cloud" : "scan failed");
         point_count = stats.hits + (a.options.keep_misses ? stats.rays - stats.beams_returned : 0);

@@ -66,6 +66,17 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
     return (ssize_t)done;
 }
 
+/* Seeking, for writers that complete a header at the end (LAS): the temporary file is regular. */
+static int cookie_seek(void *cookie, off64_t *offset, int whence)
+{
+    lsim_atomic_file *f = cookie;
+    off64_t at = lseek64(f->fd, *offset, whence);
+    if (at < 0)
+        return -1;
+    *offset = at;
+    return 0;
+}
+
 static int cookie_close(void *cookie)
 {
     lsim_atomic_file *f = cookie;
@@ -80,7 +91,7 @@ static FILE *stream_over(lsim_atomic_file *f, int fd)
     f->fd = fd;
     f->write_errno = 0;
 #ifdef __GLIBC__
-    cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
+    cookie_io_functions_t io = {NULL, cookie_write, cookie_seek, cookie_close};
     FILE *fp = fopencookie(f, "wb", io);
     if (fp)
         setvbuf(fp, NULL, _IOFBF, 1 << 16);

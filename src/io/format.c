@@ -14,6 +14,8 @@ static const struct {
     {"ply", LSIM_FORMAT_PLY},
     {"kitti", LSIM_FORMAT_KITTI},
     {"csv", LSIM_FORMAT_CSV},
+    {"las", LSIM_FORMAT_LAS},
+    {"mcap", LSIM_FORMAT_MCAP},
 };
 
 static const struct {
@@ -24,11 +26,13 @@ static const struct {
     {".ply", LSIM_FORMAT_PLY},
     {".bin", LSIM_FORMAT_KITTI},
     {".csv", LSIM_FORMAT_CSV},
+    {".las", LSIM_FORMAT_LAS},
+    {".mcap", LSIM_FORMAT_MCAP},
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-const char *lsim_format_valid_names(void) { return "pcd, pcd-ascii, ply, kitti, csv"; }
+const char *lsim_format_valid_names(void) { return "pcd, pcd-ascii, ply, kitti, csv, las, mcap"; }
 
 const char *lsim_format_name(lsim_format format)
 {
@@ -67,15 +71,16 @@ lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_form
     if (strcmp(path, "-") == 0)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "writing to standard output (-o -) needs the format: give --format pcd, pcd-ascii, "
-                         "ply or csv (KITTI is three files and cannot go to standard output)");
+                         "ply, csv or mcap (KITTI is three files and LAS completes its header at the end: "
+                         "neither can go to standard output)");
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     const char *dot = strrchr(base, '.');
     if (!dot || dot == base)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot tell the output format of '%s': it has no extension; name it .pcd, .ply, "
-                         ".bin (KITTI) or .csv, or give the format explicitly (--format %s)",
-                         path, "pcd|pcd-ascii|ply|kitti|csv");
+                         ".bin (KITTI), .csv, .las or .mcap, or give the format explicitly (--format %s)",
+                         path, "pcd|pcd-ascii|ply|kitti|csv|las|mcap");
     for (size_t i = 0; i < COUNT_OF(format_extensions); ++i) {
         if (strcasecmp(dot, format_extensions[i].extension) == 0) {
             *out = format_extensions[i].format;
@@ -84,8 +89,8 @@ lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_form
     }
     return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                      "cannot tell the output format of '%s': unknown extension '%s'; use .pcd, .ply, "
-                     ".bin (KITTI) or .csv, or give the format explicitly (--format %s)",
-                     path, dot, "pcd|pcd-ascii|ply|kitti|csv");
+                     ".bin (KITTI), .csv, .las or .mcap, or give the format explicitly (--format %s)",
+                     path, dot, "pcd|pcd-ascii|ply|kitti|csv|las|mcap");
 }
 
 lsim_status lsim_format_resolve(lsim_context *ctx, const char *path, lsim_format requested, lsim_format *out)

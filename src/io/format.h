@@ -4,7 +4,7 @@
 
 #include "lidarsim.h"
 
-/* The valid --format names, for messages: "pcd, pcd-ascii, ply, kitti, csv" (static). */
+/* The valid --format names, for messages: "pcd, pcd-ascii, ply, kitti, csv, las, mcap" (static). */
 const char *lsim_format_valid_names(void);
 
 /* Name of a format ("pcd", ..., "auto"); "unknown" for out-of-range values (static). */
@@ -14,7 +14,7 @@ const char *lsim_format_name(lsim_format format);
  * Names are matched case-insensitively. LSIM_ERR_INVALID_ARGUMENT on an unknown name. */
 lsim_status lsim_format_parse_ctx(lsim_context *ctx, const char *name, lsim_format *out);
 
-/* Format from the path's extension: .pcd (PCD binary), .ply, .bin (KITTI), .csv; case-insensitive.
+/* Format from the path's extension: .pcd (PCD binary), .ply, .bin (KITTI), .csv, .las, .mcap; case-insensitive.
  * LSIM_ERR_INVALID_ARGUMENT naming the extension and the valid ones when it is unknown or missing. */
 lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_format *out);
 

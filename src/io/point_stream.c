@@ -9,9 +9,9 @@
 #include <string.h>
 
 lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
-                                    uint32_t columns, size_t count, const double viewpoint[7], const double *sensor_pose,
-                                    const lsim_label_entry *labels, size_t label_count)
+                                    uint32_t columns, size_t count, const lsim_points *frame)
 {
+    const double *viewpoint = frame->viewpoint, *sensor_pose = frame->timed ? frame->sensor_pose : NULL;
     memset(s, 0, sizeof *s);
     lsim_atomic_begin(&s->group, ctx);
     s->ctx = ctx;
@@ -36,15 +36,22 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
         if (st == LSIM_OK)
             st = lsim_atomic_open(&s->group, yaml_path, &yaml_fp);
         if (st == LSIM_OK)
-            lsim_kitti_write_label_map(yaml_fp, labels, label_count);
+            lsim_kitti_write_label_map(yaml_fp, frame->labels, frame->label_count);
         free(label_path);
         free(yaml_path);
         return st;
     }
+    if (format == LSIM_FORMAT_LAS && lsim_atomic_is_direct(path))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write LAS output to '%s': standard output, devices and FIFOs cannot seek, and a "
+                         "LAS header's point counts and bounds are written at the end; give a regular file name",
+                         path);
     lsim_status st = lsim_atomic_open(&s->group, path, &s->fp);
     if (st != LSIM_OK)
         return st;
     switch (format) {
+    case LSIM_FORMAT_LAS: return lsim_las_begin(s, frame);
+    case LSIM_FORMAT_MCAP: return lsim_mcap_begin(s, frame);
     case LSIM_FORMAT_PCD: lsim_pcd_header(s->fp, columns, count, viewpoint, sensor_pose, 1); break;
     case LSIM_FORMAT_PCD_ASCII: lsim_pcd_header(s->fp, columns, count, viewpoint, sensor_pose, 0); break;
     case LSIM_FORMAT_PLY: lsim_ply_header(s->fp, columns, count, sensor_pose); break;
@@ -70,6 +77,8 @@ lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *po
         st = lsim_io_write_binary_rows(points, s->columns, s->fp, s->path);
         break;
     case LSIM_FORMAT_PCD_ASCII: lsim_io_write_text_rows(points, s->columns, s->fp, ' '); break;
+    case LSIM_FORMAT_LAS: st = lsim_las_append(s, points); break;
+    case LSIM_FORMAT_MCAP: st = lsim_mcap_append(s, points); break;
     case LSIM_FORMAT_CSV: lsim_io_write_text_rows(points, s->columns, s->fp, ','); break;
     case LSIM_FORMAT_KITTI:
         st = lsim_kitti_check_instances(s->ctx, points, s->path);
@@ -85,11 +94,29 @@ lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *po
     return st;
 }
 
+lsim_status lsim_point_stream_next_frame(lsim_point_stream *s, size_t count, const lsim_points *frame)
+{
+    if (s->format != LSIM_FORMAT_MCAP || !s->mcap)
+        return lsim_fail(s->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write several frames to '%s': a %s file holds one frame; write MCAP (.mcap) for "
+                         "several, or one file per frame", s->path, lsim_format_name(s->format));
+    if (s->written != s->expected)
+        return lsim_fail(s->ctx, LSIM_ERR_STATE, "cannot write '%s': %zu points written, %zu announced", s->path,
+                         s->written, s->expected);
+    s->expected = count;
+    s->written = 0;
+    return lsim_mcap_frame(s, frame);
+}
+
 lsim_status lsim_point_stream_finish(lsim_point_stream *s, lsim_status status)
 {
     if (status == LSIM_OK && s->written != s->expected)
         status = lsim_fail(s->ctx, LSIM_ERR_STATE, "cannot write '%s': %zu points written, %zu announced", s->path,
                            s->written, s->expected);
+    if (s->las)
+        status = lsim_las_end(s, status);
+    if (s->mcap)
+        status = lsim_mcap_end(s, status);
     free(s->buf);
     s->buf = NULL;
     s->fp = s->label_fp = NULL;

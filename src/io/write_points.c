@@ -11,6 +11,10 @@ uint32_t lsim_format_fields(lsim_format format)
         return LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |
                LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL) |
                LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE);
+    if (format == LSIM_FORMAT_LAS)
+        return LSIM_LAS_FIELDS;
+    if (format == LSIM_FORMAT_MCAP)
+        return LSIM_MCAP_FIELDS;
     return LSIM_FIELDS_ALL; /* PCD, PLY, CSV: every field */
 }
 
@@ -24,6 +28,8 @@ uint32_t lsim_format_columns(lsim_format format, uint32_t fields)
     const uint32_t all = lsim_format_fields(format);
     if (format == LSIM_FORMAT_KITTI || !fields)
         return all; /* KITTI's layout is fixed */
+    if (format == LSIM_FORMAT_LAS || format == LSIM_FORMAT_MCAP) /* a point always has its coordinates */
+        return (fields & all) | LSIM_XYZ_FIELDS;
     return fields & all;
 }
 
@@ -66,8 +72,7 @@ lsim_status lsim_points_write_fields(const lsim_points *points, const char *path
     }
     /* The whole buffer as one slice of a stream (the same code as lsim_scene_scan_write). */
     lsim_point_stream stream;
-    st = lsim_point_stream_begin(&stream, ctx, path, resolved, columns, points->count, points->viewpoint,
-                                 points->timed ? points->sensor_pose : NULL, points->labels, points->label_count);
+    st = lsim_point_stream_begin(&stream, ctx, path, resolved, columns, points->count, points);
     if (st == LSIM_OK)
         st = lsim_point_stream_append(&stream, points);
     return lsim_point_stream_finish(&stream, st);

@@ -14,6 +14,23 @@
 
 #include <stdio.h>
 
+typedef struct lsim_las_writer lsim_las_writer;   /* io/las.c */
+typedef struct lsim_mcap_writer lsim_mcap_writer; /* io/mcap.c */
+
+/* Coordinates, which LAS and MCAP always hold. */
+#define LSIM_XYZ_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z))
+/* What a LAS file can hold (io/las.c): the point record's fields and the extra bytes. */
+#define LSIM_LAS_FIELDS (LSIM_XYZ_FIELDS | LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | \
+                         LSIM_FIELD_BIT(LSIM_FIELD_ELEVATION) | LSIM_FIELD_BIT(LSIM_FIELD_TIME) | \
+                         LSIM_FIELD_BIT(LSIM_FIELD_RETURN_INDEX) | LSIM_FIELD_BIT(LSIM_FIELD_NUM_RETURNS) | \
+                         LSIM_FIELD_BIT(LSIM_FIELD_LABEL) | LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | \
+                         LSIM_FIELD_BIT(LSIM_FIELD_EPW) | LSIM_FIELD_BIT(LSIM_FIELD_RING) | \
+                         LSIM_FIELD_BIT(LSIM_FIELD_RANGE))
+/* What an MCAP PointCloud2 can hold (io/mcap.c). */
+#define LSIM_MCAP_FIELDS (LSIM_XYZ_FIELDS | LSIM_FIELD_BIT(LSIM_FIELD_INTENSITY) | LSIM_FIELD_BIT(LSIM_FIELD_TIME) | \
+                          LSIM_FIELD_BIT(LSIM_FIELD_LABEL) | LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | \
+                          LSIM_FIELD_BIT(LSIM_FIELD_RING))
+
 typedef struct lsim_point_stream {
     lsim_atomic_group group; /* must not move while files are open: keep the stream in place */
     lsim_context *ctx;
@@ -23,17 +40,23 @@ typedef struct lsim_point_stream {
     unsigned char *buf;      /* KITTI row buffer (16 x LSIM_KITTI_ROWS bytes) */
     size_t expected, written; /* points announced in the header, points appended so far */
     uint32_t columns;         /* the fields written (PCD, PLY, CSV); KITTI's layout is fixed */
+    lsim_las_writer *las;     /* LAS: quantisation, bounds and counts, patched into the header at the end */
+    lsim_mcap_writer *mcap;   /* MCAP: records, sequence numbers and statistics */
 } lsim_point_stream;
 
 /* Open the output files of `format` (resolved: not AUTO) for `count` points with the fields of
- * `columns` (LSIM_FIELD_BIT mask; PCD, PLY and CSV: the columns written, in field order; KITTI: its
- * fixed layout, whatever `columns` says) and write the header
- * (PCD with `viewpoint`; PCD and PLY with a comment line giving `sensor_pose`, the sensor's pose
- * at the frame start, when it is not NULL; KITTI's .labels.yaml from `labels`, sorted by id).
+ * `columns` (LSIM_FIELD_BIT mask; PCD, PLY, CSV, LAS and MCAP: the columns written, in field
+ * order; KITTI: its fixed layout, whatever `columns` says) and write the header. The frame's
+ * description comes from `frame` (its points are not read): PCD's VIEWPOINT from its viewpoint;
+ * PCD and PLY a comment line giving its sensor_pose, the sensor's pose at the frame start, when it
+ * is `timed`; KITTI's .labels.yaml from its labels; LAS its viewpoint (the coordinate offset) and
+ * scan_time (GPS time); MCAP its scan_time (stamps), frame and sensor_pose (the TF).
  * Always call lsim_point_stream_finish afterwards, whatever this returns. */
 lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
-                                    uint32_t columns, size_t count, const double viewpoint[7], const double *sensor_pose,
-                                    const lsim_label_entry *labels, size_t label_count);
+                                    uint32_t columns, size_t count, const lsim_points *frame);
+/* Start the next frame of `count` points (described by `frame`) in the same file, after exactly
+ * the announced count of the current one: MCAP only (others hold one frame). */
+lsim_status lsim_point_stream_next_frame(lsim_point_stream *s, size_t count, const lsim_points *frame);
 /* Append the next points->count points (the columns the format writes must be present). */
 lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *points);
 /* Commit when `status` is LSIM_OK and exactly the announced count was appended, else discard
@@ -49,6 +72,22 @@ void lsim_pcd_header(FILE *fp, uint32_t columns, size_t count, const double view
 void lsim_ply_header(FILE *fp, uint32_t columns, size_t count, const double *sensor_pose);
 /* CSV header line: the names of the fields of `columns`. */
 void lsim_csv_header(FILE *fp, uint32_t columns);
+
+/* LAS 1.4 (io/las.c). lsim_las_begin refuses targets that cannot seek ("-", FIFOs, devices): the
+ * header's counts and bounds are written at the end. lsim_las_end patches them (status LSIM_OK
+ * only) and frees the writer. */
+lsim_status lsim_las_begin(lsim_point_stream *s, const lsim_points *frame);
+lsim_status lsim_las_append(lsim_point_stream *s, const lsim_points *points);
+lsim_status lsim_las_end(lsim_point_stream *s, lsim_status status);
+
+/* MCAP (io/mcap.c): lsim_mcap_begin writes the magic, Header, Schema and Channel records and the
+ * first frame's TF and PointCloud2 message head; lsim_mcap_frame closes the current PointCloud2
+ * and starts the next frame; lsim_mcap_end (status LSIM_OK) closes the last frame and writes the
+ * Data End, the summary, the Footer and the magic; it frees the writer either way. */
+lsim_status lsim_mcap_begin(lsim_point_stream *s, const lsim_points *frame);
+lsim_status lsim_mcap_frame(lsim_point_stream *s, const lsim_points *frame);
+lsim_status lsim_mcap_append(lsim_point_stream *s, const lsim_points *points);
+lsim_status lsim_mcap_end(lsim_point_stream *s, lsim_status status);
 
 /* KITTI rows packed per fwrite. */
 #define LSIM_KITTI_ROWS 4096

@@ -152,6 +152,11 @@ lsim_status lsim_frame_run(lsim_scene *scene, const lsim_sensor *sensor, const l
 lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                                    const char *path, lsim_format format, size_t slice_points,
                                    lsim_scan_stats *out_stats);
+/* The same for `frames` successive frames into one file (lsim_scene_scan_write_frames). */
+#define LSIM_MAX_FRAMES_PER_FILE 100000u
+lsim_status lsim_scan_write_frames_sliced(lsim_scene *scene, const lsim_sensor *sensor,
+                                          const lsim_scan_options *options, unsigned frames, const char *path,
+                                          lsim_format format, size_t slice_points, lsim_scan_stats *out_stats);
 /* Number of threads an options struct asks for (0 -> all cores). */
 int lsim_threads_resolve(int requested);
 

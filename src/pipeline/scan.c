@@ -66,6 +66,8 @@ static void frame_sensor_pose(const lsim_scene *scene, const lsim_sensor *sensor
     points->sensor_pose[2] = sensor->pose.t.z;
     lsim_mat3_to_quat(&sensor->pose.r, &points->sensor_pose[3]);
     points->timed = frame_timed(scene, sensor, options);
+    points->scan_time = options->scan_time;
+    points->frame = options->frame;
 }
 
 /* Place the moving objects for this frame's sweep ([scan_time, scan_time + span], span = the
@@ -315,9 +317,24 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     return LSIM_OK;
 }
 
-lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
-                                   const char *path, lsim_format format, size_t slice_points,
-                                   lsim_scan_stats *out_stats)
+/* Add one frame's statistics to a file's. */
+static void stats_add(lsim_scan_stats *sum, const lsim_scan_stats *f)
+{
+    sum->rays += f->rays;
+    sum->hits += f->hits;
+    sum->beams_returned += f->beams_returned;
+    sum->load_ms += f->load_ms;
+    sum->build_ms += f->build_ms;
+    sum->trace_ms += f->trace_ms;
+    sum->shade_ms += f->shade_ms;
+    sum->noise_ms += f->noise_ms;
+    sum->write_ms += f->write_ms;
+    sum->total_ms += f->total_ms;
+}
+
+lsim_status lsim_scan_write_frames_sliced(lsim_scene *scene, const lsim_sensor *sensor,
+                                          const lsim_scan_options *options, unsigned frames, const char *path,
+                                          lsim_format format, size_t slice_points, lsim_scan_stats *out_stats)
 {
     if (!scene || !sensor || !path)
         return lsim_fail(scene ? scene->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT,
@@ -337,64 +354,114 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
         st = lsim_format_resolve(ctx, path, format, &resolved);
     if (st == LSIM_OK && resolved == LSIM_FORMAT_KITTI)
         st = lsim_kitti_check_path(ctx, path);
+    if (st == LSIM_OK && (frames < 1 || frames > LSIM_MAX_FRAMES_PER_FILE))
+        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': %u frames; give 1..%u", path, frames,
+                       (unsigned)LSIM_MAX_FRAMES_PER_FILE);
+    if (st == LSIM_OK && frames > 1 && resolved != LSIM_FORMAT_MCAP)
+        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                       "cannot write %u frames to '%s': a %s file holds one frame; write MCAP (.mcap, --format mcap) "
+                       "for several frames in one file, or one file per frame (--scan-time, --frame-index)",
+                       frames, path, lsim_format_name(resolved));
+    if (st == LSIM_OK && frames > 1 && !(sensor->spec.rate_hz > 0.0 && isfinite(sensor->spec.rate_hz)))
+        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot scan %u frames: the sensor's rate %g Hz gives no "
+                       "frame period; set the sensor's rate_hz", frames, sensor->spec.rate_hz);
+    const double last_time = options->scan_time + (double)(frames - 1) / sensor->spec.rate_hz;
+    if (st == LSIM_OK && !(fabs(last_time) <= LSIM_MOTION_MAX_TIME))
+        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot scan %u frames from scan_time %g: the last starts at "
+                       "%g s, beyond +-%g s; give fewer frames", frames, options->scan_time, last_time,
+                       LSIM_MOTION_MAX_TIME);
     if (st != LSIM_OK)
         return st;
-    /* The frame keeps what the file holds: the format's fields, or those of options->fields
-     * (PCD, PLY, CSV; KITTI's layout is fixed). */
+    /* The frames keep what the file holds: the format's fields, or those of options->fields
+     * (PCD, PLY, CSV, LAS, MCAP; KITTI's layout is fixed). */
     const uint32_t fields = lsim_format_columns(resolved, options->fields);
     const int threads = lsim_threads_resolve(options->threads);
     lsim_frame_workspace *ws = NULL;
-    lsim_scan_stats stats;
+    lsim_scan_stats sum = {0};
     lsim_points *slice = NULL;
-    lsim_sensor framed;
-    frame_sensor(sensor, options, &framed);
-    sensor = &framed;
-    st = scene_workspace(scene, &ws);
-    if (st == LSIM_OK)
-        st = frame_measure(scene, sensor, options, ws, fields, threads, &stats);
-    if (st != LSIM_OK)
-        return st;
-    if (out_stats) /* the frame is computed: a failure from here on is the output's */
-        *out_stats = stats;
-    double t0 = lsim_now_ms();
-    const size_t n = sensor->beams.count, chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
-    const size_t total = lsim_points_emit_offsets(sensor, ws, options);
-    const size_t *offset = ws->chunk_points; /* [c]: first point of frame slice c; [chunks]: total */
-    /* One write slice holds whole frame slices: at least one frame slice's points at most, and no
-     * more than the frame's points. */
-    const size_t slots = (size_t)(sensor->spec.receiver.max_returns > 0 ? sensor->spec.receiver.max_returns : 1);
-    size_t cap = slice_points > chunk * slots ? slice_points : chunk * slots;
-    if (cap > total)
-        cap = total;
-    st = lsim_points_alloc_fields(ctx, cap, fields, &slice);
-    if (st == LSIM_OK)
-        st = lsim_points_set_labels(slice, scene->labels.names.entries, scene->labels.names.count);
-    if (st != LSIM_OK) {
-        lsim_points_destroy(slice);
-        return st;
-    }
-    frame_viewpoint(sensor, options, slice->viewpoint);
-    frame_sensor_pose(scene, sensor, options, slice);
     lsim_point_stream stream;
-    st = lsim_point_stream_begin(&stream, ctx, path, resolved, fields, total, slice->viewpoint,
-                                 slice->timed ? slice->sensor_pose : NULL, slice->labels, slice->label_count);
-    for (size_t c = 0; st == LSIM_OK && c < chunks;) {
-        size_t e = c + 1;
-        while (e < chunks && offset[e + 1] - offset[c] <= cap)
-            ++e;
-        lsim_points_emit_range(sensor, ws, options, fields, slice, threads, c, e);
-        st = lsim_point_stream_append(&stream, slice);
-        c = e;
+    int stream_open = 0;
+    st = scene_workspace(scene, &ws);
+    for (unsigned k = 0; st == LSIM_OK && k < frames; ++k) {
+        lsim_scan_options frame_options = *options;
+        frame_options.scan_time = options->scan_time + (double)k / (frames > 1 ? sensor->spec.rate_hz : 1.0);
+        frame_options.frame_index = options->frame_index + k;
+        const lsim_scan_options *o = &frame_options;
+        lsim_sensor framed;
+        frame_sensor(sensor, o, &framed);
+        lsim_scan_stats stats;
+        st = frame_measure(scene, &framed, o, ws, fields, threads, &stats);
+        if (st != LSIM_OK)
+            break;
+        if (out_stats) { /* the frame is computed: a failure from here on is the output's */
+            *out_stats = sum;
+            stats_add(out_stats, &stats);
+        }
+        double t0 = lsim_now_ms();
+        const size_t n = framed.beams.count, chunk = ws->chunk, chunks = (n + chunk - 1) / chunk;
+        const size_t total = lsim_points_emit_offsets(&framed, ws, o);
+        const size_t *offset = ws->chunk_points; /* [c]: first point of frame slice c; [chunks]: total */
+        /* One write slice holds whole frame slices: at least one frame slice's points at most, and no
+         * more than the frame's points. */
+        const size_t slots = (size_t)(framed.spec.receiver.max_returns > 0 ? framed.spec.receiver.max_returns : 1);
+        size_t cap = slice_points > chunk * slots ? slice_points : chunk * slots;
+        if (cap > total)
+            cap = total;
+        if (!slice || slice->capacity < cap) {
+            lsim_points_destroy(slice);
+            slice = NULL;
+            st = lsim_points_alloc_fields(ctx, cap, fields, &slice);
+            if (st == LSIM_OK)
+                st = lsim_points_set_labels(slice, scene->labels.names.entries, scene->labels.names.count);
+            if (st != LSIM_OK)
+                break;
+        }
+        frame_viewpoint(&framed, o, slice->viewpoint);
+        frame_sensor_pose(scene, &framed, o, slice);
+        if (!stream_open) {
+            st = lsim_point_stream_begin(&stream, ctx, path, resolved, fields, total, slice);
+            stream_open = 1;
+        } else {
+            st = lsim_point_stream_next_frame(&stream, total, slice);
+        }
+        for (size_t c = 0; st == LSIM_OK && c < chunks;) {
+            size_t e = c + 1;
+            while (e < chunks && offset[e + 1] - offset[c] <= cap)
+                ++e;
+            lsim_points_emit_range(&framed, ws, o, fields, slice, threads, c, e);
+            st = lsim_point_stream_append(&stream, slice);
+            c = e;
+        }
+        stats.write_ms = lsim_now_ms() - t0; /* point emission and writing, interleaved */
+        stats.total_ms += stats.write_ms;
+        stats_add(&sum, &stats);
     }
-    st = lsim_point_stream_finish(&stream, st);
+    if (stream_open)
+        st = lsim_point_stream_finish(&stream, st);
     lsim_points_destroy(slice);
-    if (st != LSIM_OK)
+    if (st != LSIM_OK) {
+        if (out_stats && out_stats->rays) /* computed frames, but the file failed: no write time */
+            out_stats->write_ms = 0.0;
         return st;
-    stats.write_ms = lsim_now_ms() - t0; /* point emission and writing, interleaved */
-    stats.total_ms += stats.write_ms;
+    }
     if (out_stats)
-        *out_stats = stats;
+        *out_stats = sum;
     return LSIM_OK;
+}
+
+lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                   const char *path, lsim_format format, size_t slice_points,
+                                   lsim_scan_stats *out_stats)
+{
+    return lsim_scan_write_frames_sliced(scene, sensor, options, 1, path, format, slice_points, out_stats);
+}
+
+lsim_status lsim_scene_scan_write_frames(lsim_scene *scene, const lsim_sensor *sensor,
+                                         const lsim_scan_options *options, unsigned frames, const char *path,
+                                         lsim_format format, lsim_scan_stats *out_stats)
+{
+    return lsim_scan_write_frames_sliced(scene, sensor, options, frames, path, format, LSIM_WRITE_SLICE_POINTS,
+                                         out_stats);
 }
 
 lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,

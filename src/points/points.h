@@ -26,6 +26,8 @@ struct lsim_points {
      * a non-zero scan time (without, the files stay as they were). */
     double sensor_pose[7];
     int timed;
+    double scan_time;  /* the frame's start on the scene clock (lsim_scan_options.scan_time) */
+    lsim_frame frame;  /* the coordinate frame of x, y, z */
     lsim_label_entry *labels; /* the scene's label map (defaults + scene's own), sorted by id */
     size_t label_count;
 };
