@@ -57,7 +57,8 @@ static void usage(FILE *out)
             "  validate CONFIG -o DIR   calibrated and BRDF-only simulations vs the real scans, per bin\n"
             "  fit FIT.yaml -o OUT.yaml fit sensor / object poses, reflectances, CW bias to a real scan\n"
             "  pattern from-scan SCAN -o PATTERN.csv   a pattern file from a scan of a flat wall\n"
-            "  dataset CONFIG.yaml -o DIR              a labelled SemanticKITTI dataset (shards, MPI, resume)\n\n"
+            "  dataset CONFIG.yaml -o DIR              a labelled SemanticKITTI dataset (shards, MPI, resume)\n"
+            "  view SCENE.yaml [--screenshot PNG]      live OpenGL viewer: scene, sensor, beams, points\n\n"
             "Run `lidarsim COMMAND --help` for a command's options.\n",
             LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
 }
@@ -94,6 +95,8 @@ int main(int argc, char **argv)
         return lsim_cmd_pattern(argc - 1, argv + 1);
     if (strcmp(cmd, "dataset") == 0)
         return lsim_cmd_dataset(argc - 1, argv + 1);
-    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset (see lidarsim --help)\n", cmd);
+    if (strcmp(cmd, "view") == 0)
+        return lsim_cmd_view(argc - 1, argv + 1);
+    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset, view (see lidarsim --help)\n", cmd);
     return LSIM_EXIT_USAGE;
 }
