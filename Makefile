@@ -7,7 +7,8 @@
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
              libpng-dev libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy valgrind \
-             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin
+             libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev openmpi-bin \
+             libglfw3-dev libglx-mesa0 xvfb xauth
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
