@@ -178,7 +178,7 @@ void lsim_view_gl_draw(lsim_view_gl *gl, const float mvp[16], const double eye[3
         draw_layer(gl, LSIM_VIEW_BEAMS, GL_LINES, 1.0f, 2e-6f);
     draw_layer(gl, LSIM_VIEW_POINTS, GL_POINTS, 3.0f, 5e-6f);
     draw_layer(gl, LSIM_VIEW_AXES, GL_LINES, 1.0f, 1e-5f);
-    draw_layer(gl, LSIM_VIEW_MARKER, GL_POINTS, 11.0f, 1e-5f);
+    draw_layer(gl, LSIM_VIEW_MARKER, GL_POINTS, 11.0f, 2e-5f); /* over the axes, which start at it */
     glBindVertexArray(0);
 }
 
