@@ -91,6 +91,7 @@ static lsim_status scan_frame(viewer *v)
     if (!v->opt->quiet && !v->opt->screenshot)
         printf("scan: %zu points in %.1f ms, sensor at (%.2f, %.2f, %.2f) yaw %.1f deg\n", lsim_points_count(v->frame),
                ms, v->position[0], v->position[1], v->position[2], v->rpy[2]);
+    fflush(stdout);
     return LSIM_OK;
 }
 
@@ -266,8 +267,8 @@ static lsim_status screenshot(viewer *v)
 static lsim_status interact(viewer *v)
 {
     if (!v->opt->quiet) {
-        print_help();
         printf("OpenGL renderer: %s\n", lsim_view_gl_renderer());
+        fflush(stdout);
     }
     while (!glfwWindowShouldClose(v->window)) {
         lsim_status st = LSIM_OK;
@@ -299,7 +300,7 @@ static void initial_camera(viewer *v)
         lsim_view_camera_look(&v->cam, v->opt->eye, v->opt->target);
         return;
     }
-    double yaw = (v->rpy[2] + 180.0 + 30.0) * LSIM_DEG, pitch = 35.0 * LSIM_DEG, r = 25.0;
+    double yaw = (v->rpy[2] + 180.0 + 20.0) * LSIM_DEG, pitch = 60.0 * LSIM_DEG, r = 35.0;
     double eye[3] = {v->position[0] + r * cos(pitch) * cos(yaw), v->position[1] + r * cos(pitch) * sin(yaw),
                      v->position[2] + r * sin(pitch)};
     lsim_view_camera_look(&v->cam, eye, v->position);
@@ -319,6 +320,8 @@ lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *opt)
     if (opt->width < 16 || opt->height < 16 || opt->width > 8192 || opt->height > 8192)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "size %d x %d is outside 16..8192 pixels a side",
                          opt->width, opt->height);
+    if (!opt->screenshot && !opt->quiet)
+        print_help();
     lsim_status st = opt->screenshot ? lsim_atomic_check(ctx, opt->screenshot) : LSIM_OK;
     if (st == LSIM_OK)
         st = lsim_scene_load(ctx, opt->scene, &v.scene, &v.sensor);
