@@ -149,6 +149,18 @@ def xvfb_run():
     return path
 
 
+def gl_env():
+    """The environment for a run that opens the window. Under ASan with leak detection (make
+    test-asan), leaks are not checked there: glfwTerminate unloads Mesa's GLX driver, which leaves
+    240 bytes (3 allocations) that LeakSanitizer can only attribute to an unloaded module, so no
+    suppression can name them. The runs that fail before any window (no display, a bad scene) keep
+    leak detection and cover the viewer's clean-up on those paths."""
+    env = dict(os.environ)
+    if "detect_leaks=1" in env.get("ASAN_OPTIONS", ""):
+        env["ASAN_OPTIONS"] = env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0")
+    return env
+
+
 def shot(name, camera, *extra):
     """Screenshot into WORK/name.png; the decoded image."""
     out = os.path.join(WORK, name + ".png")
@@ -156,7 +168,7 @@ def shot(name, camera, *extra):
         os.remove(out)
     cmd = [xvfb_run(), "-a", "-s", "-screen 0 1024x768x24", BINARY, "view", "scene.yaml", "--screenshot", out,
            "--size", "%dx%d" % (W, H), "--camera", ",".join(str(c) for c in camera)] + list(extra)
-    p = subprocess.run(cmd, cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    p = subprocess.run(cmd, cwd=WORK, env=gl_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode != 0 or not os.path.exists(out):
         # xvfb-run reports an X server that cannot start ("Xvfb failed to start") on stderr
