@@ -11,7 +11,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
              libcairo2-dev fonts-dejavu-core libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy \
              python3-pytest valgrind libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev \
-             openmpi-bin binutils dpkg-dev file man-db groff-base
+             openmpi-bin binutils dpkg-dev file man-db groff-base libglfw3-dev libglx-mesa0 xvfb xauth
 # For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
 # (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
 TEST_PKGS  = nodejs npm

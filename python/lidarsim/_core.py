@@ -168,7 +168,7 @@ def _format(fmt):
     out = ctypes.c_int()
     st = lib.lsim_format_parse(_b(fmt), ctypes.byref(out))
     if st:
-        _raise(st, "lidarsim: unknown format '%s' (pcd, pcd-ascii, ply, kitti, csv)" % fmt)
+        _raise(st, "lidarsim: unknown format '%s' (pcd, pcd-ascii, ply, kitti, csv, las, mcap)" % fmt)
     return out.value
 
 
@@ -782,12 +782,19 @@ class Scene:
         return Points(_to_array(buf), buf)
 
     def scan_write(self, sensor, path, format=None, seed=0, noise=True, threads=0, frame="sensor", scan_time=0.0,
-                   frame_index=0, fields=None, keep_misses=False):
+                   frame_index=0, fields=None, keep_misses=False, frames=1):
         """Scan one frame straight into a file (lsim_scene_scan_write: a slice at a time, no frame-sized
-        buffer; the same bytes as scan + write); same options as scan. Returns the stats dict."""
+        buffer; the same bytes as scan + write); same options as scan. frames > 1 writes that many
+        successive frames into one file of a format that holds several (MCAP;
+        lsim_scene_scan_write_frames). Returns the stats dict (summed over the frames)."""
         o = self._options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time)
         s = _lib.ScanStats()
-        st = lib.lsim_scene_scan_write(self._h, sensor._h, ctypes.byref(o), _b(path), _format(format), ctypes.byref(s))
+        if frames != 1:
+            st = lib.lsim_scene_scan_write_frames(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),
+                                                  _format(format), ctypes.byref(s))
+        else:
+            st = lib.lsim_scene_scan_write(self._h, sensor._h, ctypes.byref(o), _b(path), _format(format),
+                                           ctypes.byref(s))
         self._ctx.check(st, sensor._ctx)
         return {n: getattr(s, n) for n, _ in s._fields_}
 

@@ -230,6 +230,7 @@ _SIGNATURES = {
     "lsim_format_columns": (ctypes.c_uint32, [i32, ctypes.c_uint32]),
     "lsim_points_write_fields": (status, [vp, cstr, i32, ctypes.c_uint32]),
     "lsim_scene_scan_write": (status, [vp, vp, _P(ScanOptions), cstr, i32, _P(ScanStats)]),
+    "lsim_scene_scan_write_frames": (status, [vp, vp, _P(ScanOptions), ctypes.c_uint, cstr, i32, _P(ScanStats)]),
     "lsim_points_write_birdseye": (status, [vp, cstr, i32, dbl]),
     "lsim_points_write_range_image": (status, [vp, cstr, dbl]),
     # fit

@@ -118,3 +118,17 @@ def test_library_search_order(tmp_path):
     repo = tmp_path / "repo"
     lib = repo / "build" / "liblidarsim.so"
     assert _import_in(tmp_path, str(repo / "python" / "lidarsim"), str(lib)) == str(lib)
+
+
+def test_scan_write_mcap_frames(tmp_path):
+    """Three frames into one MCAP through lsim_scene_scan_write_frames: the file starts and ends
+    with the MCAP magic and holds three point-cloud messages' worth of points."""
+    import lidarsim
+    scene = lidarsim.Scene()
+    scene.add_box((10, 8, 4), position=(0, 0, 1.5))
+    sensor = lidarsim.Sensor.preset("urg-04lx")
+    out = tmp_path / "three.mcap"
+    stats = scene.scan_write(sensor, str(out), format="mcap", noise=False, frames=3)
+    data = out.read_bytes()
+    assert data[:8] == b"\x89MCAP0\r\n" and data[-8:] == b"\x89MCAP0\r\n"
+    assert stats["rays"] == 3 * 682 and 0 < stats["hits"] <= 3 * 682

@@ -58,7 +58,8 @@ static void usage(FILE *out)
             "  fit FIT.yaml -o OUT.yaml fit sensor / object poses, reflectances, CW bias to a real scan\n"
             "  pattern from-scan SCAN -o PATTERN.csv   a pattern file from a scan of a flat wall\n"
             "  dataset CONFIG.yaml -o DIR              a labelled SemanticKITTI dataset (shards, MPI, resume)\n"
-            "  render POINTS -o PNG                    a picture of a point file (bev, range, perspective)\n\n"
+            "  render POINTS -o PNG                    a picture of a point file (bev, range, perspective)\n"
+            "  view SCENE.yaml [--screenshot PNG]      live OpenGL viewer: scene, sensor, beams, points\n\n"
             "Run `lidarsim COMMAND --help` for a command's options.\n",
             LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
 }
@@ -97,6 +98,8 @@ int main(int argc, char **argv)
         return lsim_cmd_dataset(argc - 1, argv + 1);
     if (strcmp(cmd, "render") == 0)
         return lsim_cmd_render(argc - 1, argv + 1);
-    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset, render (see lidarsim --help)\n", cmd);
+    if (strcmp(cmd, "view") == 0)
+        return lsim_cmd_view(argc - 1, argv + 1);
+    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset, render, view (see lidarsim --help)\n", cmd);
     return LSIM_EXIT_USAGE;
 }
