@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 PREFIX    ?= /usr/local
 
-.PHONY: all build install deb deps test-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
+.PHONY: all build install deb deb-check deps test-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
 
 all: build
 
@@ -35,6 +35,18 @@ install: build
 # dpkg-shlibdeps (dpkg-dev) computes the package's Depends.
 deb: deps build
 	cd build && cpack -G DEB
+
+# The .deb as a user installs it: apt-get install ./lidarsim_*.deb (as root), its /usr/bin/lidarsim
+# scans the demo street, its Python package imports from Debian's python3, then it is removed
+# again. `make test` runs it (CI machines are fresh Debian 12 systems; run it by hand only where
+# installing into /usr is fine).
+deb-check: deb
+	apt-get install -y ./build/lidarsim_$$(sed -n 's/^project(lidarsim VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)_amd64.deb
+	cd /tmp && /usr/bin/lidarsim --version && /usr/bin/lidarsim scan $(CURDIR)/examples/street/street.yaml \
+	  -o /tmp/lidarsim-deb-check.pcd --quiet && test -s /tmp/lidarsim-deb-check.pcd
+	cd /tmp && env -u PYTHONPATH -u LIDARSIM_LIBRARY $(PY) -c "import lidarsim; print('python lidarsim', lidarsim.version())"
+	rm -f /tmp/lidarsim-deb-check.pcd
+	apt-get remove -y lidarsim
 
 # Install only what is missing, so repeated runs need no network.
 define install_missing
@@ -64,7 +76,7 @@ demo: deps build
 	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
 	build/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
 
-test: deps test-deps pcl-deps test-release test-asan
+test: deps test-deps pcl-deps test-release test-asan deb-check
 
 # The Release build also builds PCL's baselines (bench/pcl_register.cpp) for the cw paper's
 # experiment 2 test (tests/pcl_baselines.py).
