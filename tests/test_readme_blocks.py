@@ -102,10 +102,10 @@ def env():
     return e
 
 
-def run(cmd, where, shell=False):
+def run(cmd, where):
     t = time.time()
     try:
-        p = subprocess.run(cmd, cwd=TREE, env=env(), shell=False, stdout=subprocess.PIPE,
+        p = subprocess.run(cmd, cwd=TREE, env=env(), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=LINE_TIMEOUT)
         out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
     except subprocess.TimeoutExpired:
@@ -113,8 +113,7 @@ def run(cmd, where, shell=False):
     dt = time.time() - t
     print("  %-40s %5.1f s  rc %d" % (where, dt, rc))
     if rc != 0:
-        fail("%s: exit %d: %s\n%s" % (where, rc, " ".join(cmd) if not shell else cmd[-1],
-                                       out[-2000:]))
+        fail("%s: exit %d: %s\n%s" % (where, rc, " ".join(cmd), out[-2000:]))
     return rc, out
 
 
@@ -162,7 +161,7 @@ def do_block(doc, line, lang, text, mark, arg, n):
                 print("  %-40s not run: %s" % ("%s sh line %d" % (where, k + 1), m.group(1)))
                 count("sh line", "marked not run")
                 continue
-            run(["bash", "-c", "set -o pipefail; " + cmd], "%s sh line %d" % (where, k + 1), shell=True)
+            run(["bash", "-c", "set -o pipefail; " + cmd], "%s sh line %d" % (where, k + 1))
         count(kind, "run")
     elif kind == "yaml":
         if mark == "fragment":
@@ -262,12 +261,12 @@ def main():
     per_doc = {}
     for doc in docs:
         rel = os.path.relpath(doc, SRC)
-        before = dict(counts)
+        first = n
         print(rel)
         for line, lang, text, mark, arg in blocks(doc):
             n += 1
             do_block(rel, line, lang, text, mark, arg, n)
-        per_doc[rel] = sum(counts.values()) - sum(before.values())
+        per_doc[rel] = n - first
     print("\nblocks by kind and outcome (%d blocks in %d files, %.1f s):" % (n, len(docs), time.time() - t0))
     for (kind, outcome), k in sorted(counts.items()):
         print("  %-8s %-40s %3d" % (kind, outcome, k))
