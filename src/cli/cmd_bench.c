@@ -1,6 +1,7 @@
 /* lidarsim bench: full lidarsim frames vs raw Embree on the same rays and ~1M-triangle mesh. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/progress.h"
 #include "cli/opts.h"
 
 #include "bench_blooming.h"
@@ -36,7 +37,8 @@ static void bench_usage(FILE *out)
             "  --fields LIST      point fields the frame fills, comma-separated names as in the CSV header\n"
             "                     (e.g. x,y,z,intensity,ring,time), or all (default)\n"
             "  --noise on|off     range and intensity noise (default on)\n"
-            "  --json             one JSON object per size instead of the table\n\n"
+            "  --json             one JSON object per size instead of the table\n"
+            "  --quiet            no progress bar (drawn on stderr when it is a terminal and the run is long)\n\n"
             "       lidarsim bench blooming [--threads N] [--repeat N]\n\n"
             "Beam divergence and blooming at the pbr paper's size (16,384 beams, 4096 x 308 px render,\n"
             "68-px kernel, 1,200 range bins): Alg. 1 (beam iteration) and Alg. 2 (range stacking), best of\n"
@@ -61,7 +63,8 @@ static void bench_usage(FILE *out)
             "iterations, scans, the fit's wall time (best of --repeat, default 3) and the final pose error.\n"
             "--baselines DIR also writes what a point-cloud registration needs for experiments 1 and 2\n"
             "(expN_source.csv: simulated at the start pose; expN_target.csv: the real scan; expN_poses.txt):\n"
-            "bench/pcl_compare.py runs PCL's ICP, GICP and NDT on them.\n");
+            "bench/pcl_compare.py runs PCL's ICP, GICP and NDT on them.\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 /* The options every benchmark takes: --threads N and --repeat N (`opt` the full name getopt_long
@@ -339,11 +342,12 @@ int lsim_cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "dataset") == 0)
         return bench_dataset(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
-    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0;
+    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0, quiet = 0;
     uint32_t fields = 0;
     long triangles = 1000000;
     static const struct option longopts[] = {
         LSIM_OPTS_COMMON,
+        {"quiet", no_argument, NULL, 0},
         {"beams", required_argument, NULL, 0},
         {"fields", required_argument, NULL, 0},
         {"engine", required_argument, NULL, 0},
@@ -374,6 +378,8 @@ int lsim_cmd_bench(int argc, char **argv)
         long v;
         if (strcmp(opt, "--json") == 0) {
             json = 1;
+        } else if (strcmp(opt, "--quiet") == 0) {
+            quiet = 1;
         } else if (strcmp(opt, "--moving") == 0) {
             moving = 1;
         } else if (strcmp(opt, "--quick") == 0) {
@@ -429,6 +435,13 @@ int lsim_cmd_bench(int argc, char **argv)
                "raw_ms", "first_ms", "frame_ms", "raw_Mray/s", "lsim_Mray/s", "ratio", "frame split trace/shade/noise ms");
     }
     int rc = LSIM_EXIT_OK;
+    /* a bar on a terminal (stderr), in beams: each size's time grows with its beam count */
+    double beams_total = 0.0, beams_done = 0.0;
+    for (int s = 0; s < nsizes; ++s)
+        beams_total += (double)sizes[s];
+    lsim_progress bar;
+    lsim_progress_start(&bar, quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "bench", "beams", beams_total,
+                        1.0);
     for (int s = 0; s < nsizes; ++s) {
         lsim_bench_result r;
         char err[512];
@@ -452,7 +465,10 @@ int lsim_cmd_bench(int argc, char **argv)
                    r.triangles, r.threads, r.raw_ms, r.first_ms, r.frame_ms, (double)r.beams / r.raw_ms / 1e3,
                    (double)r.beams / r.frame_ms / 1e3, ratio, r.trace_ms, r.shade_ms, r.noise_ms);
         fflush(stdout);
+        beams_done += (double)sizes[s];
+        lsim_progress_update(&bar, beams_done);
     }
+    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
     lsim_bench_mesh_free(&mesh);
     return rc;
 }

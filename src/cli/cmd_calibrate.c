@@ -6,6 +6,7 @@
 #include "calib/calibration.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/progress.h"
 #include "cli/opts.h"
 #include "core/text.h"
 #include "core/vec.h"
@@ -44,7 +45,8 @@ static void calibrate_usage(FILE *out)
             "  --view DIR             also draw each material's calibration view, DIR/NAME_view.png (the\n"
             "                         board and the beams on it, coloured by mean intensity x (1 - drop rate))\n"
             "  --json                 print a JSON summary on stdout instead of the text summary\n"
-            "  --quiet                no text summary\n"
+            "  --quiet                no text summary and no progress bar (drawn on a terminal when the\n"
+            "                         materials take more than a second)\n"
             "one material (instead of CONFIG):\n"
             "  --scan FILE            scan: `range_m,intensity,angle_rad` lines or a ROS LaserScan text dump\n"
             "  --name NAME            material name (letters, digits, '_', '-', '.')\n"
@@ -52,7 +54,8 @@ static void calibrate_usage(FILE *out)
             "  --distance D           hand-measured distance in metres (reported beside the fitted one)\n"
             "  --brdf B               oren-nayar | cook-torrance | lambertian (default oren-nayar)\n"
             "  --roughness R          starting roughness of the fit\n"
-            "  --ior N                index of refraction (cook-torrance)\n");
+            "  --ior N                index of refraction (cook-torrance)\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int bad(const char *opt, const char *value, const char *valid)
@@ -424,7 +427,11 @@ int lsim_cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "lidarsim calibrate: out of memory\n");
         rc = LSIM_EXIT_FAILURE;
     }
+    lsim_progress bar; /* on a terminal, when the materials take more than a second */
+    lsim_progress_start(&bar, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "calibrate", "materials",
+                        (double)cfg.count, 1.0);
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i) {
+        lsim_progress_update(&bar, (double)i);
         lsim_calib_input *in = &cfg.inputs[i];
         if (a.has_direction)
             in->direction_deg = a.direction;
@@ -441,6 +448,7 @@ int lsim_cmd_calibrate(int argc, char **argv)
         }
         cal.count = i + 1;
     }
+    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
     if (rc == LSIM_EXIT_OK && a.output && lsim_calibration_write(ctx, cal_path, &cal) != LSIM_OK) {
         fprintf(stderr, "lidarsim calibrate: cannot write the calibration: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;

@@ -3,6 +3,8 @@
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "core/clock.h"
+#include "core/progress.h"
+#include "pipeline/frame.h"
 #include "io/atomic_file.h"
 #include "io/format.h"
 #include "io/writers.h"
@@ -333,6 +335,8 @@ static void remove_cloud(const char *path, lsim_format format)
     }
 }
 
+static void report_frames(void *user, double frames_done) { lsim_progress_update(user, frames_done); }
+
 int lsim_cmd_scan(int argc, char **argv)
 {
     scan_args a;
@@ -374,8 +378,13 @@ int lsim_cmd_scan(int argc, char **argv)
     } else if (a.engine >= 0 && lsim_scene_set_engine(scene, (lsim_engine_kind)a.engine) != LSIM_OK) {
         rc = fail(ctx, "cannot select the engine");
     } else if (streamed) {
-        lsim_status st = lsim_scene_scan_write_frames(scene, sensor, &a.options, (unsigned)a.frames, a.output,
-                                                      a.format, &stats);
+        /* a bar on a terminal (stderr) when the frames take more than a second; --quiet: none */
+        lsim_progress bar;
+        lsim_progress_start(&bar, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "scan", "frames",
+                            (double)a.frames, 1.0);
+        lsim_status st = lsim_scan_write_frames_report(scene, sensor, &a.options, (unsigned)a.frames, a.output,
+                                                       a.format, LSIM_WRITE_SLICE_POINTS, &stats, report_frames, &bar);
+        lsim_progress_finish(&bar, st == LSIM_OK);
         if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */
             rc = fail(ctx, stats.rays ? "cannot write the point cloud" : "scan failed");
         point_count = stats.hits + (a.options.keep_misses ? stats.rays - stats.beams_returned : 0);
