@@ -450,6 +450,7 @@ int lsim_cmd_bench(int argc, char **argv)
             rc = LSIM_EXIT_FAILURE;
             break;
         }
+        lsim_progress_clear(&bar); /* the row starts on a line of its own */
         double ratio = r.raw_ms / r.frame_ms;
         const char *name = engine == LSIM_ENGINE_RASTER ? (moving ? "raster/m" : "raster")
                                                         : (moving ? "raycast/m" : "raycast");

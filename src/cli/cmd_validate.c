@@ -148,7 +148,10 @@ int lsim_cmd_validate(int argc, char **argv)
                         (double)cfg.count, 1.0);
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i, ++done) {
         lsim_progress_update(&bar, (double)i);
-        if (lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]) != LSIM_OK) {
+        const lsim_status vst = lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]);
+        if (vst != LSIM_OK || v[i].beams_dropped)
+            lsim_progress_clear(&bar); /* the message starts on a line of its own */
+        if (vst != LSIM_OK) {
             fprintf(stderr, "lidarsim validate: %s: %s\n", cfg.inputs[i].name, lsim_context_last_error(ctx));
             rc = LSIM_EXIT_FAILURE;
         } else if (v[i].beams_dropped) {

@@ -18,7 +18,7 @@ void lsim_progress_start(lsim_progress *p, lsim_progress_mode mode, FILE *to, co
     p->to = to;
     p->label = label;
     p->unit = unit;
-    p->drawn = 0;
+    p->drawn = p->open = 0;
     p->delay = delay;
     p->start = p->last = lsim_progress_now();
     p->total = total;
@@ -41,7 +41,7 @@ static void show(lsim_progress *p, int final)
         return;
     if (!p->bar && (p->shown == p->done || (!final && t - p->last < 2.0 && p->done < p->total)))
         return;
-    if (!final && p->bar && p->drawn && t - p->last < 0.1)
+    if (!final && p->bar && p->open && t - p->last < 0.1)
         return;
     p->shown = p->done;
     p->last = t;
@@ -61,7 +61,8 @@ static void show(lsim_progress *p, int final)
         fprintf(p->to, "%s: %.*f/%.0f %s, %.2f %s/s, ETA %.0f s\n", p->label, whole ? 0 : 1, p->done, p->total,
                 p->unit, rate, p->unit, eta);
     }
-    p->drawn = !final;
+    p->drawn = 1;
+    p->open = p->bar && !final;
     fflush(p->to);
 }
 
@@ -75,8 +76,17 @@ void lsim_progress_finish(lsim_progress *p, int ok)
 {
     if (ok) {
         show(p, 1);
-    } else if (p->bar && p->drawn) {
+    } else if (p->open) {
         fputc('\n', p->to);
     }
-    p->drawn = 0;
+    p->open = 0;
+}
+
+void lsim_progress_clear(lsim_progress *p)
+{
+    if (!p->open)
+        return;
+    fprintf(p->to, "\r%*s\r", 110, "");
+    fflush(p->to);
+    p->open = 0;
 }

@@ -18,7 +18,8 @@ typedef struct lsim_progress {
     FILE *to;
     const char *label, *unit; /* "dataset", "frames" */
     int bar;                  /* `to` is a terminal and a bar is drawn */
-    int drawn;                /* something was printed (a bar line is open) */
+    int drawn;                /* something was printed */
+    int open;                 /* a bar's line is open (no newline after it yet) */
     double delay;             /* seconds before the first report (short runs show nothing) */
     double start, last;       /* seconds, monotonic */
     double total, done;       /* in units; done may be fractional */
@@ -34,6 +35,10 @@ void lsim_progress_update(lsim_progress *p, double done);
 /* The run is over: a successful one draws its final state (when anything was shown) and ends the
  * bar's line; a failed one only ends the line, so that the error message starts on its own. */
 void lsim_progress_finish(lsim_progress *p, int ok);
+
+/* Before other output to the same terminal: blank the bar's line and return to its start, so that
+ * a message or table row does not run on after the bar (the next update draws it again). */
+void lsim_progress_clear(lsim_progress *p);
 
 /* Seconds on the monotonic clock. */
 double lsim_progress_now(void);
