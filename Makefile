@@ -14,7 +14,8 @@ DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmo
              openmpi-bin binutils dpkg-dev file man-db groff-base libglfw3-dev libglx-mesa0 xvfb xauth
 # For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
 # (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
-TEST_PKGS  = nodejs npm
+# python3-open3d: tests/test_ply_open3d.py reads the PLY with Open3D.
+TEST_PKGS  = nodejs npm python3-open3d
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180

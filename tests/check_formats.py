@@ -27,7 +27,8 @@ FIELDS = [
 ]
 NAMES = [name for name, _ in FIELDS]
 NUMPY_TYPE = {"F": "<f4", "U2": "<u2", "U4": "<u4"}
-PLY_TYPE = {"F": "float", "U2": "ushort", "U4": "uint"}
+PLY_TYPE = {"F": "float", "U2": "uint16", "U4": "int"}  # names Open3D's tensor reader keeps (src/io/ply.c)
+PLY_NUMPY = {"F": "<f4", "U2": "<u2", "U4": "<i4"}
 
 LABEL_IDS = [0, 10, 40, 252]
 EXPECTED_YAML = [
@@ -252,7 +253,7 @@ def check_ply(path, n, want):
     if lines != expect:
         fail(f"{path}: header {lines} differs from expected {expect}")
         return
-    dtype = np.dtype([(name, NUMPY_TYPE[kind]) for name, kind in FIELDS])
+    dtype = np.dtype([(name, PLY_NUMPY[kind]) for name, kind in FIELDS])
     if len(body) != n * dtype.itemsize:
         fail(f"{path}: {len(body)} data bytes, expected {n} x {dtype.itemsize}")
         return

@@ -422,6 +422,36 @@ def main():
     with open(os.path.join(d, "out.pcd")) as f:
         check(f.read() == "old\n", "keeps_old_output: the old output was replaced or removed by a failed scan")
 
+    # --help and --version on every command (getopt_long, src/cli/opts.c); usage errors name the
+    # option, say what is valid or where to look, and exit 2.
+    version = subprocess.run([BINARY, "--version"], capture_output=True, text=True).stdout.strip()
+    check(version.startswith("lidarsim ") and version.count(".") == 2, "lidarsim --version says %r" % version)
+    for cmd in (["scan"], ["presets"], ["bench"], ["bench", "blooming"], ["bench", "pulses"], ["bench", "fit"],
+                ["bench", "dataset"], ["calibrate"], ["validate"], ["fit"], ["pattern", "from-scan"], ["dataset"],
+                ["render"], ["view"]):
+        name = " ".join(cmd)
+        p = subprocess.run([BINARY] + cmd + ["--version"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout.strip() == version and p.stderr == "",
+              "%s --version: exit %d, %r" % (name, p.returncode, p.stdout + p.stderr))
+        p = subprocess.run([BINARY] + cmd + ["--help"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and "usage:" in p.stdout and "--version" in p.stdout and p.stderr == "",
+              "%s --help: exit %d, stdout starts %r" % (name, p.returncode, p.stdout[:80]))
+        p = subprocess.run([BINARY] + cmd + ["--no-such-option"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 2 and "unknown option '--no-such-option'" in p.stderr and "--help" in p.stderr,
+              "%s --no-such-option: exit %d, %r" % (name, p.returncode, p.stderr.strip()))
+    p = subprocess.run([BINARY, "help", "render"], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and p.stdout.startswith("usage: lidarsim render"), "lidarsim help render: %r"
+          % p.stdout[:80])
+    for args, needle in ((["scan", "s.yaml", "--seed"], "lidarsim scan: option --seed needs a value (see lidarsim "
+                                                         "scan --help)"),
+                         (["scan", "s.yaml", "-o"], "lidarsim scan: option -o needs a value"),
+                         (["scan", "s.yaml", "-o", "x.pcd", "--format=xyz"], "--format 'xyz' is invalid; expected pcd"),
+                         (["render", "a.ply", "b.ply", "-o", "x.png"], "unexpected argument 'b.ply'"),
+                         (["fit", "f.yaml", "-o", "x.yaml", "--max-iterations=0"], "--max-iterations '0' is invalid")):
+        p = subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=60, cwd=WORK)
+        check(p.returncode == 2 and needle in p.stderr, "%s: exit %d, %r lacks %r" % (" ".join(args), p.returncode,
+                                                                                      p.stderr.strip(), needle))
+
     if failures:
         print("%d of the checks failed (%d cases)" % (len(failures), cases_run), file=sys.stderr)
         return 1

@@ -121,7 +121,8 @@ def read_ply(path):
     lines = data[:end].decode("ascii").splitlines()
     check(lines[0] == "ply" and lines[1] == "format binary_little_endian 1.0", "%s: bad PLY start %s" % (path, lines[:2]))
     n, props = None, []
-    ply_types = {"float": "<f4", "double": "<f8", "uchar": "u1", "ushort": "<u2", "uint": "<u4", "int": "<i4"}
+    ply_types = {"float": "<f4", "double": "<f8", "uchar": "u1", "ushort": "<u2", "uint16": "<u2", "uint": "<u4",
+                 "int": "<i4"}
     for line in lines:
         w = line.split()
         if w[:2] == ["element", "vertex"]:

@@ -40,7 +40,7 @@ libdirs = [d for d in glob.glob(os.path.join(PREFIX, "lib*")) + glob.glob(os.pat
 check(len(libdirs) == 1, "one library folder with liblidarsim.so under %s (found %s)" % (PREFIX, libdirs))
 LIBDIR = libdirs[0] if libdirs else os.path.join(PREFIX, "lib")
 for rel in ["include/lidarsim.h", "bin/lidarsim", "share/man/man1/lidarsim.1", "share/lidarsim/examples/street/street.yaml",
-            "share/doc/lidarsim/LICENSE"]:
+            "share/doc/lidarsim/LICENSE", "share/bash-completion/completions/lidarsim"]:
     check(os.path.isfile(os.path.join(PREFIX, rel)), "installed %s" % rel)
 for rel in ["liblidarsim.so.%s" % VERSION, "liblidarsim.a", "pkgconfig/lidarsim.pc", "cmake/lidarsim/lidarsimConfig.cmake",
             "cmake/lidarsim/lidarsimConfigVersion.cmake"]:

@@ -1,6 +1,8 @@
 /* lidarsim bench: full lidarsim frames vs raw Embree on the same rays and ~1M-triangle mesh. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/progress.h"
+#include "cli/opts.h"
 
 #include "bench_blooming.h"
 #include "bench_fit.h"
@@ -35,7 +37,8 @@ static void bench_usage(FILE *out)
             "  --fields LIST      point fields the frame fills, comma-separated names as in the CSV header\n"
             "                     (e.g. x,y,z,intensity,ring,time), or all (default)\n"
             "  --noise on|off     range and intensity noise (default on)\n"
-            "  --json             one JSON object per size instead of the table\n\n"
+            "  --json             one JSON object per size instead of the table\n"
+            "  --quiet            no progress bar (drawn on stderr when it is a terminal and the run is long)\n\n"
             "       lidarsim bench blooming [--threads N] [--repeat N]\n\n"
             "Beam divergence and blooming at the pbr paper's size (16,384 beams, 4096 x 308 px render,\n"
             "68-px kernel, 1,200 range bins): Alg. 1 (beam iteration) and Alg. 2 (range stacking), best of\n"
@@ -60,17 +63,17 @@ static void bench_usage(FILE *out)
             "iterations, scans, the fit's wall time (best of --repeat, default 3) and the final pose error.\n"
             "--baselines DIR also writes what a point-cloud registration needs for experiments 1 and 2\n"
             "(expN_source.csv: simulated at the start pose; expN_target.csv: the real scan; expN_poses.txt):\n"
-            "bench/pcl_compare.py runs PCL's ICP, GICP and NDT on them.\n");
+            "bench/pcl_compare.py runs PCL's ICP, GICP and NDT on them.\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
-/* The options every benchmark takes: --threads N and --repeat N (its value at argv[*i + 1]).
- * Returns 1 when `opt` was one of them (and *i moved past its value), 0 when it was not, and
- * -1 when its value is invalid (the message printed, naming `command`). */
-static int common_option(const char *command, const char *opt, const char *val, int *i, int *threads, int *repeat)
+/* The options every benchmark takes: --threads N and --repeat N (`opt` the full name getopt_long
+ * matched, `val` its value). Returns 1 when `opt` was one of them, 0 when it was not, and -1 when
+ * its value is invalid (the message printed, naming `command`). */
+static int common_option(const char *command, const char *opt, const char *val, int *threads, int *repeat)
 {
     long v;
-    if (strcmp(opt, "--threads") == 0 && val) {
-        ++*i;
+    if (strcmp(opt, "--threads") == 0) {
         if (lsim_arg_long(val, 0, 1024, &v)) {
             fprintf(stderr, "lidarsim %s: --threads '%s': expected 0..1024\n", command, val);
             return -1;
@@ -78,8 +81,7 @@ static int common_option(const char *command, const char *opt, const char *val, 
         *threads = (int)v;
         return 1;
     }
-    if (strcmp(opt, "--repeat") == 0 && val) {
-        ++*i;
+    if (strcmp(opt, "--repeat") == 0) {
         if (lsim_arg_long(val, 1, 1000, &v)) {
             fprintf(stderr, "lidarsim %s: --repeat '%s': expected 1..1000\n", command, val);
             return -1;
@@ -93,21 +95,29 @@ static int common_option(const char *command, const char *opt, const char *val, 
 static int bench_blooming(int argc, char **argv)
 {
     int threads = 0, repeat = 3;
-    for (int i = 2; i < argc; ++i) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        const int common = common_option("bench blooming", opt, val, &i, &threads, &repeat);
-        if (common < 0)
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"threads", required_argument, NULL, 0},
+        {"repeat", required_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "bench blooming", argc - 1, argv + 1, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (common) {
-            continue;
-        } else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+        if (c == LSIM_OPT_VERSION)
+            return LSIM_EXIT_OK;
+        if (c == 'h') {
             bench_usage(stdout);
             return LSIM_EXIT_OK;
-        } else {
-            fprintf(stderr,
-                    "lidarsim bench blooming: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
+        }
+        if (c == LSIM_OPT_ARG) {
+            fprintf(stderr, "lidarsim bench blooming: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
             return LSIM_EXIT_USAGE;
         }
+        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
+        if (common_option("bench blooming", opt, val, &threads, &repeat) < 0)
+            return LSIM_EXIT_USAGE;
     }
     lsim_bench_blooming_result r;
     char err[512];
@@ -147,23 +157,37 @@ static int bench_dataset(int argc, char **argv)
 {
     const char *config = "examples/dataset/dataset.yaml";
     long frames = 500, repeat = 1;
-    for (int i = 2; i < argc; ++i) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(opt, "--config") == 0 && val) {
-            config = argv[++i];
-        } else if (strcmp(opt, "--frames") == 0 && val) {
-            if (lsim_arg_long(argv[++i], 2, 1000000, &frames)) {
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"config", required_argument, NULL, 0},
+        {"frames", required_argument, NULL, 0},
+        {"repeat", required_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "bench dataset", argc - 1, argv + 1, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return LSIM_EXIT_OK;
+        if (c == 'h') {
+            bench_usage(stdout);
+            return LSIM_EXIT_OK;
+        }
+        if (c == LSIM_OPT_ARG) {
+            fprintf(stderr, "lidarsim bench dataset: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
+            return LSIM_EXIT_USAGE;
+        }
+        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
+        if (strcmp(opt, "--config") == 0) {
+            config = val;
+        } else if (strcmp(opt, "--frames") == 0) {
+            if (lsim_arg_long(val, 2, 1000000, &frames)) {
                 fprintf(stderr, "lidarsim bench dataset: --frames '%s': expected 2..1000000\n", val);
                 return LSIM_EXIT_USAGE;
             }
-        } else if (strcmp(opt, "--repeat") == 0 && val) {
-            if (lsim_arg_long(argv[++i], 1, 1000, &repeat)) {
-                fprintf(stderr, "lidarsim bench dataset: --repeat '%s': expected 1..1000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "lidarsim bench dataset: unknown or incomplete option '%s' (see lidarsim bench --help)\n",
-                    opt);
+        } else if (lsim_arg_long(val, 1, 1000, &repeat)) { /* --repeat */
+            fprintf(stderr, "lidarsim bench dataset: --repeat '%s': expected 1..1000\n", val);
             return LSIM_EXIT_USAGE;
         }
     }
@@ -199,19 +223,34 @@ static int bench_fit(int argc, char **argv)
 {
     const char *dir = "examples/cw", *baselines = NULL;
     long repeat = 3;
-    for (int i = 2; i < argc; ++i) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(opt, "--scenes") == 0 && val) {
-            dir = argv[++i];
-        } else if (strcmp(opt, "--baselines") == 0 && val) {
-            baselines = argv[++i];
-        } else if (strcmp(opt, "--repeat") == 0 && val) {
-            if (lsim_arg_long(argv[++i], 1, 1000, &repeat)) {
-                fprintf(stderr, "lidarsim bench fit: --repeat '%s': expected 1..1000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "lidarsim bench fit: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"scenes", required_argument, NULL, 0},
+        {"baselines", required_argument, NULL, 0},
+        {"repeat", required_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "bench fit", argc - 1, argv + 1, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return LSIM_EXIT_OK;
+        if (c == 'h') {
+            bench_usage(stdout);
+            return LSIM_EXIT_OK;
+        }
+        if (c == LSIM_OPT_ARG) {
+            fprintf(stderr, "lidarsim bench fit: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
+            return LSIM_EXIT_USAGE;
+        }
+        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
+        if (strcmp(opt, "--scenes") == 0) {
+            dir = val;
+        } else if (strcmp(opt, "--baselines") == 0) {
+            baselines = val;
+        } else if (lsim_arg_long(val, 1, 1000, &repeat)) { /* --repeat */
+            fprintf(stderr, "lidarsim bench fit: --repeat '%s': expected 1..1000\n", val);
             return LSIM_EXIT_USAGE;
         }
     }
@@ -234,28 +273,38 @@ static int bench_pulses(int argc, char **argv)
 {
     int threads = 0, repeat = 5, json = 0;
     long rings = 2;
-    for (int i = 2; i < argc; ++i) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        const int common = common_option("bench pulses", opt, val, &i, &threads, &repeat);
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"threads", required_argument, NULL, 0},
+        {"repeat", required_argument, NULL, 0},
+        {"rings", required_argument, NULL, 0},
+        {"json", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "bench pulses", argc - 1, argv + 1, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return LSIM_EXIT_OK;
+        if (c == 'h') {
+            bench_usage(stdout);
+            return LSIM_EXIT_OK;
+        }
+        if (c == LSIM_OPT_ARG) {
+            fprintf(stderr, "lidarsim bench pulses: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
+            return LSIM_EXIT_USAGE;
+        }
+        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
+        const int common = common_option("bench pulses", opt, val, &threads, &repeat);
         if (common < 0)
             return LSIM_EXIT_USAGE;
         if (common) {
             continue;
-        } else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            bench_usage(stdout);
-            return LSIM_EXIT_OK;
         } else if (strcmp(opt, "--json") == 0) {
             json = 1;
-
-        } else if (strcmp(opt, "--rings") == 0 && val) {
-            ++i;
-            if (lsim_arg_long(val, 1, 8, &rings)) {
-                fprintf(stderr, "lidarsim bench pulses: --rings '%s': expected 1..8\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "lidarsim bench pulses: unknown or incomplete option '%s' (see lidarsim bench --help)\n",
-                    opt);
+        } else if (lsim_arg_long(val, 1, 8, &rings)) { /* --rings */
+            fprintf(stderr, "lidarsim bench pulses: --rings '%s': expected 1..8\n", val);
             return LSIM_EXIT_USAGE;
         }
     }
@@ -293,24 +342,50 @@ int lsim_cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "dataset") == 0)
         return bench_dataset(argc, argv);
     size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
-    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0;
+    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0, quiet = 0;
     uint32_t fields = 0;
     long triangles = 1000000;
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        long v;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"quiet", no_argument, NULL, 0},
+        {"beams", required_argument, NULL, 0},
+        {"fields", required_argument, NULL, 0},
+        {"engine", required_argument, NULL, 0},
+        {"noise", required_argument, NULL, 0},
+        {"triangles", required_argument, NULL, 0},
+        {"threads", required_argument, NULL, 0},
+        {"repeat", required_argument, NULL, 0},
+        {"json", no_argument, NULL, 0},
+        {"moving", no_argument, NULL, 0},
+        {"quick", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "bench", argc, argv, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return LSIM_EXIT_OK;
+        if (c == 'h') {
             bench_usage(stdout);
             return LSIM_EXIT_OK;
-        } else if (strcmp(opt, "--json") == 0) {
+        }
+        if (c == LSIM_OPT_ARG) {
+            fprintf(stderr, "lidarsim bench: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
+            return LSIM_EXIT_USAGE;
+        }
+        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
+        long v;
+        if (strcmp(opt, "--json") == 0) {
             json = 1;
+        } else if (strcmp(opt, "--quiet") == 0) {
+            quiet = 1;
         } else if (strcmp(opt, "--moving") == 0) {
             moving = 1;
         } else if (strcmp(opt, "--quick") == 0) {
             nsizes = 3;
             repeat = 3;
-        } else if (strcmp(opt, "--beams") == 0 && val) {
-            ++i;
+        } else if (strcmp(opt, "--beams") == 0) {
             nsizes = 0;
             char buf[256];
             snprintf(buf, sizeof buf, "%s", val);
@@ -321,14 +396,12 @@ int lsim_cmd_bench(int argc, char **argv)
                 }
                 sizes[nsizes++] = (size_t)v;
             }
-        } else if (strcmp(opt, "--fields") == 0 && val) {
-            ++i;
+        } else if (strcmp(opt, "--fields") == 0) {
             if (strcmp(val, "all") == 0)
                 fields = 0;
             else if (lsim_arg_fields("bench", val, &fields))
                 return LSIM_EXIT_USAGE;
-        } else if (strcmp(opt, "--engine") == 0 && val) {
-            ++i;
+        } else if (strcmp(opt, "--engine") == 0) {
             if (strcmp(val, "raycast") == 0) {
                 engine = LSIM_ENGINE_EMBREE;
             } else if (strcmp(val, "raster") == 0) {
@@ -337,24 +410,18 @@ int lsim_cmd_bench(int argc, char **argv)
                 fprintf(stderr, "lidarsim bench: --engine '%s': expected raycast or raster\n", val);
                 return LSIM_EXIT_USAGE;
             }
-        } else if (strcmp(opt, "--noise") == 0 && val) {
-            ++i;
+        } else if (strcmp(opt, "--noise") == 0) {
             if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) {
                 fprintf(stderr, "lidarsim bench: --noise '%s': expected on or off\n", val);
                 return LSIM_EXIT_USAGE;
             }
             noise = strcmp(val, "on") == 0;
-        } else if (strcmp(opt, "--triangles") == 0 && val) {
-            ++i;
+        } else if (strcmp(opt, "--triangles") == 0) {
             if (lsim_arg_long(val, 64, 100000000, &triangles)) {
                 fprintf(stderr, "lidarsim bench: --triangles '%s': expected 64..100000000\n", val);
                 return LSIM_EXIT_USAGE;
             }
-        } else if ((v = common_option("bench", opt, val, &i, &threads, &repeat)) != 0) {
-            if (v < 0)
-                return LSIM_EXIT_USAGE;
-        } else {
-            fprintf(stderr, "lidarsim bench: unknown or incomplete option '%s' (see lidarsim bench --help)\n", opt);
+        } else if (common_option("bench", opt, val, &threads, &repeat) < 0) {
             return LSIM_EXIT_USAGE;
         }
     }
@@ -368,6 +435,13 @@ int lsim_cmd_bench(int argc, char **argv)
                "raw_ms", "first_ms", "frame_ms", "raw_Mray/s", "lsim_Mray/s", "ratio", "frame split trace/shade/noise ms");
     }
     int rc = LSIM_EXIT_OK;
+    /* a bar on a terminal (stderr), in beams: each size's time grows with its beam count */
+    double beams_total = 0.0, beams_done = 0.0;
+    for (int s = 0; s < nsizes; ++s)
+        beams_total += (double)sizes[s];
+    lsim_progress bar;
+    lsim_progress_start(&bar, quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "bench", "beams", beams_total,
+                        1.0);
     for (int s = 0; s < nsizes; ++s) {
         lsim_bench_result r;
         char err[512];
@@ -376,6 +450,7 @@ int lsim_cmd_bench(int argc, char **argv)
             rc = LSIM_EXIT_FAILURE;
             break;
         }
+        lsim_progress_clear(&bar); /* the row starts on a line of its own */
         double ratio = r.raw_ms / r.frame_ms;
         const char *name = engine == LSIM_ENGINE_RASTER ? (moving ? "raster/m" : "raster")
                                                         : (moving ? "raycast/m" : "raycast");
@@ -391,7 +466,10 @@ int lsim_cmd_bench(int argc, char **argv)
                    r.triangles, r.threads, r.raw_ms, r.first_ms, r.frame_ms, (double)r.beams / r.raw_ms / 1e3,
                    (double)r.beams / r.frame_ms / 1e3, ratio, r.trace_ms, r.shade_ms, r.noise_ms);
         fflush(stdout);
+        beams_done += (double)sizes[s];
+        lsim_progress_update(&bar, beams_done);
     }
+    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
     lsim_bench_mesh_free(&mesh);
     return rc;
 }

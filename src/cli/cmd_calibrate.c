@@ -6,6 +6,8 @@
 #include "calib/calibration.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/progress.h"
+#include "cli/opts.h"
 #include "core/text.h"
 #include "core/vec.h"
 #include "io/atomic_file.h"
@@ -43,7 +45,8 @@ static void calibrate_usage(FILE *out)
             "  --view DIR             also draw each material's calibration view, DIR/NAME_view.png (the\n"
             "                         board and the beams on it, coloured by mean intensity x (1 - drop rate))\n"
             "  --json                 print a JSON summary on stdout instead of the text summary\n"
-            "  --quiet                no text summary\n"
+            "  --quiet                no text summary and no progress bar (drawn on a terminal when the\n"
+            "                         materials take more than a second)\n"
             "one material (instead of CONFIG):\n"
             "  --scan FILE            scan: `range_m,intensity,angle_rad` lines or a ROS LaserScan text dump\n"
             "  --name NAME            material name (letters, digits, '_', '-', '.')\n"
@@ -51,7 +54,8 @@ static void calibrate_usage(FILE *out)
             "  --distance D           hand-measured distance in metres (reported beside the fitted one)\n"
             "  --brdf B               oren-nayar | cook-torrance | lambertian (default oren-nayar)\n"
             "  --roughness R          starting roughness of the fit\n"
-            "  --ior N                index of refraction (cook-torrance)\n");
+            "  --ior N                index of refraction (cook-torrance)\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int bad(const char *opt, const char *value, const char *valid)
@@ -62,51 +66,59 @@ static int bad(const char *opt, const char *value, const char *valid)
 static int parse_args(int argc, char **argv, calib_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i];
-        int has_value = i + 1 < argc;
-        const char *val = has_value ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                                                         \
-    do {                                                                                                     \
-        if (!has_value) {                                                                                    \
-            fprintf(stderr, "lidarsim calibrate: option %s needs a value (see lidarsim calibrate --help)\n", \
-                    opt);                                                                                    \
-            return LSIM_EXIT_USAGE;                                                                          \
-        }                                                                                                    \
-        ++i;                                                                                                 \
-    } while (0)
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"bin-width", required_argument, NULL, 0},
+        {"sensor", required_argument, NULL, 0},
+        {"direction", required_argument, NULL, 0},
+        {"window", required_argument, NULL, 0},
+        {"seed", required_argument, NULL, 0},
+        {"view", required_argument, NULL, 0},
+        {"scan", required_argument, NULL, 0},
+        {"name", required_argument, NULL, 0},
+        {"width", required_argument, NULL, 0},
+        {"distance", required_argument, NULL, 0},
+        {"brdf", required_argument, NULL, 0},
+        {"roughness", required_argument, NULL, 0},
+        {"ior", required_argument, NULL, 0},
+        {"json", no_argument, NULL, 0},
+        {"quiet", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "calibrate", argc, argv, "ho:", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return -1;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             calibrate_usage(stdout);
             return -1;
         } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-            NEED_VALUE();
             a->output = val;
         } else if (strcmp(opt, "--bin-width") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, 0.05, 45.0, &a->bin_width))
                 return bad("--bin-width", val, "degrees, 0.05..45");
             a->has_bin_width = 1;
         } else if (strcmp(opt, "--sensor") == 0) {
-            NEED_VALUE();
             if (!lsim_calib_name_valid(val))
                 return bad("--sensor", val, "1 to 63 letters, digits, '_', '-', '.' (e.g. rplidar-a1)");
             a->sensor = val;
         } else if (strcmp(opt, "--direction") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, -720.0, 720.0, &a->direction))
                 return bad("--direction", val, "degrees within +-720");
             a->has_direction = 1;
         } else if (strcmp(opt, "--window") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, 1e-3, 180.0, &a->window))
                 return bad("--window", val, "degrees, (0, 180]");
             a->has_window = 1;
         } else if (strcmp(opt, "--seed") == 0) {
-            NEED_VALUE();
             if (lsim_arg_u64(val, &a->seed))
                 return bad("--seed", val, "an integer 0..18446744073709551615");
         } else if (strcmp(opt, "--view") == 0) {
-            NEED_VALUE();
             if (!*val)
                 return bad(opt, val, "a folder for the view PNGs");
             a->view = val;
@@ -115,49 +127,38 @@ static int parse_args(int argc, char **argv, calib_args *a)
         } else if (strcmp(opt, "--quiet") == 0) {
             a->quiet = 1;
         } else if (strcmp(opt, "--scan") == 0) {
-            NEED_VALUE();
             a->scan = val;
         } else if (strcmp(opt, "--name") == 0) {
-            NEED_VALUE();
             if (!lsim_calib_name_valid(val))
                 return bad("--name", val, "1 to 63 letters, digits, '_', '-', '.'");
             a->name = val;
         } else if (strcmp(opt, "--width") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, 1e-6, 100.0, &a->width))
                 return bad("--width", val, "the board width in metres, > 0 and <= 100");
             a->has_width = 1;
         } else if (strcmp(opt, "--distance") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, 0.0, 1000.0, &a->distance))
                 return bad("--distance", val, "metres >= 0 (0 = not measured)");
             a->has_distance = 1;
         } else if (strcmp(opt, "--brdf") == 0) {
-            NEED_VALUE();
             lsim_brdf_kind kind;
             if (lsim_calib_brdf_parse(val, &kind))
                 return bad("--brdf", val, "oren-nayar, cook-torrance or lambertian");
             a->brdf = val;
         } else if (strcmp(opt, "--roughness") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, 0.0, LSIM_PI / 2.0, &a->roughness))
                 return bad("--roughness", val, "oren-nayar: [0, pi/2] radians; cook-torrance: (0, 1]");
             a->has_roughness = 1;
         } else if (strcmp(opt, "--ior") == 0) {
-            NEED_VALUE();
             if (lsim_arg_double(val, 1.0, 10.0, &a->ior))
                 return bad("--ior", val, "an index of refraction in [1, 10]");
             a->has_ior = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim calibrate: unknown option '%s' (see lidarsim calibrate --help)\n", opt);
-            return LSIM_EXIT_USAGE;
         } else if (!a->config) {
-            a->config = opt;
+            a->config = val;
         } else {
-            fprintf(stderr, "lidarsim calibrate: unexpected argument '%s' (one config file only)\n", opt);
+            fprintf(stderr, "lidarsim calibrate: unexpected argument '%s' (one config file only)\n", val);
             return LSIM_EXIT_USAGE;
         }
-#undef NEED_VALUE
     }
     int single = a->scan || a->name || a->has_width || a->has_distance || a->brdf || a->has_roughness || a->has_ior;
     if (a->config && single) {
@@ -426,7 +427,11 @@ int lsim_cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "lidarsim calibrate: out of memory\n");
         rc = LSIM_EXIT_FAILURE;
     }
+    lsim_progress bar; /* on a terminal, when the materials take more than a second */
+    lsim_progress_start(&bar, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "calibrate", "materials",
+                        (double)cfg.count, 1.0);
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i) {
+        lsim_progress_update(&bar, (double)i);
         lsim_calib_input *in = &cfg.inputs[i];
         if (a.has_direction)
             in->direction_deg = a.direction;
@@ -443,6 +448,7 @@ int lsim_cmd_calibrate(int argc, char **argv)
         }
         cal.count = i + 1;
     }
+    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
     if (rc == LSIM_EXIT_OK && a.output && lsim_calibration_write(ctx, cal_path, &cal) != LSIM_OK) {
         fprintf(stderr, "lidarsim calibrate: cannot write the calibration: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;

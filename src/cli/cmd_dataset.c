@@ -3,6 +3,7 @@
  * (dataset/dataset_run.h), resumable, split by shards and, in an MPI build under mpirun, ranks. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "cli/mpi_ranks.h"
 #include "dataset/dataset_run.h"
 
@@ -43,7 +44,8 @@ static void dataset_usage(FILE *out)
             "  --quiet              no progress and no summary\n\n"
             "Under mpirun (a build with MPI: cmake -DLSIM_MPI=ON) the shard's blocks are dealt out again to\n"
             "the K ranks. Prefer ranks or shards with --threads 1 to threads: a frame's serial parts (the\n"
-            "sequence's scene, the files) do not share out.\n");
+            "sequence's scene, the files) do not share out.\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int parse_shard(const char *v, unsigned *i, unsigned *n)
@@ -75,8 +77,25 @@ static int parse_args(int argc, char **argv, dataset_args *a)
         dataset_usage(stderr);
         return LSIM_EXIT_USAGE;
     }
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"frames", required_argument, NULL, 0},
+        {"seed", required_argument, NULL, 0},
+        {"shard", required_argument, NULL, 0},
+        {"threads", required_argument, NULL, 0},
+        {"progress", required_argument, NULL, 0},
+        {"quiet", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "dataset", argc, argv, "ho:", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return -1;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             dataset_usage(stdout);
             return -1;
@@ -85,11 +104,6 @@ static int parse_args(int argc, char **argv, dataset_args *a)
         } else if (!strcmp(opt, "-o") || !strcmp(opt, "--output") || !strcmp(opt, "--frames") ||
                    !strcmp(opt, "--seed") || !strcmp(opt, "--shard") || !strcmp(opt, "--threads") ||
                    !strcmp(opt, "--progress")) {
-            if (!val) {
-                fprintf(stderr, "lidarsim dataset: option %s needs a value (see lidarsim dataset --help)\n", opt);
-                return LSIM_EXIT_USAGE;
-            }
-            ++i;
             if (!strcmp(opt, "-o") || !strcmp(opt, "--output"))
                 a->out = val;
             else if (!strcmp(opt, "--frames") && lsim_arg_long(val, 1, 100000000, &a->frames))
@@ -112,13 +126,10 @@ static int parse_args(int argc, char **argv, dataset_args *a)
                 else
                     return lsim_arg_invalid("dataset", opt, val, "auto, lines or off");
             }
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim dataset: unknown option '%s' (see lidarsim dataset --help)\n", opt);
-            return LSIM_EXIT_USAGE;
         } else if (!a->config) {
-            a->config = opt;
+            a->config = val;
         } else {
-            fprintf(stderr, "lidarsim dataset: unexpected argument '%s' (one config only)\n", opt);
+            fprintf(stderr, "lidarsim dataset: unexpected argument '%s' (one config only)\n", val);
             return LSIM_EXIT_USAGE;
         }
     }

@@ -2,6 +2,8 @@
  * (lsim_fit_*, L-BFGS), written into a copy of the scene file (inverse/fit_file.h). */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/progress.h"
+#include "cli/opts.h"
 #include "core/file_id.h"
 #include "inverse/fit_file.h"
 
@@ -43,37 +45,42 @@ static void fit_usage(FILE *out)
             "  -o, --output FILE         the fitted scene (YAML); its relative file names are rewritten\n"
             "                            to resolve from its folder\n"
             "  --max-iterations N        L-BFGS iterations, 1..10000 (default: the fit file's, or 100)\n"
-            "  --quiet                   print nothing on success (no progress, no result block)\n");
+            "  --quiet                   print nothing on success (no progress, no result block)\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int parse_args(int argc, char **argv, fit_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"max-iterations", required_argument, NULL, 0},
+        {"quiet", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "fit", argc, argv, "ho:", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return -1;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             fit_usage(stdout);
             return -1;
         } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0 || strcmp(opt, "--max-iterations") == 0) {
-            if (!val) {
-                fprintf(stderr, "lidarsim fit: option %s needs a value (see lidarsim fit --help)\n", opt);
-                return LSIM_EXIT_USAGE;
-            }
-            ++i;
             if (strcmp(opt, "--max-iterations") != 0)
                 a->output = val;
             else if (lsim_arg_long(val, 1, 10000, &a->max_iterations))
                 return lsim_arg_invalid("fit", opt, val, "an integer 1..10000");
         } else if (strcmp(opt, "--quiet") == 0) {
             a->quiet = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim fit: unknown option '%s' (see lidarsim fit --help)\n", opt);
-            return LSIM_EXIT_USAGE;
         } else if (!a->fit) {
-            a->fit = opt;
+            a->fit = val;
         } else {
-            fprintf(stderr, "lidarsim fit: unexpected argument '%s' (one fit file only)\n", opt);
+            fprintf(stderr, "lidarsim fit: unexpected argument '%s' (one fit file only)\n", val);
             return LSIM_EXIT_USAGE;
         }
     }
@@ -88,6 +95,8 @@ static int parse_args(int argc, char **argv, fit_args *a)
 typedef struct progress_state {
     FILE *out;
     int tty, quiet, printed;
+    int max_iterations;
+    double start; /* seconds */
 } progress_state;
 
 static void progress(void *user, int iteration, double loss)
@@ -95,9 +104,18 @@ static void progress(void *user, int iteration, double loss)
     progress_state *p = user;
     if (p->quiet)
         return;
-    if (p->tty)
-        fprintf(p->out, "\riteration %d: loss %.6g m^2   ", iteration, loss);
-    else
+    if (p->tty) { /* one redrawn line: a bar over the iteration budget, and the time left at most */
+        const double el = lsim_progress_now() - p->start;
+        const int left = p->max_iterations > iteration ? p->max_iterations - iteration : 0;
+        const int fill = p->max_iterations > 0 ? 20 * (iteration < p->max_iterations ? iteration : p->max_iterations)
+                                                       / p->max_iterations : 20;
+        char bar[21];
+        for (int i = 0; i < 20; ++i)
+            bar[i] = i < fill ? '#' : '.';
+        bar[20] = 0;
+        fprintf(p->out, "\riteration %d: loss %.6g m^2  [%s] %d/%d  ETA <= %.0f s   ", iteration, loss, bar,
+                iteration, p->max_iterations, iteration > 0 ? el / iteration * left : 0.0);
+    } else
         fprintf(p->out, "iteration %d: loss %.6g m^2\n", iteration, loss);
     fflush(p->out);
     p->printed = 1;
@@ -191,12 +209,13 @@ int lsim_cmd_fit(int argc, char **argv)
     }
     /* the report goes to standard output unless the scene does */
     FILE *out = strcmp(a.output, "-") == 0 ? stderr : stdout;
-    progress_state ps = {out, isatty(fileno(out)), a.quiet, 0};
+    progress_state ps = {out, isatty(fileno(out)), a.quiet, 0, 0, lsim_progress_now()};
     double initial[LSIM_FIT_FILE_MAX_PARAMS] = {0}, fitted[LSIM_FIT_FILE_MAX_PARAMS] = {0};
     size_t n = fit ? lsim_fit_parameter_count(fit) : 0;
     lsim_fit_result res;
     memset(&res, 0, sizeof res);
     const int iterations = a.max_iterations ? (int)a.max_iterations : have_file ? ff.max_iterations : 100;
+    ps.max_iterations = iterations;
     if (rc == LSIM_EXIT_OK) {
         lsim_fit_get_parameters(fit, initial);
         lsim_status st = lsim_fit_run(fit, iterations, progress, &ps, &res);

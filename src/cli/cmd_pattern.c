@@ -2,6 +2,7 @@
  * wall (raster paper §3.3; inverse/pattern_from_scan.h). */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "core/file_id.h"
 #include "inverse/pattern_from_scan.h"
 
@@ -33,12 +34,17 @@ static void pattern_usage(FILE *out)
             "  --quiet                   print nothing but warnings and errors\n\n"
             "The wall plane is fitted (least squares) and its distance and normal printed; a warning\n"
             "goes to stderr when the points are not planar (rms off the plane > 2 cm): then the capture\n"
-            "was not of one flat wall (the directions are written all the same).\n");
+            "was not of one flat wall (the directions are written all the same).\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int parse_args(int argc, char **argv, pattern_args *a)
 {
     memset(a, 0, sizeof *a);
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        lsim_print_version();
+        return -1;
+    }
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         pattern_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? LSIM_EXIT_USAGE : -1;
@@ -48,31 +54,35 @@ static int parse_args(int argc, char **argv, pattern_args *a)
                 argv[1]);
         return LSIM_EXIT_USAGE;
     }
-    for (int i = 2; i < argc; ++i) {
-        const char *opt = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"wall-distance", required_argument, NULL, 0},
+        {"quiet", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "pattern", argc - 1, argv + 1, "ho:", longopts); /* after from-scan */
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return -1;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             pattern_usage(stdout);
             return -1;
         } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0 || strcmp(opt, "--wall-distance") == 0) {
-            if (!val) {
-                fprintf(stderr, "lidarsim pattern: option %s needs a value (see lidarsim pattern --help)\n", opt);
-                return LSIM_EXIT_USAGE;
-            }
-            ++i;
             if (strcmp(opt, "--wall-distance") != 0)
                 a->output = val;
             else if (lsim_arg_double(val, 1e-6, 1e6, &a->wall_distance))
                 return lsim_arg_invalid("pattern", opt, val, "a distance in metres, > 0 and <= 1e6");
         } else if (strcmp(opt, "--quiet") == 0) {
             a->quiet = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim pattern: unknown option '%s' (see lidarsim pattern --help)\n", opt);
-            return LSIM_EXIT_USAGE;
         } else if (!a->scan) {
-            a->scan = opt;
+            a->scan = val;
         } else {
-            fprintf(stderr, "lidarsim pattern: unexpected argument '%s' (one scan only)\n", opt);
+            fprintf(stderr, "lidarsim pattern: unexpected argument '%s' (one scan only)\n", val);
             return LSIM_EXIT_USAGE;
         }
     }

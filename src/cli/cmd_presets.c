@@ -1,5 +1,6 @@
 /* `lidarsim presets [NAME [--beams]]`: list the built-in sensors, show one, or dump its beams. */
 #include "cli/commands.h"
+#include "cli/opts.h"
 
 #include "lidarsim.h"
 
@@ -19,7 +20,7 @@ static void usage(FILE *out)
             "                 (one row per beam in firing order; azimuth counter-clockwise from +x)\n"
             "  FILE [--beams] the same for a real unit's calibration file (Ouster metadata JSON, Velodyne\n"
             "                 JSON, ROS velodyne_pointcloud YAML or VeloView XML), as `sensor: {calibration: FILE}`\n"
-            "  -h, --help     show this help\n");
+            "  -h, --help     this help (on standard output);  --version  print the version\n");
 }
 
 static void list_presets(void)
@@ -89,21 +90,25 @@ int lsim_cmd_presets(int argc, char **argv)
 {
     const char *name = NULL;
     int beams = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return LSIM_EXIT_OK;
-        } else if (strcmp(argv[i], "--beams") == 0) {
-            beams = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "lidarsim presets: unknown option '%s'\n", argv[i]);
+    static const struct option longopts[] = {LSIM_OPTS_COMMON, {"beams", no_argument, NULL, 'b'}, {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "presets", argc, argv, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR) {
             usage(stderr);
             return LSIM_EXIT_USAGE;
+        } else if (c == LSIM_OPT_VERSION) {
+            return LSIM_EXIT_OK;
+        } else if (c == 'h') {
+            usage(stdout);
+            return LSIM_EXIT_OK;
+        } else if (c == 'b') {
+            beams = 1;
         } else if (name) {
-            fprintf(stderr, "lidarsim presets: one preset name at a time ('%s' and '%s' given)\n", name, argv[i]);
+            fprintf(stderr, "lidarsim presets: one preset name at a time ('%s' and '%s' given)\n", name, g.arg);
             return LSIM_EXIT_USAGE;
         } else {
-            name = argv[i];
+            name = g.arg;
         }
     }
     if (!name) {

@@ -2,6 +2,7 @@
  * with inverse/scan_columns.h), drawn by io/view_png.h. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "inverse/scan_columns.h"
 #include "io/view_png.h"
 
@@ -39,7 +40,8 @@ static void render_usage(FILE *out)
             "                           must hold it: `lidarsim scan SCENE -o P.pcd --fields x,y,z,epw`\n"
             "  --size WxH               picture size in pixels, 200..8192 each (default 1024x768)\n"
             "  --extent M               bev: half width in metres (default 50); range, perspective:\n"
-            "                           leave out points farther than M metres (default: none)\n");
+            "                           leave out points farther than M metres (default: none)\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int pick(const char *opt, const char *val, const char *const *names, int n, const char *valid)
@@ -71,20 +73,28 @@ static int parse_args(int argc, char **argv, render_args *a)
     a->width = 1024;
     a->height = 768;
     a->extent = 50.0;
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i];
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"view", required_argument, NULL, 0},
+        {"color", required_argument, NULL, 0},
+        {"size", required_argument, NULL, 0},
+        {"extent", required_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "render", argc, argv, "ho:", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return -1;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             render_usage(stdout);
             return -1;
         }
-        const int valued = !strcmp(opt, "-o") || !strcmp(opt, "--output") || !strcmp(opt, "--view") ||
-                           !strcmp(opt, "--color") || !strcmp(opt, "--size") || !strcmp(opt, "--extent");
-        if (valued) {
-            const char *val = i + 1 < argc ? argv[++i] : NULL;
-            if (!val) {
-                fprintf(stderr, "lidarsim render: option %s needs a value (see lidarsim render --help)\n", opt);
-                return LSIM_EXIT_USAGE;
-            }
+        if (c != LSIM_OPT_ARG) { /* every other option takes a value */
             if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) {
                 a->output = val;
             } else if (!strcmp(opt, "--view")) {
@@ -103,13 +113,10 @@ static int parse_args(int argc, char **argv, render_args *a)
             } else {
                 a->have_extent = 1;
             }
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim render: unknown option '%s' (see lidarsim render --help)\n", opt);
-            return LSIM_EXIT_USAGE;
         } else if (!a->points) {
-            a->points = opt;
+            a->points = val;
         } else {
-            fprintf(stderr, "lidarsim render: unexpected argument '%s' (one point file only)\n", opt);
+            fprintf(stderr, "lidarsim render: unexpected argument '%s' (one point file only)\n", val);
             return LSIM_EXIT_USAGE;
         }
     }

@@ -1,7 +1,10 @@
 /* lidarsim scan SCENE.yaml -o OUT: one frame of the scene's sensor into a point cloud. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "core/clock.h"
+#include "core/progress.h"
+#include "pipeline/frame.h"
 #include "io/atomic_file.h"
 #include "io/format.h"
 #include "io/writers.h"
@@ -61,7 +64,9 @@ static void scan_usage(FILE *out)
             "  --import-timeout S      time limit for importing one mesh file (default 10 s + 1 s per MB)\n"
             "  --import-memory MB      memory the mesh importer may use (default 2048 + 32 x the file size)\n"
             "  --stats                 print one JSON line of timings on stderr\n"
-            "  --quiet                 no summary line on stdout (on stderr when writing to '-')\n");
+            "  --quiet                 no summary line on stdout (on stderr when writing to '-') and no\n"
+            "                          progress bar (drawn on a terminal for --frames N or a long frame)\n"
+            "  -h, --help              this help;  --version  the version\n");
 }
 
 static int bad(const char *opt, const char *value, const char *valid)
@@ -79,116 +84,139 @@ static int parse_args(int argc, char **argv, scan_args *a)
     a->range_image_ppd = 10.0;
     a->engine = -1;
     a->frames = 1;
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i];
-        int has_value = i + 1 < argc;
-        const char *val = has_value ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                                               \
-    do {                                                                                           \
-        if (!has_value) {                                                                          \
-            fprintf(stderr, "lidarsim scan: option %s needs a value (see lidarsim scan --help)\n", opt); \
-            return LSIM_EXIT_USAGE;                                                                \
-        }                                                                                          \
-        ++i;                                                                                       \
-    } while (0)
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+    enum { O_FORMAT = LSIM_OPT_LONG, O_FRAMES, O_SEED, O_FRAME_INDEX, O_SCAN_TIME, O_NOISE, O_ENGINE, O_THREADS,
+           O_FRAME, O_KEEP_MISSES, O_FIELDS, O_BEV, O_BEV_SIZE, O_BEV_EXTENT, O_IMPORT_TIMEOUT, O_IMPORT_MEMORY,
+           O_RANGE_IMAGE, O_RANGE_IMAGE_PPD, O_STATS, O_QUIET };
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"frames", required_argument, NULL, O_FRAMES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"frame-index", required_argument, NULL, O_FRAME_INDEX},
+        {"scan-time", required_argument, NULL, O_SCAN_TIME},
+        {"noise", required_argument, NULL, O_NOISE},
+        {"engine", required_argument, NULL, O_ENGINE},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"frame", required_argument, NULL, O_FRAME},
+        {"keep-misses", no_argument, NULL, O_KEEP_MISSES},
+        {"fields", required_argument, NULL, O_FIELDS},
+        {"bev", required_argument, NULL, O_BEV},
+        {"bev-size", required_argument, NULL, O_BEV_SIZE},
+        {"bev-extent", required_argument, NULL, O_BEV_EXTENT},
+        {"import-timeout", required_argument, NULL, O_IMPORT_TIMEOUT},
+        {"import-memory", required_argument, NULL, O_IMPORT_MEMORY},
+        {"range-image", required_argument, NULL, O_RANGE_IMAGE},
+        {"range-image-ppd", required_argument, NULL, O_RANGE_IMAGE_PPD},
+        {"stats", no_argument, NULL, O_STATS},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "scan", argc, argv, "ho:", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        const char *val = g.arg;
+        long v;
+        switch (c) {
+        case LSIM_OPT_ERROR:
+            return LSIM_EXIT_USAGE;
+        case 'h':
             scan_usage(stdout);
             return -1;
-        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-            NEED_VALUE();
+        case LSIM_OPT_VERSION:
+            return -1;
+        case 'o':
             a->output = val;
-        } else if (strcmp(opt, "--format") == 0) {
-            NEED_VALUE();
+            break;
+        case O_FORMAT:
             if (lsim_format_parse(val, &a->format) != LSIM_OK)
                 return bad("--format", val, "pcd, pcd-ascii, ply, kitti, csv, las or mcap");
-        } else if (strcmp(opt, "--frames") == 0) {
-            NEED_VALUE();
+            break;
+        case O_FRAMES:
             if (lsim_arg_long(val, 1, 100000, &a->frames))
                 return bad("--frames", val, "an integer 1..100000 (several frames need --format mcap)");
-        } else if (strcmp(opt, "--seed") == 0) {
-            NEED_VALUE();
+            break;
+        case O_SEED:
             if (lsim_arg_u64(val, &a->options.seed))
                 return bad("--seed", val, "an integer 0..18446744073709551615");
-        } else if (strcmp(opt, "--frame-index") == 0) {
-            NEED_VALUE();
-            long v;
+            break;
+        case O_FRAME_INDEX:
             if (lsim_arg_long(val, 0, 4294967295L, &v))
                 return bad("--frame-index", val, "an integer 0..4294967295");
             a->options.frame_index = (uint32_t)v;
-        } else if (strcmp(opt, "--scan-time") == 0) {
-            NEED_VALUE();
+            break;
+        case O_SCAN_TIME:
             if (lsim_arg_double(val, -1e7, 1e7, &a->options.scan_time))
                 return bad("--scan-time", val, "a number of seconds within +-1e7");
-        } else if (strcmp(opt, "--noise") == 0) {
-            NEED_VALUE();
+            break;
+        case O_NOISE:
             if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
                 return bad("--noise", val, "on or off");
             a->options.noise = strcmp(val, "on") == 0;
-        } else if (strcmp(opt, "--engine") == 0) {
-            NEED_VALUE();
+            break;
+        case O_ENGINE:
             if (strcmp(val, "raycast") == 0)
                 a->engine = LSIM_ENGINE_EMBREE;
             else if (strcmp(val, "raster") == 0)
                 a->engine = LSIM_ENGINE_RASTER;
             else
                 return bad("--engine", val, "raycast or raster");
-        } else if (strcmp(opt, "--threads") == 0) {
-            NEED_VALUE();
-            long v;
+            break;
+        case O_THREADS:
             if (lsim_arg_long(val, 0, 1024, &v))
                 return bad("--threads", val, "an integer 0..1024 (0 = all cores)");
             a->options.threads = (int)v;
-        } else if (strcmp(opt, "--frame") == 0) {
-            NEED_VALUE();
+            break;
+        case O_FRAME:
             if (strcmp(val, "sensor") != 0 && strcmp(val, "world") != 0)
                 return bad("--frame", val, "sensor or world");
             a->options.frame = strcmp(val, "world") == 0 ? LSIM_FRAME_WORLD : LSIM_FRAME_SENSOR;
-        } else if (strcmp(opt, "--keep-misses") == 0) {
+            break;
+        case O_KEEP_MISSES:
             a->options.keep_misses = 1;
-        } else if (strcmp(opt, "--fields") == 0) {
-            NEED_VALUE();
+            break;
+        case O_FIELDS:
             if (lsim_arg_fields("scan", val, &a->fields))
                 return LSIM_EXIT_USAGE;
-        } else if (strcmp(opt, "--bev") == 0) {
-            NEED_VALUE();
+            break;
+        case O_BEV:
             a->bev = val;
-        } else if (strcmp(opt, "--bev-size") == 0) {
-            NEED_VALUE();
+            break;
+        case O_BEV_SIZE:
             if (lsim_arg_long(val, 16, 16384, &a->bev_pixels))
                 return bad("--bev-size", val, "an integer 16..16384");
-        } else if (strcmp(opt, "--bev-extent") == 0) {
-            NEED_VALUE();
+            break;
+        case O_BEV_EXTENT:
             if (lsim_arg_double(val, 1e-3, 1e6, &a->bev_extent))
                 return bad("--bev-extent", val, "a number of metres > 0");
-        } else if (strcmp(opt, "--import-timeout") == 0) {
-            NEED_VALUE();
+            break;
+        case O_IMPORT_TIMEOUT:
             if (lsim_arg_double(val, 0.01, 86400.0, &a->import_seconds))
                 return bad("--import-timeout", val, "a number of seconds 0.01..86400");
-        } else if (strcmp(opt, "--import-memory") == 0) {
-            NEED_VALUE();
+            break;
+        case O_IMPORT_MEMORY:
             if (lsim_arg_double(val, 1.0, 1e9, &a->import_mb))
                 return bad("--import-memory", val, "a number of megabytes 1..1e9");
-        } else if (strcmp(opt, "--range-image") == 0) {
-            NEED_VALUE();
+            break;
+        case O_RANGE_IMAGE:
             a->range_image = val;
-        } else if (strcmp(opt, "--range-image-ppd") == 0) {
-            NEED_VALUE();
+            break;
+        case O_RANGE_IMAGE_PPD:
             if (lsim_arg_double(val, 0.5, 200.0, &a->range_image_ppd))
                 return bad("--range-image-ppd", val, "pixels per degree, 0.5..200");
-        } else if (strcmp(opt, "--stats") == 0) {
+            break;
+        case O_STATS:
             a->stats = 1;
-        } else if (strcmp(opt, "--quiet") == 0) {
+            break;
+        case O_QUIET:
             a->quiet = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim scan: unknown option '%s' (see lidarsim scan --help)\n", opt);
-            return LSIM_EXIT_USAGE;
-        } else if (!a->scene) {
-            a->scene = opt;
-        } else {
-            fprintf(stderr, "lidarsim scan: unexpected argument '%s' (one scene file only)\n", opt);
-            return LSIM_EXIT_USAGE;
+            break;
+        default: /* LSIM_OPT_ARG */
+            if (a->scene) {
+                fprintf(stderr, "lidarsim scan: unexpected argument '%s' (one scene file only)\n", val);
+                return LSIM_EXIT_USAGE;
+            }
+            a->scene = val;
         }
-#undef NEED_VALUE
     }
     if (!a->scene || !a->output) {
         fprintf(stderr, "lidarsim scan: %s\n", !a->scene ? "missing the scene file (SCENE.yaml)" : "missing -o OUT");
@@ -307,6 +335,8 @@ static void remove_cloud(const char *path, lsim_format format)
     }
 }
 
+static void report_frames(void *user, double frames_done) { lsim_progress_update(user, frames_done); }
+
 int lsim_cmd_scan(int argc, char **argv)
 {
     scan_args a;
@@ -348,8 +378,13 @@ int lsim_cmd_scan(int argc, char **argv)
     } else if (a.engine >= 0 && lsim_scene_set_engine(scene, (lsim_engine_kind)a.engine) != LSIM_OK) {
         rc = fail(ctx, "cannot select the engine");
     } else if (streamed) {
-        lsim_status st = lsim_scene_scan_write_frames(scene, sensor, &a.options, (unsigned)a.frames, a.output,
-                                                      a.format, &stats);
+        /* a bar on a terminal (stderr) when the frames take more than a second; --quiet: none */
+        lsim_progress bar;
+        lsim_progress_start(&bar, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "scan", "frames",
+                            (double)a.frames, 1.0);
+        lsim_status st = lsim_scan_write_frames_report(scene, sensor, &a.options, (unsigned)a.frames, a.output,
+                                                       a.format, LSIM_WRITE_SLICE_POINTS, &stats, report_frames, &bar);
+        lsim_progress_finish(&bar, st == LSIM_OK);
         if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */
             rc = fail(ctx, stats.rays ? "cannot write the point cloud" : "scan failed");
         point_count = stats.hits + (a.options.keep_misses ? stats.rays - stats.beams_returned : 0);

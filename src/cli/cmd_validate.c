@@ -2,6 +2,8 @@
  * the setup with the calibration and with a BRDF-only model, and compare bin by bin. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/progress.h"
+#include "cli/opts.h"
 
 #include "core/context.h"
 #include "io/atomic_file.h"
@@ -28,7 +30,9 @@ static void validate_usage(FILE *out)
             "  --holdout            calibrate on the even revolutions, compare with the odd ones, and\n"
             "                       compare the real odd half with the real even half by the same tests\n"
             "                       (default: compare with the scan it was calibrated from, as the thesis)\n"
-            "  --threads N          threads, 0 = all cores (default 0)\n");
+            "  --threads N          threads, 0 = all cores (default 0)\n"
+            "  --quiet              no progress bar (drawn on a terminal when the run takes over a second)\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 static int bad(const char *opt, const char *value, const char *valid)
@@ -39,42 +43,54 @@ static int bad(const char *opt, const char *value, const char *valid)
 int lsim_cmd_validate(int argc, char **argv)
 {
     const char *config = NULL, *outdir = NULL;
-    int has_bin_width = 0;
+    int has_bin_width = 0, quiet = 0;
     lsim_valid_options opt;
     memset(&opt, 0, sizeof opt);
     lsim_calib_options_init(&opt.calib);
     opt.seed = 1;
-    for (int i = 1; i < argc; ++i) {
-        const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"output", required_argument, NULL, 'o'},
+        {"bin-width", required_argument, NULL, 0},
+        {"seed", required_argument, NULL, 0},
+        {"threads", required_argument, NULL, 0},
+        {"holdout", no_argument, NULL, 0},
+        {"quiet", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "validate", argc, argv, "ho:", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return LSIM_EXIT_OK;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *o = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
             validate_usage(stdout);
             return LSIM_EXIT_OK;
-        } else if ((strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) && val) {
-            outdir = argv[++i];
-        } else if (strcmp(o, "--bin-width") == 0 && val) {
-            ++i;
+        } else if ((strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0)) {
+            outdir = val;
+        } else if (strcmp(o, "--bin-width") == 0) {
             has_bin_width = 1;
             if (lsim_arg_double(val, 0.05, 45.0, &opt.calib.bin_width_deg))
                 return bad("--bin-width", val, "degrees in 0.05..45");
         } else if (strcmp(o, "--holdout") == 0) {
             opt.holdout = 1;
-        } else if (strcmp(o, "--seed") == 0 && val) {
-            ++i;
+        } else if (strcmp(o, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(o, "--seed") == 0) {
             if (lsim_arg_u64(val, &opt.seed))
                 return bad("--seed", val, "an integer 0..18446744073709551615");
-        } else if (strcmp(o, "--threads") == 0 && val) {
-            ++i;
+        } else if (strcmp(o, "--threads") == 0) {
             long v;
             if (lsim_arg_long(val, 0, 1024, &v))
                 return bad("--threads", val, "an integer 0..1024");
             opt.threads = (int)v;
-        } else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "lidarsim validate: unknown or incomplete option '%s' (see lidarsim validate --help)\n", o);
-            return LSIM_EXIT_USAGE;
         } else if (!config) {
-            config = o;
+            config = val;
         } else {
-            fprintf(stderr, "lidarsim validate: unexpected argument '%s' (one config only)\n", o);
+            fprintf(stderr, "lidarsim validate: unexpected argument '%s' (one config only)\n", val);
             return LSIM_EXIT_USAGE;
         }
     }
@@ -127,8 +143,15 @@ int lsim_cmd_validate(int argc, char **argv)
         rc = LSIM_EXIT_FAILURE;
     }
     size_t done = 0;
+    lsim_progress bar; /* on a terminal, when the materials take more than a second */
+    lsim_progress_start(&bar, quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "validate", "materials",
+                        (double)cfg.count, 1.0);
     for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i, ++done) {
-        if (lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]) != LSIM_OK) {
+        lsim_progress_update(&bar, (double)i);
+        const lsim_status vst = lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]);
+        if (vst != LSIM_OK || v[i].beams_dropped)
+            lsim_progress_clear(&bar); /* the message starts on a line of its own */
+        if (vst != LSIM_OK) {
             fprintf(stderr, "lidarsim validate: %s: %s\n", cfg.inputs[i].name, lsim_context_last_error(ctx));
             rc = LSIM_EXIT_FAILURE;
         } else if (v[i].beams_dropped) {
@@ -138,6 +161,7 @@ int lsim_cmd_validate(int argc, char **argv)
                     v[i].revolutions_used == 1 ? "" : "s", v[i].beams_per_revolution);
         }
     }
+    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
     /* The statistics (CSV), the calibration used, and per material the plot and the view. */
     if (rc == LSIM_EXIT_OK) {
         lsim_atomic_group g;

@@ -2,6 +2,7 @@
  * one frame of it as a PNG (--screenshot); view/view.h. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "view/view.h"
 
 #include "lidarsim.h"
@@ -33,7 +34,8 @@ static void view_usage(FILE *out)
             "  --threads N               scan threads, 0 = all cores (default 0)\n"
             "  --quiet                   no key help and no line per scan\n\n"
             "Needs a display: run it on a desktop (DISPLAY set), or headless under a virtual X server:\n"
-            "  xvfb-run -a -s \"-screen 0 1024x768x24\" lidarsim view SCENE.yaml --screenshot out.png\n");
+            "  xvfb-run -a -s \"-screen 0 1024x768x24\" lidarsim view SCENE.yaml --screenshot out.png\n"
+            "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
 /* "a,b,c,..." with exactly n finite numbers within +-1e7; 0 on success. */
@@ -71,21 +73,29 @@ static int parse_size(const char *s, int *w, int *h)
 static int parse_args(int argc, char **argv, lsim_view_options *o)
 {
     lsim_view_options_init(o);
-    for (int i = 1; i < argc; ++i) {
-        const char *opt = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes_value = strcmp(opt, "--screenshot") == 0 || strcmp(opt, "--size") == 0 ||
-                          strcmp(opt, "--camera") == 0 || strcmp(opt, "--sensor-position") == 0 ||
-                          strcmp(opt, "--sensor-yaw") == 0 || strcmp(opt, "--beams") == 0 ||
-                          strcmp(opt, "--color") == 0 || strcmp(opt, "--scene-color") == 0 ||
-                          strcmp(opt, "--threads") == 0;
-        if (takes_value) {
-            if (!val) {
-                fprintf(stderr, "lidarsim view: option %s needs a value (see lidarsim view --help)\n", opt);
-                return LSIM_EXIT_USAGE;
-            }
-            ++i;
-        }
+    static const struct option longopts[] = {
+        LSIM_OPTS_COMMON,
+        {"screenshot", required_argument, NULL, 0},
+        {"size", required_argument, NULL, 0},
+        {"camera", required_argument, NULL, 0},
+        {"sensor-position", required_argument, NULL, 0},
+        {"sensor-yaw", required_argument, NULL, 0},
+        {"beams", required_argument, NULL, 0},
+        {"color", required_argument, NULL, 0},
+        {"scene-color", required_argument, NULL, 0},
+        {"threads", required_argument, NULL, 0},
+        {"no-beams", no_argument, NULL, 0},
+        {"quiet", no_argument, NULL, 0},
+        {0, 0, 0, 0}};
+    lsim_opts g;
+    lsim_opts_init(&g, "view", argc, argv, "h", longopts);
+    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
+        if (c == LSIM_OPT_ERROR)
+            return LSIM_EXIT_USAGE;
+        if (c == LSIM_OPT_VERSION)
+            return -1;
+        /* getopt_long has matched the option and its value: dispatch on its full name */
+        const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         long n;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             view_usage(stdout);
@@ -129,13 +139,10 @@ static int parse_args(int argc, char **argv, lsim_view_options *o)
             o->threads = (int)n;
         } else if (strcmp(opt, "--quiet") == 0) {
             o->quiet = 1;
-        } else if (opt[0] == '-' && opt[1]) {
-            fprintf(stderr, "lidarsim view: unknown option '%s' (see lidarsim view --help)\n", opt);
-            return LSIM_EXIT_USAGE;
         } else if (!o->scene) {
-            o->scene = opt;
+            o->scene = val;
         } else {
-            fprintf(stderr, "lidarsim view: unexpected argument '%s' (one scene only)\n", opt);
+            fprintf(stderr, "lidarsim view: unexpected argument '%s' (one scene only)\n", val);
             return LSIM_EXIT_USAGE;
         }
     }

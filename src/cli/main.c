@@ -1,6 +1,7 @@
 /* lidarsim command-line tool: dispatch to one subcommand per file. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 
 #include "lidarsim.h"
 
@@ -60,8 +61,35 @@ static void usage(FILE *out)
             "  dataset CONFIG.yaml -o DIR              a labelled SemanticKITTI dataset (shards, MPI, resume)\n"
             "  render POINTS -o PNG                    a picture of a point file (bev, range, perspective)\n"
             "  view SCENE.yaml [--screenshot PNG]      live OpenGL viewer: scene, sensor, beams, points\n\n"
-            "Run `lidarsim COMMAND --help` for a command's options.\n",
+            "Run `lidarsim COMMAND --help` (or `lidarsim help COMMAND`) for a command's options;\n"
+            "`lidarsim --version` (or `lidarsim COMMAND --version`) prints the version.\n",
             LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
+}
+
+static int run_command(const char *cmd, int argc, char **argv)
+{
+    if (strcmp(cmd, "scan") == 0)
+        return lsim_cmd_scan(argc, argv);
+    if (strcmp(cmd, "presets") == 0)
+        return lsim_cmd_presets(argc, argv);
+    if (strcmp(cmd, "bench") == 0)
+        return lsim_cmd_bench(argc, argv);
+    if (strcmp(cmd, "calibrate") == 0)
+        return lsim_cmd_calibrate(argc, argv);
+    if (strcmp(cmd, "validate") == 0)
+        return lsim_cmd_validate(argc, argv);
+    if (strcmp(cmd, "fit") == 0)
+        return lsim_cmd_fit(argc, argv);
+    if (strcmp(cmd, "pattern") == 0)
+        return lsim_cmd_pattern(argc, argv);
+    if (strcmp(cmd, "dataset") == 0)
+        return lsim_cmd_dataset(argc, argv);
+    if (strcmp(cmd, "render") == 0)
+        return lsim_cmd_render(argc, argv);
+    if (strcmp(cmd, "view") == 0)
+        return lsim_cmd_view(argc, argv);
+    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset, render, view (see lidarsim --help)\n", cmd);
+    return LSIM_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -71,35 +99,19 @@ int main(int argc, char **argv)
         return LSIM_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || (strcmp(cmd, "help") == 0 && argc == 2)) {
         usage(stdout);
         return LSIM_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("lidarsim %d.%d.%d\n", LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
+        lsim_print_version();
         return LSIM_EXIT_OK;
     }
+    if (strcmp(cmd, "help") == 0) { /* lidarsim help CMD: CMD --help */
+        char help[] = "--help";
+        char *args[] = {argv[2], help, NULL};
+        return run_command(argv[2], 2, args);
+    }
     route_termination_signals();
-    if (strcmp(cmd, "scan") == 0)
-        return lsim_cmd_scan(argc - 1, argv + 1);
-    if (strcmp(cmd, "presets") == 0)
-        return lsim_cmd_presets(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0)
-        return lsim_cmd_bench(argc - 1, argv + 1);
-    if (strcmp(cmd, "calibrate") == 0)
-        return lsim_cmd_calibrate(argc - 1, argv + 1);
-    if (strcmp(cmd, "validate") == 0)
-        return lsim_cmd_validate(argc - 1, argv + 1);
-    if (strcmp(cmd, "fit") == 0)
-        return lsim_cmd_fit(argc - 1, argv + 1);
-    if (strcmp(cmd, "pattern") == 0)
-        return lsim_cmd_pattern(argc - 1, argv + 1);
-    if (strcmp(cmd, "dataset") == 0)
-        return lsim_cmd_dataset(argc - 1, argv + 1);
-    if (strcmp(cmd, "render") == 0)
-        return lsim_cmd_render(argc - 1, argv + 1);
-    if (strcmp(cmd, "view") == 0)
-        return lsim_cmd_view(argc - 1, argv + 1);
-    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset, render, view (see lidarsim --help)\n", cmd);
-    return LSIM_EXIT_USAGE;
+    return run_command(cmd, argc - 1, argv + 1);
 }

@@ -24,15 +24,6 @@
      LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL) |                               \
      LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | LSIM_FIELD_BIT(LSIM_FIELD_TIME))
 
-typedef struct progress {
-    lsim_progress_mode mode;
-    FILE *to;
-    int bar;             /* a terminal: redraw one line */
-    double start, last;  /* seconds */
-    size_t total, done;  /* frames this run writes */
-    size_t shown;        /* `done` at the last line */
-} progress;
-
 typedef struct run_state {
     lsim_context *ctx;
     const lsim_dataset *dataset;
@@ -230,32 +221,6 @@ static lsim_status run_frame(run_state *s, size_t k)
     return write_frame(s, q, index);
 }
 
-static void progress_show(progress *p, int final)
-{
-    if (p->mode == LSIM_PROGRESS_OFF || !p->to || p->total == 0)
-        return;
-    const double t = now_s(), el = t - p->start, rate = el > 0 ? (double)p->done / el : 0.0;
-    if (!p->bar && (p->shown == p->done || (!final && t - p->last < 2.0 && p->done != p->total)))
-        return;
-    p->shown = p->done;
-    if (!final && p->bar && t - p->last < 0.1)
-        return;
-    p->last = t;
-    const double eta = rate > 0 ? (double)(p->total - p->done) / rate : 0.0;
-    if (p->bar) {
-        char bar[31];
-        const size_t fill = p->done * 30 / p->total;
-        for (size_t i = 0; i < 30; ++i)
-            bar[i] = i < fill ? '#' : '.';
-        bar[30] = 0;
-        fprintf(p->to, "\rdataset [%s] %zu/%zu frames  %.2f frames/s  ETA %.0f s   %s", bar, p->done, p->total, rate,
-                eta, final ? "\n" : "");
-    } else {
-        fprintf(p->to, "dataset: %zu/%zu frames, %.2f frames/s, ETA %.0f s\n", p->done, p->total, rate, eta);
-    }
-    fflush(p->to);
-}
-
 lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, const lsim_dataset_run_options *o,
                              lsim_dataset_run_stats *stats)
 {
@@ -299,8 +264,10 @@ lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, con
     /* the root files: by the writer of frame 0, from sequence 0's scene */
     if (st == LSIM_OK && lsim_dataset_owns(&split, 0) && (st = open_sequence(&s, 0)) == LSIM_OK)
         st = lsim_dataset_write_root(ctx, o->out_dir, &s.info, s.seed, s.frames, s.scene);
-    progress p = {o->progress, o->progress_to, 0, t0, t0, stats->mine - stats->done_before, 0, (size_t)-1};
-    p.bar = p.mode == LSIM_PROGRESS_AUTO && p.to && isatty(fileno(p.to));
+    lsim_progress p;
+    lsim_progress_start(&p, o->progress, o->progress_to, "dataset", "frames",
+                        (double)(stats->mine - stats->done_before), 0.0);
+    size_t written = 0;
     for (size_t k = 0; k < s.frames && st == LSIM_OK; ++k) {
         if (!lsim_dataset_owns(&split, k) || done[k])
             continue;
@@ -310,16 +277,12 @@ lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, con
         if (st == LSIM_OK) {
             ++stats->written;
             stats->points += s.noisy->count;
-            ++p.done;
-            progress_show(&p, 0);
+            lsim_progress_update(&p, (double)++written);
             if (o->stop_after && stats->written >= o->stop_after)
                 break;
         }
     }
-    if (st == LSIM_OK)
-        progress_show(&p, 1);
-    else if (p.bar && p.done)
-        fputc('\n', p.to);
+    lsim_progress_finish(&p, st == LSIM_OK);
     if (s.manifest >= 0)
         close(s.manifest);
     drop_sequence(&s);

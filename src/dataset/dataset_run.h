@@ -22,16 +22,12 @@
 #ifndef LSIM_DATASET_DATASET_RUN_H
 #define LSIM_DATASET_DATASET_RUN_H
 
+#include "core/progress.h"
 #include "dataset/dataset.h"
 
 #include <stdio.h>
 
-typedef enum lsim_progress_mode {
-    LSIM_PROGRESS_OFF = 0,
-    LSIM_PROGRESS_AUTO = 1,  /* a bar on a terminal, plain lines otherwise */
-    LSIM_PROGRESS_LINES = 2
-} lsim_progress_mode;
-
+/* lsim_progress_mode: core/progress.h (off, auto: a bar on a terminal and lines otherwise, lines) */
 typedef struct lsim_dataset_run_options {
     const char *out_dir;
     size_t frames;           /* 0: the config's */

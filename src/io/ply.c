@@ -1,13 +1,18 @@
 #include "io/field_io.h"
 #include "io/writers.h"
 
-/* PLY property type name of a field. */
+/* PLY property type name of a field, chosen so that common readers keep every column: Open3D's
+ * tensor reader (o3d.t.io.read_point_cloud, 0.16) skips "ushort", "uint" and "uint32" but reads
+ * "uint16" and "int"; PCL and rply take every PLY type name. ring, return_index and num_returns
+ * (16-bit) are "uint16". label and instance (32-bit in memory) are written as "int": the same
+ * bytes, as every value is below 2^31 -- labels are 0..65535 (they fit a SemanticKITTI .label)
+ * and an instance is an object's index + 1. */
 static const char *ply_type(lsim_field field)
 {
     switch (lsim_field_get_type(field)) {
     case LSIM_TYPE_F32: return "float";
-    case LSIM_TYPE_U16: return "ushort";
-    case LSIM_TYPE_U32: return "uint";
+    case LSIM_TYPE_U16: return "uint16";
+    case LSIM_TYPE_U32: return "int";
     }
     return "float";
 }

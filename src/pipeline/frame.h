@@ -157,6 +157,14 @@ lsim_status lsim_scan_write_sliced(lsim_scene *scene, const lsim_sensor *sensor,
 lsim_status lsim_scan_write_frames_sliced(lsim_scene *scene, const lsim_sensor *sensor,
                                           const lsim_scan_options *options, unsigned frames, const char *path,
                                           lsim_format format, size_t slice_points, lsim_scan_stats *out_stats);
+/* The same, calling report(user, frames_done) after each write slice: frames_done counts the frames
+ * written, a fraction while one is part-written (lidarsim scan --frames N draws its progress from
+ * it). report may be NULL. */
+typedef void (*lsim_frames_report_fn)(void *user, double frames_done);
+lsim_status lsim_scan_write_frames_report(lsim_scene *scene, const lsim_sensor *sensor,
+                                          const lsim_scan_options *options, unsigned frames, const char *path,
+                                          lsim_format format, size_t slice_points, lsim_scan_stats *out_stats,
+                                          lsim_frames_report_fn report, void *user);
 /* Number of threads an options struct asks for (0 -> all cores). */
 int lsim_threads_resolve(int requested);
 

@@ -336,6 +336,15 @@ lsim_status lsim_scan_write_frames_sliced(lsim_scene *scene, const lsim_sensor *
                                           const lsim_scan_options *options, unsigned frames, const char *path,
                                           lsim_format format, size_t slice_points, lsim_scan_stats *out_stats)
 {
+    return lsim_scan_write_frames_report(scene, sensor, options, frames, path, format, slice_points, out_stats,
+                                         NULL, NULL);
+}
+
+lsim_status lsim_scan_write_frames_report(lsim_scene *scene, const lsim_sensor *sensor,
+                                          const lsim_scan_options *options, unsigned frames, const char *path,
+                                          lsim_format format, size_t slice_points, lsim_scan_stats *out_stats,
+                                          lsim_frames_report_fn report, void *user)
+{
     if (!scene || !sensor || !path)
         return lsim_fail(scene ? scene->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT,
                          "lsim_scene_scan_write: scene, sensor and path must not be NULL");
@@ -431,6 +440,8 @@ lsim_status lsim_scan_write_frames_sliced(lsim_scene *scene, const lsim_sensor *
             lsim_points_emit_range(&framed, ws, o, fields, slice, threads, c, e);
             st = lsim_point_stream_append(&stream, slice);
             c = e;
+            if (report && st == LSIM_OK)
+                report(user, (double)k + (double)c / (double)(chunks ? chunks : 1));
         }
         stats.write_ms = lsim_now_ms() - t0; /* point emission and writing, interleaved */
         stats.total_ms += stats.write_ms;

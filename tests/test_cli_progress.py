@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""Progress bars: drawn on a terminal for a long run, never on a pipe, silenced by --quiet.
+
+usage: test_cli_progress.py LIDARSIM_BINARY WORK_DIR
+
+`lidarsim scan` of the bundled street scene with --frames N into one MCAP, N large enough that
+the frames take more than the bar's one-second delay (doubled until a run on a terminal takes
+2 s of wall time). On a pseudo-terminal (python's pty) stderr shows the bar: carriage-return
+redraws "scan [###...] k/N frames ... ETA S s" with k rising to N/N, and the line ends before
+the summary. With stderr a pipe, the same run writes no "\\r" and no bar. With --quiet on the
+terminal: no bar. A one-frame run on the terminal (well under a second) draws nothing.
+Exits 1 with one line per failed check.
+"""
+import os
+import pty
+import re
+import subprocess
+import sys
+import time
+
+BIN, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "cli_progress")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCENE = os.path.join(ROOT, "examples", "street", "street.yaml")
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def on_tty(args):
+    """Run with stdin, stdout and stderr on a new pseudo-terminal: (exit status, output, seconds)."""
+    master, slave = pty.openpty()
+    t0 = time.monotonic()
+    p = subprocess.Popen([BIN] + args, stdin=slave, stdout=slave, stderr=slave, cwd=WORK)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        out += data
+    os.close(master)
+    rc = p.wait(timeout=600)
+    return rc, out.decode("utf-8", "replace"), time.monotonic() - t0
+
+
+os.makedirs(WORK, exist_ok=True)
+frames, out = 100, ""
+while True:
+    rc, out, seconds = on_tty(["scan", SCENE, "-o", "frames.mcap", "--frames", str(frames)])
+    check(rc == 0, "scan --frames %d on a terminal: exit %d: %s" % (frames, rc, out[-500:]))
+    if rc != 0 or "\rscan [" in out or seconds >= 2.0 or frames >= 6400:
+        break
+    frames *= 2
+bars = re.findall(r"\rscan \[([#.]{30})\] (\d+)/(\d+) frames\s+[\d.]+ frames/s\s+ETA (\d+) s", out)
+check(len(bars) >= 2, "a terminal run of %d frames (%.1f s) draws a bar with ETA at least twice: %r"
+      % (frames, seconds, out[:400]))
+if bars:
+    done = [int(b[1]) for b in bars]
+    check(all(int(b[2]) == frames for b in bars), "the bar counts to %d frames: %s" % (frames, bars[-1]))
+    check(done == sorted(done) and done[-1] == frames and bars[-1][0] == "#" * 30,
+          "the bar rises to a full %d/%d: %s" % (frames, frames, done))
+    check(re.search(r"ETA \d+ s\s*\r?\n\r?lidarsim: vlp16", out) is not None,
+          "the bar's line ends before the summary: %r" % out[-300:])
+
+# the same run with stderr on a pipe: no bar, no carriage return
+p = subprocess.run([BIN, "scan", SCENE, "-o", "pipe.mcap", "--frames", str(frames)], capture_output=True, text=True,
+                   timeout=600, cwd=WORK)
+check(p.returncode == 0, "scan to a pipe: exit %d: %s" % (p.returncode, p.stderr.strip()))
+check("\r" not in p.stderr and "ETA" not in p.stderr and p.stderr == "",
+      "a pipe gets no progress (stderr %r)" % p.stderr[:200])
+check(os.path.getsize(os.path.join(WORK, "pipe.mcap")) == os.path.getsize(os.path.join(WORK, "frames.mcap")),
+      "the run on a pipe writes the same file size as on a terminal")
+
+# --quiet on the terminal: nothing at all
+rc, quiet, _ = on_tty(["scan", SCENE, "-o", "quiet.mcap", "--frames", str(frames), "--quiet"])
+check(rc == 0 and "\r" not in quiet.replace("\r\n", "\n") and "ETA" not in quiet and quiet.strip() == "",
+      "--quiet on a terminal prints nothing: %r" % quiet[:200])
+
+# a short run on the terminal: no bar (it would only flicker)
+rc, short, _ = on_tty(["scan", SCENE, "-o", "one.pcd"])
+check(rc == 0 and "ETA" not in short and short.count("\n") == 1, "a one-frame run shows no bar: %r" % short[:300])
+
+if FAILS:
+    sys.exit(1)
+print("test_cli_progress: OK (%d frames, %d bar redraws)" % (frames, len(bars)))
