@@ -15,14 +15,17 @@ DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmo
 # For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
 # (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
 # python3-open3d: tests/test_ply_open3d.py reads the PLY with Open3D.
-TEST_PKGS  = nodejs npm python3-open3d
+TEST_PKGS  = python3-open3d
+# Debian's nodejs and npm, unless a node with its npm is already there (NodeSource's nodejs
+# package ships npm itself and conflicts with Debian's npm package).
+NODE_PKGS  = nodejs npm
 FUZZ_PKGS  = clang libclang-rt-14-dev
 PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 PREFIX    ?= /usr/local
 
-.PHONY: all build install deb deb-check deps test-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
+.PHONY: all build install deb deb-check deps test-deps node-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
 
 all: build
 
@@ -65,6 +68,12 @@ deps:
 
 test-deps: deps
 	$(call install_missing,$(TEST_PKGS))
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  echo "node $$(node --version) and npm $$(npm --version) are there"; \
+	else $(MAKE) --no-print-directory node-deps; fi
+
+node-deps:
+	$(call install_missing,$(NODE_PKGS))
 
 fuzz-deps: deps
 	$(call install_missing,$(FUZZ_PKGS))

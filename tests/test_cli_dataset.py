@@ -236,6 +236,43 @@ elif shutil.which("mpirun"):
 else:
     print("e: skipped (no mpirun)")
 
+# h: classes outside SemanticKITTI keep one id in every sequence (ids by library order, not by
+# which entries a sequence happens to place), and the root labels.yaml names them all
+custom = os.path.join(WORK, "custom.yaml")
+with open(custom, "w") as f:
+    f.write("""seed: 3
+frames: 8
+frames_per_sequence: 1
+sensor: {preset: urg-04lx, position: [0, 0, 0.5]}
+layout: {kind: scatter, extent: [30, 30]}
+trajectory: {kind: straight, speed: 1}
+library:
+  - box: [0.5, 0.5, 1]
+    label: bench
+    count: [0, 1]
+    on: ground
+  - box: [0.5, 0.5, 1]
+    label: kiosk
+    count: [0, 1]
+    on: ground
+""")
+out = os.path.join(WORK, "custom_ds")
+r = run(["dataset", custom, "-o", out, "--progress", "off"])
+check(r.returncode == 0, "h: custom-label dataset exits 0 (%s)" % r.stderr.strip())
+if r.returncode == 0:
+    maps = set()
+    for q in range(8):
+        with open(os.path.join(out, "sequences", "%02d" % q, "labels.yaml")) as f:
+            maps.add(f.read())
+    with open(os.path.join(out, "labels.yaml")) as f:
+        root = f.read()
+    check(len(maps) == 1 and root in maps and "100: bench" in root and "101: kiosk" in root,
+          "h: one label map in every sequence and at the root, bench 100, kiosk 101 (%d maps)" % len(maps))
+    r2 = run(["dataset", custom, "-o", out, "--progress", "off", "--seed", "4"])
+    check(r2.returncode == 1 and "dataset.json" in r2.stderr and "seed" in r2.stderr,
+          "h: resuming into a folder of another dataset (--seed 4 over seed 3) is refused naming dataset.json and the seed (%s)"
+          % r2.stderr.strip())
+
 # g: the shipped scale-out scripts run as documented (examples/dataset/shards.sh, mpi.sh)
 env = dict(os.environ, LIDARSIM=BINARY, CONFIG=CONFIG)
 for script, needs_mpi in (("shards.sh", False), ("mpi.sh", True)):

@@ -174,8 +174,13 @@ int lsim_cmd_dataset(int argc, char **argv)
         st = lsim_dataset_run(ctx, d, &o, &stats);
     }
     if (st != LSIM_OK)
-        fprintf(stderr, "lidarsim dataset: %s%s\n", mpi.active ? "" : "",
-                ctx ? lsim_context_last_error(ctx) : "out of memory");
+    {
+        if (mpi.active)
+            fprintf(stderr, "lidarsim dataset: rank %u of %u: %s\n", mpi.rank, mpi.ranks,
+                    ctx ? lsim_context_last_error(ctx) : "out of memory");
+        else
+            fprintf(stderr, "lidarsim dataset: %s\n", ctx ? lsim_context_last_error(ctx) : "out of memory");
+    }
     const int failed = lsim_cli_mpi_any(&mpi, st != LSIM_OK);
     double sums[3] = {(double)stats.written, (double)stats.done_before, (double)stats.points};
     lsim_cli_mpi_sum(&mpi, sums, 3);

@@ -45,12 +45,19 @@ static int parse_numbers(const char *s, int n, double *out)
     if (strlen(s) >= sizeof buf)
         return -1;
     strcpy(buf, s);
-    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    /* split on every comma (strtok would skip empty fields: "1,,2" must be refused) */
+    char *tok = buf;
     int k = 0;
-    for (; tok; tok = strtok_r(NULL, ",", &save)) {
+    for (;;) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = 0;
         if (k == n || lsim_arg_double(tok, -1e7, 1e7, &out[k]))
             return -1;
         ++k;
+        if (!comma)
+            break;
+        tok = comma + 1;
     }
     return k == n ? 0 : -1;
 }

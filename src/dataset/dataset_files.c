@@ -2,6 +2,7 @@
  * labels.yaml at the root, calib.txt, poses.txt, times.txt and labels.yaml per sequence. Every
  * file is written whole to a temporary and renamed, so a reader never sees half of one, and every
  * writer that writes one writes the same bytes. */
+#define _GNU_SOURCE /* open_memstream */
 #include "dataset/dataset_run.h"
 
 #include "core/context.h"
@@ -13,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -37,8 +39,10 @@ static lsim_status make_dirs_to(lsim_context *ctx, const char *out)
 {
     char path[4096];
     const size_t n = strlen(out);
-    if (n == 0 || n >= sizeof path)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output folder '%s': give a path of 1..4095 characters", out);
+    if (n == 0 || n > 3800)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "output folder '%.100s...': give a path of 1..3800 characters (the tree's own names "
+                         "follow it)", out);
     memcpy(path, out, n + 1);
     for (size_t i = 1; i < n; ++i)
         if (path[i] == '/' && path[i - 1] != '/') {
@@ -97,6 +101,81 @@ static void json_string(FILE *fp, const char *s, size_t n)
     fputc('"', fp);
 }
 
+static void write_json(FILE *fp, const lsim_dataset_info *info, uint64_t seed, size_t frames)
+{
+    const size_t per = info->frames_per_sequence;
+    fprintf(fp, "{\n  \"generator\": \"lidarsim %d.%d.%d\",\n", LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR,
+            LSIM_VERSION_PATCH);
+    fputs("  \"config_path\": ", fp);
+    json_string(fp, info->path, strlen(info->path));
+    fputs(",\n  \"config\": ", fp);
+    json_string(fp, info->text, info->text_len);
+    fprintf(fp, ",\n  \"seed\": %llu,\n  \"frames\": %zu,\n  \"frames_per_sequence\": %zu,\n"
+                "  \"sequences\": %zu,\n  \"frame_period_s\": %.17g,\n",
+            (unsigned long long)seed, frames, per, (frames + per - 1) / per, info->frame_period_s);
+    fputs("  \"layout\": {\"velodyne\": \"float32 x y z reflectance, sensor frame\", "
+          "\"labels\": \"uint32 semantic | instance << 16\", \"time\": \"float32 s from the frame start\", "
+          "\"clean\": \"the noise- and drop-out-free scan: row i = velodyne row i, then the dropped echoes\"}\n}\n",
+          fp);
+}
+
+/* Remove the "config_path" line (the same config may be named by another path); the new length. */
+static size_t drop_config_path(char *text)
+{
+    char *line = strstr(text, "\n  \"config_path\": ");
+    if (line) {
+        char *end = strchr(line + 1, '\n');
+        if (end)
+            memmove(line, end, strlen(end) + 1);
+    }
+    return strlen(text);
+}
+
+lsim_status lsim_dataset_check_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info, uint64_t seed,
+                                    size_t frames)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dataset.json", out);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return LSIM_OK; /* a new folder (or no writer of frame 0 has come yet) */
+    char *want = NULL, *have = NULL;
+    size_t want_n = 0, have_n = 0;
+    FILE *mem = open_memstream(&want, &want_n);
+    FILE *hm = open_memstream(&have, &have_n);
+    if (mem)
+        write_json(mem, info, seed, frames);
+    if (hm) {
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+            fwrite(buf, 1, n, hm);
+    }
+    fclose(fp);
+    if (mem)
+        fclose(mem);
+    if (hm)
+        fclose(hm);
+    lsim_status st = LSIM_OK;
+    if (!want || !have) {
+        st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+    } else if ((want_n = drop_config_path(want)) != (have_n = drop_config_path(have)) || memcmp(want, have, want_n) != 0) {
+        char seed_key[64], frames_key[64];
+        snprintf(seed_key, sizeof seed_key, "\"seed\": %llu,", (unsigned long long)seed);
+        snprintf(frames_key, sizeof frames_key, "\"frames\": %zu,", frames);
+        const char *what = !strstr(have, seed_key) ? "the seed" : !strstr(have, frames_key) ? "the frame count"
+                                                                                            : "the config or lidarsim version";
+        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                       "'%s' describes another dataset (%s differs from this run's: seed %llu, %zu frames, config "
+                       "'%s'); resuming would mix two datasets. Give a new -o folder, rerun with the same config, "
+                       "seed and frames, or remove '%s' to start over",
+                       path, what, (unsigned long long)seed, frames, info->path, out);
+    }
+    free(want);
+    free(have);
+    return st;
+}
+
 lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info,
                                     uint64_t seed, size_t frames, const lsim_scene *scene0)
 {
@@ -106,22 +185,8 @@ lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const ls
     FILE *fp = NULL;
     snprintf(path, sizeof path, "%s/dataset.json", out);
     lsim_status st = lsim_atomic_open(&g, path, &fp);
-    if (st == LSIM_OK) {
-        const size_t per = info->frames_per_sequence;
-        fprintf(fp, "{\n  \"generator\": \"lidarsim %d.%d.%d\",\n", LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR,
-                LSIM_VERSION_PATCH);
-        fputs("  \"config_path\": ", fp);
-        json_string(fp, info->path, strlen(info->path));
-        fputs(",\n  \"config\": ", fp);
-        json_string(fp, info->text, info->text_len);
-        fprintf(fp, ",\n  \"seed\": %llu,\n  \"frames\": %zu,\n  \"frames_per_sequence\": %zu,\n"
-                    "  \"sequences\": %zu,\n  \"frame_period_s\": %.17g,\n",
-                (unsigned long long)seed, frames, per, (frames + per - 1) / per, info->frame_period_s);
-        fputs("  \"layout\": {\"velodyne\": \"float32 x y z reflectance, sensor frame\", "
-              "\"labels\": \"uint32 semantic | instance << 16\", \"time\": \"float32 s from the frame start\", "
-              "\"clean\": \"the noise- and drop-out-free scan: row i = velodyne row i, then the dropped echoes\"}\n}\n",
-              fp);
-    }
+    if (st == LSIM_OK)
+        write_json(fp, info, seed, frames);
     snprintf(path, sizeof path, "%s/labels.yaml", out);
     if (st == LSIM_OK && (st = lsim_atomic_open(&g, path, &fp)) == LSIM_OK)
         lsim_kitti_write_label_map(fp, scene0->labels.names.entries, scene0->labels.names.count);

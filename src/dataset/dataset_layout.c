@@ -200,6 +200,32 @@ static const char *moving_label(const char *label, const lsim_object_desc *d, ch
     return label;
 }
 
+/* Every class the dataset can use, in a fixed order, before anything is placed: a name outside
+ * SemanticKITTI gets its fresh id (100, 101, ...) by its place in the library, not by which
+ * entries a sequence happens to place, so an id means the same class in every sequence and in the
+ * root labels.yaml (written from sequence 0). */
+static lsim_status register_labels(ds_build *b)
+{
+    static const char *const ground[] = {"road", "sidewalk", "terrain", "building"};
+    lsim_label_map *map = &b->scene->labels;
+    uint32_t id;
+    lsim_status st = LSIM_OK;
+    for (size_t i = 0; i < sizeof ground / sizeof *ground && st == LSIM_OK; ++i)
+        st = lsim_label_map_resolve(b->ds->ctx, map, ground[i], &id);
+    for (size_t i = 0; i < b->ds->entry_count && st == LSIM_OK; ++i) {
+        const lsim_ds_entry *e = &b->ds->entries[i];
+        st = lsim_label_map_resolve(b->ds->ctx, map, e->label, &id);
+        lsim_object_desc moving;
+        lsim_object_desc_init(&moving);
+        moving.velocity[0] = 1.0;
+        char name[80];
+        const char *m = moving_label(e->label, &moving, name, sizeof name);
+        if (st == LSIM_OK && m != e->label && e->speed[1] > 0.0)
+            st = lsim_label_map_resolve(b->ds->ctx, map, m, &id);
+    }
+    return st;
+}
+
 static void desc_for(lsim_object_desc *d, const char *material, const char *label)
 {
     lsim_object_desc_init(d);
@@ -430,6 +456,8 @@ lsim_status lsim_dataset_build_sequence(const lsim_dataset *ds, uint64_t seed, s
         else
             lsim_ds_path_polyline(ds, seed, sequence, b.path, DS_PATH_POINTS, &b.path_count);
     }
+    if (st == LSIM_OK)
+        st = register_labels(&b);
     if (st == LSIM_OK)
         st = add_ground(&b);
     for (size_t i = 0; i < ds->entry_count && st == LSIM_OK; ++i)

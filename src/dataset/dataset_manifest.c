@@ -64,9 +64,19 @@ lsim_status lsim_dataset_manifest_open(lsim_context *ctx, const char *out, const
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest/shard-%u-of-%u.rank-%u-of-%u.txt", out, o->shard, o->shards, o->rank,
              o->ranks);
-    *fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    *fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (*fd < 0)
         return lsim_fail(ctx, LSIM_ERR_IO, "cannot open the manifest '%s' for appending: %s", path, strerror(errno));
+    /* a line cut short by a failed write (a full disk) has no newline: end it, so that the next
+     * number does not join it into another frame's */
+    const off_t end = lseek(*fd, 0, SEEK_END);
+    char last = '\n';
+    if (end > 0 && pread(*fd, &last, 1, end - 1) == 1 && last != '\n' && write(*fd, "\n", 1) != 1) {
+        close(*fd);
+        *fd = -1;
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot end the cut-short last line of the manifest '%s': %s", path,
+                         strerror(errno));
+    }
     return LSIM_OK;
 }
 
@@ -75,7 +85,10 @@ lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, size_t frame)
     char line[32];
     const int n = snprintf(line, sizeof line, "%zu\n", frame);
     /* one write(2) of a short line with O_APPEND: whole or, killed before it, absent */
-    if (write(fd, line, (size_t)n) != n)
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot append frame %zu to the manifest: %s", frame, strerror(errno));
+    errno = 0;
+    const ssize_t w = write(fd, line, (size_t)n);
+    if (w != n)
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot append frame %zu to the manifest (OUT/manifest/): %s", frame,
+                         w < 0 ? strerror(errno) : "a short write (is the disk full?)");
     return LSIM_OK;
 }

@@ -251,7 +251,9 @@ lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, con
         free(s.buf);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu frames", s.frames);
     }
-    lsim_status st = lsim_dataset_make_dirs(ctx, o->out_dir, SIZE_MAX);
+    lsim_status st = lsim_dataset_check_root(ctx, o->out_dir, &s.info, s.seed, s.frames);
+    if (st == LSIM_OK)
+        st = lsim_dataset_make_dirs(ctx, o->out_dir, SIZE_MAX);
     if (st == LSIM_OK)
         st = lsim_dataset_manifest_read(ctx, o->out_dir, s.frames, done);
     for (size_t k = 0; k < s.frames; ++k)

@@ -86,6 +86,10 @@ static inline int lsim_dataset_owns(const lsim_dataset_split *s, size_t k)
 /* The tree's files (dataset_files.c). make_dirs: OUT (with missing parents), its manifest and
  * sequences folders and, unless sequence is SIZE_MAX, the sequence's folders. */
 lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence);
+/* LSIM_OK if OUT has no dataset.json yet or one that this run would write byte for byte; otherwise
+ * an error naming it and what differs (seed, frames, config): a resume must not mix datasets. */
+lsim_status lsim_dataset_check_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info, uint64_t seed,
+                                    size_t frames);
 lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info,
                                     uint64_t seed, size_t frames, const lsim_scene *scene0);
 /* calib.txt, poses.txt (relative to the sequence's first frame), times.txt, labels.yaml of a

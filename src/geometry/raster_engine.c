@@ -159,7 +159,7 @@ static raster_layout *find_layout(raster_state *s, const lsim_sensor *sensor, do
     const lsim_beams *b = &sensor->beams;
     for (int i = 0; i < RASTER_LAYOUTS; ++i) {
         raster_layout *L = &s->layout[i];
-        if (L->id && L->beam_dx == b->dx && L->beam_time == b->time && L->beams == b->count && L->pitch_hint == pitch)
+        if (L->id && L->beam_digest == b->digest && L->beams == b->count && L->pitch_hint == pitch)
             return L;
     }
     return NULL;
@@ -180,8 +180,7 @@ static raster_layout *make_layout(raster_state *s, const lsim_sensor *sensor, do
         return NULL;
     }
     L->id = ++s->layouts_made;
-    L->beam_dx = sensor->beams.dx;
-    L->beam_time = sensor->beams.time;
+    L->beam_digest = sensor->beams.digest;
     L->beams = sensor->beams.count;
     L->pitch_hint = pitch;
     return L;
@@ -231,7 +230,7 @@ static const raster_view *find_view(raster_state *s, const raster_layout *L, con
         const double dx = v->c[0] - o[0], dy = v->c[1] - o[1], dz = v->c[2] - o[2];
         if (dx * dx + dy * dy + dz * dz > RASTER_CENTRE_TOL * RASTER_CENTRE_TOL)
             continue;
-        if (v->faces == 6 && L->all.wide && v->w >= side)
+        if (v->faces == 6 && L->all.wide && v->w == side) /* the same cube a fresh engine would draw */
             return v;
         if (v->faces == 1 && !L->all.wide && v->layout_id == L->id) { /* the sensor's sector, same heading */
             raster_view want;

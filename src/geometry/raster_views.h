@@ -52,7 +52,7 @@ typedef struct raster_group {
 
 typedef struct raster_layout {
     unsigned long id;                           /* 0: unused */
-    const float *beam_dx, *beam_time;           /* key: the sensor's beam arrays and count */
+    uint64_t beam_digest;                       /* key: the beam table's digest and count */
     size_t beams;
     double pitch_hint;                          /* key: lsim_rays.pitch */
     double pitch;                               /* radians per pixel */

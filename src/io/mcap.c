@@ -173,10 +173,14 @@ static lsim_status start_frame(lsim_point_stream *s, const lsim_points *frame, s
 {
     lsim_mcap_writer *w = s->mcap;
     const double t = frame->scan_time;
-    if (!(t >= 0.0 && t < 2147483647.0))
+    if (!(t >= 0.0))
         return lsim_fail(s->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write MCAP '%s': frame start %g s is before 0; MCAP log times and ROS stamps "
                          "count unsigned nanoseconds: give --scan-time >= 0", s->path, t);
+    if (!(t < 2147483647.0))
+        return lsim_fail(s->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write MCAP '%s': frame start %g s is past 2147483647 s, the last second a ROS "
+                         "stamp (int32 seconds) holds: give a smaller --scan-time", s->path, t);
     if ((uint64_t)count * w->point_step > UINT32_MAX)
         return lsim_fail(s->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write MCAP '%s': %zu points of %u bytes exceed the 4 GiB a PointCloud2's data "

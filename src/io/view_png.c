@@ -252,6 +252,12 @@ static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const cha
     lsim_canvas_text(c, cx, L->key_y0 - LSIM_TEXT_LINE * s - 2 * s, caption, s, LSIM_ALIGN_LEFT, BLACK);
 }
 
+/* A label read from a file as a number: 0 (unlabeled) unless it is a whole uint32. */
+static uint32_t label_id(double v)
+{
+    return v >= 0.0 && v <= 4294967295.0 ? (uint32_t)v : 0u;
+}
+
 /* The classes present (sorted ids) with their swatches; returns how many were found. */
 static int draw_legend(lsim_canvas *c, lsim_view_layout *L, const lsim_view_spec *sp, const view_item *it,
                        size_t n, int s)
@@ -259,7 +265,7 @@ static int draw_legend(lsim_canvas *c, lsim_view_layout *L, const lsim_view_spec
     uint32_t ids[MAX_CLASSES];
     int k = 0, more = 0;
     for (size_t i = 0; i < n; ++i) {
-        const uint32_t id = (uint32_t)sp->value[it[i].index];
+        const uint32_t id = label_id(sp->value[it[i].index]);
         int seen = 0;
         for (int j = 0; j < k && !seen; ++j)
             seen = ids[j] == id;
@@ -367,7 +373,7 @@ static lsim_status draw(lsim_context *ctx, const lsim_view_spec *sp, lsim_canvas
         const size_t i = it[k].index;
         unsigned char rgb[3];
         if (sp->value_is_label)
-            lsim_label_color((uint32_t)sp->value[i], rgb, NULL);
+            lsim_label_color(label_id(sp->value[i]), rgb, NULL);
         else
             lsim_colormap_viridis((scaled(sp, sp->value[i]) - L->value_lo) / (L->value_hi - L->value_lo), rgb);
         int size = base;

@@ -81,8 +81,17 @@ lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec,
         }
     }
     /* Rays are made from these directions, the pose and the sub-ray offsets (all validated):
-     * no NaN or zero direction may reach a geometry engine (Embree aborts on some). */
+     * no NaN or zero direction may reach a geometry engine (Embree aborts on some). The digest of
+     * the table is taken on the way. */
+    uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < count; ++i) {
+        const float v[7] = {beams->dx[i], beams->dy[i], beams->dz[i], beams->time[i], origins ? beams->ox[i] : 0.0f,
+                            origins ? beams->oy[i] : 0.0f, origins ? beams->oz[i] : 0.0f};
+        for (int k = 0; k < 7; ++k) {
+            uint32_t bits;
+            memcpy(&bits, &v[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ull;
+        }
         float q = beams->dx[i] * beams->dx[i] + beams->dy[i] * beams->dy[i] + beams->dz[i] * beams->dz[i];
         if (!(fabsf(q - 1.0f) < 1e-3f)) {
             lsim_status st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
@@ -93,5 +102,6 @@ lsim_status lsim_beams_generate(lsim_context *ctx, const lsim_sensor_spec *spec,
             return st;
         }
     }
+    beams->digest = h;
     return LSIM_OK;
 }

@@ -132,6 +132,10 @@ typedef struct lsim_beams {
     uint16_t *ring;
     float *dx, *dy, *dz; /* unit direction */
     float *ox, *oy, *oz; /* origin of the beam in the sensor frame; NULL: every beam starts at 0 */
+    /* FNV-1a of every beam's direction, time and origin bits: two beam tables with the same digest
+     * and count are the same pattern (the raster engine keys its layouts on it, not on addresses
+     * that a later sensor may reuse). */
+    uint64_t digest;
 } lsim_beams;
 
 struct lsim_sensor {
