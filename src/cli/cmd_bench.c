@@ -101,16 +101,12 @@ static int bench_blooming(int argc, char **argv)
         {"repeat", required_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "bench blooming", argc - 1, argv + 1, "h", longopts);
+    lsim_opts_init(&g, "bench blooming", argc - 1, argv + 1, "h", longopts, bench_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
-        if (c == 'h') {
-            bench_usage(stdout);
-            return LSIM_EXIT_OK;
-        }
         if (c == LSIM_OPT_ARG) {
             fprintf(stderr, "lidarsim bench blooming: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
             return LSIM_EXIT_USAGE;
@@ -164,16 +160,12 @@ static int bench_dataset(int argc, char **argv)
         {"repeat", required_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "bench dataset", argc - 1, argv + 1, "h", longopts);
+    lsim_opts_init(&g, "bench dataset", argc - 1, argv + 1, "h", longopts, bench_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
-        if (c == 'h') {
-            bench_usage(stdout);
-            return LSIM_EXIT_OK;
-        }
         if (c == LSIM_OPT_ARG) {
             fprintf(stderr, "lidarsim bench dataset: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
             return LSIM_EXIT_USAGE;
@@ -230,16 +222,12 @@ static int bench_fit(int argc, char **argv)
         {"repeat", required_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "bench fit", argc - 1, argv + 1, "h", longopts);
+    lsim_opts_init(&g, "bench fit", argc - 1, argv + 1, "h", longopts, bench_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
-        if (c == 'h') {
-            bench_usage(stdout);
-            return LSIM_EXIT_OK;
-        }
         if (c == LSIM_OPT_ARG) {
             fprintf(stderr, "lidarsim bench fit: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
             return LSIM_EXIT_USAGE;
@@ -281,16 +269,12 @@ static int bench_pulses(int argc, char **argv)
         {"json", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "bench pulses", argc - 1, argv + 1, "h", longopts);
+    lsim_opts_init(&g, "bench pulses", argc - 1, argv + 1, "h", longopts, bench_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
-        if (c == 'h') {
-            bench_usage(stdout);
-            return LSIM_EXIT_OK;
-        }
         if (c == LSIM_OPT_ARG) {
             fprintf(stderr, "lidarsim bench pulses: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
             return LSIM_EXIT_USAGE;
@@ -360,16 +344,12 @@ int lsim_cmd_bench(int argc, char **argv)
         {"quick", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "bench", argc, argv, "h", longopts);
+    lsim_opts_init(&g, "bench", argc, argv, "h", longopts, bench_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
-        if (c == 'h') {
-            bench_usage(stdout);
-            return LSIM_EXIT_OK;
-        }
         if (c == LSIM_OPT_ARG) {
             fprintf(stderr, "lidarsim bench: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
             return LSIM_EXIT_USAGE;

@@ -88,18 +88,15 @@ static int parse_args(int argc, char **argv, dataset_args *a)
         {"quiet", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "dataset", argc, argv, "ho:", longopts);
+    lsim_opts_init(&g, "dataset", argc, argv, "ho:", longopts, dataset_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return -1;
         /* getopt_long has matched the option and its value: dispatch on its full name */
         const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            dataset_usage(stdout);
-            return -1;
-        } else if (strcmp(opt, "--quiet") == 0) {
+        if (strcmp(opt, "--quiet") == 0) {
             a->quiet = 1;
         } else if (!strcmp(opt, "-o") || !strcmp(opt, "--output") || !strcmp(opt, "--frames") ||
                    !strcmp(opt, "--seed") || !strcmp(opt, "--shard") || !strcmp(opt, "--threads") ||

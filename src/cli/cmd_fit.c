@@ -59,18 +59,15 @@ static int parse_args(int argc, char **argv, fit_args *a)
         {"quiet", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "fit", argc, argv, "ho:", longopts);
+    lsim_opts_init(&g, "fit", argc, argv, "ho:", longopts, fit_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return -1;
         /* getopt_long has matched the option and its value: dispatch on its full name */
         const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fit_usage(stdout);
-            return -1;
-        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0 || strcmp(opt, "--max-iterations") == 0) {
+        if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0 || strcmp(opt, "--max-iterations") == 0) {
             if (strcmp(opt, "--max-iterations") != 0)
                 a->output = val;
             else if (lsim_arg_long(val, 1, 10000, &a->max_iterations))

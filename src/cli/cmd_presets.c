@@ -92,15 +92,12 @@ int lsim_cmd_presets(int argc, char **argv)
     int beams = 0;
     static const struct option longopts[] = {LSIM_OPTS_COMMON, {"beams", no_argument, NULL, 'b'}, {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "presets", argc, argv, "h", longopts);
+    lsim_opts_init(&g, "presets", argc, argv, "h", longopts, usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR) {
             usage(stderr);
             return LSIM_EXIT_USAGE;
-        } else if (c == LSIM_OPT_VERSION) {
-            return LSIM_EXIT_OK;
-        } else if (c == 'h') {
-            usage(stdout);
+        } else if (c == LSIM_OPT_EXIT) {
             return LSIM_EXIT_OK;
         } else if (c == 'b') {
             beams = 1;

@@ -82,18 +82,14 @@ static int parse_args(int argc, char **argv, render_args *a)
         {"extent", required_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "render", argc, argv, "ho:", longopts);
+    lsim_opts_init(&g, "render", argc, argv, "ho:", longopts, render_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return -1;
         /* getopt_long has matched the option and its value: dispatch on its full name */
         const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            render_usage(stdout);
-            return -1;
-        }
         if (c != LSIM_OPT_ARG) { /* every other option takes a value */
             if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) {
                 a->output = val;

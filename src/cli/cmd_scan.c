@@ -112,17 +112,14 @@ static int parse_args(int argc, char **argv, scan_args *a)
         {"quiet", no_argument, NULL, O_QUIET},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "scan", argc, argv, "ho:", longopts);
+    lsim_opts_init(&g, "scan", argc, argv, "ho:", longopts, scan_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         const char *val = g.arg;
         long v;
         switch (c) {
         case LSIM_OPT_ERROR:
             return LSIM_EXIT_USAGE;
-        case 'h':
-            scan_usage(stdout);
-            return -1;
-        case LSIM_OPT_VERSION:
+        case LSIM_OPT_EXIT:
             return -1;
         case 'o':
             a->output = val;

@@ -58,18 +58,15 @@ int lsim_cmd_validate(int argc, char **argv)
         {"quiet", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "validate", argc, argv, "ho:", longopts);
+    lsim_opts_init(&g, "validate", argc, argv, "ho:", longopts, validate_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
         /* getopt_long has matched the option and its value: dispatch on its full name */
         const char *o = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            validate_usage(stdout);
-            return LSIM_EXIT_OK;
-        } else if ((strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0)) {
+        if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
             outdir = val;
         } else if (strcmp(o, "--bin-width") == 0) {
             has_bin_width = 1;

@@ -95,19 +95,16 @@ static int parse_args(int argc, char **argv, lsim_view_options *o)
         {"quiet", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
-    lsim_opts_init(&g, "view", argc, argv, "h", longopts);
+    lsim_opts_init(&g, "view", argc, argv, "h", longopts, view_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_VERSION)
+        if (c == LSIM_OPT_EXIT)
             return -1;
         /* getopt_long has matched the option and its value: dispatch on its full name */
         const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         long n;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            view_usage(stdout);
-            return -1;
-        } else if (strcmp(opt, "--screenshot") == 0) {
+        if (strcmp(opt, "--screenshot") == 0) {
             o->screenshot = val;
         } else if (strcmp(opt, "--size") == 0) {
             if (parse_size(val, &o->width, &o->height))

@@ -7,7 +7,7 @@
 #include <string.h>
 
 void lsim_opts_init(lsim_opts *g, const char *command, int argc, char **argv, const char *shortopts,
-                    const struct option *longopts)
+                    const struct option *longopts, void (*usage)(FILE *out))
 {
     memset(g, 0, sizeof *g);
     g->command = command;
@@ -17,6 +17,7 @@ void lsim_opts_init(lsim_opts *g, const char *command, int argc, char **argv, co
      * apart from an unknown option. */
     snprintf(g->shortopts, sizeof g->shortopts, "-:%s", shortopts);
     g->longopts = longopts;
+    g->usage = usage;
     g->rest = -1;
     optind = 0; /* glibc: start afresh at argv[1] */
     opterr = 0; /* the messages are ours */
@@ -64,8 +65,14 @@ int lsim_opts_next(lsim_opts *g)
     else
         snprintf(g->name, sizeof g->name, "-%c", c);
     g->arg = optarg;
-    if (c == LSIM_OPT_VERSION)
+    if (c == LSIM_OPT_VERSION) {
         lsim_print_version();
+        return LSIM_OPT_EXIT;
+    }
+    if (c == 'h' && g->usage) {
+        g->usage(stdout);
+        return LSIM_OPT_EXIT;
+    }
     return c;
 }
 

@@ -3,9 +3,9 @@
  *     static const struct option longopts[] = {LSIM_OPTS_COMMON, {"output", required_argument, NULL, 'o'},
  *                                              ..., {0, 0, 0, 0}};
  *     lsim_opts g;
- *     lsim_opts_init(&g, "scan", argc, argv, "ho:", longopts);
+ *     lsim_opts_init(&g, "scan", argc, argv, "ho:", longopts, scan_usage);
  *     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;)
- *         switch (c) { case 'h': usage(stdout); return -1; case LSIM_OPT_VERSION: ...
+ *         switch (c) { case LSIM_OPT_EXIT: return 0;   (--help or --version, already printed)
  *                      case LSIM_OPT_ARG: g.arg is a positional argument; case LSIM_OPT_ERROR: return 2; ... }
  *
  * argv[0] is the subcommand's name (main.c passes argv + 1); options and positional arguments may
@@ -16,12 +16,14 @@
 #define LSIM_CLI_OPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 enum {
     LSIM_OPT_END = -1,      /* no more arguments */
     LSIM_OPT_ERROR = -2,    /* an unknown option or one without its value: the message is printed */
     LSIM_OPT_ARG = 1,       /* a positional argument, in g.arg */
     LSIM_OPT_VERSION = 0x7f00,
+    LSIM_OPT_EXIT = 0x7f01, /* --help (usage on stdout) or --version printed: exit 0 */
     LSIM_OPT_LONG = 0x7f10  /* long-only options number from here */
 };
 
@@ -34,14 +36,16 @@ typedef struct lsim_opts {
     char **argv;
     char shortopts[64];             /* "-:" + the command's short options */
     const struct option *longopts;  /* ends with {0, 0, 0, 0} */
+    void (*usage)(FILE *out);       /* the command's usage text, printed for -h / --help */
     const char *arg;                /* the value of the option just returned, or the positional argument */
     char name[64];                  /* the option just returned as "--name" or "-c" (for messages) */
     int rest;                       /* after "--" or the end of options: the next positional index */
 } lsim_opts;
 
 void lsim_opts_init(lsim_opts *g, const char *command, int argc, char **argv, const char *shortopts,
-                    const struct option *longopts);
-/* The next option's code (its long option's val, or its letter), LSIM_OPT_ARG, LSIM_OPT_END, or
+                    const struct option *longopts, void (*usage)(FILE *out));
+/* The next option's code (its long option's val, or its letter), LSIM_OPT_ARG, LSIM_OPT_END,
+ * LSIM_OPT_EXIT after printing the usage (-h, --help) or the version (--version), or
  * LSIM_OPT_ERROR after printing "lidarsim CMD: unknown option 'X' (see lidarsim CMD --help)" or
  * "lidarsim CMD: option X needs a value (see lidarsim CMD --help)". */
 int lsim_opts_next(lsim_opts *g);
