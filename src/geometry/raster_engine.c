@@ -397,6 +397,21 @@ static void set_miss(lsim_hits *h, size_t i)
     h->ngx[i] = h->ngy[i] = h->ngz[i] = 0.0f;
 }
 
+/* Hit k of `from` into hit i of `h` (u, v only where h has them). */
+static void copy_hit(lsim_hits *h, size_t i, const lsim_hits *from, size_t k)
+{
+    h->t[i] = from->t[k];
+    h->object[i] = from->object[k];
+    h->primitive[i] = from->primitive[k];
+    if (h->u)
+        h->u[i] = from->u[k];
+    if (h->v)
+        h->v[i] = from->v[k];
+    h->ngx[i] = from->ngx[k];
+    h->ngy[i] = from->ngy[k];
+    h->ngz[i] = from->ngz[k];
+}
+
 /* Spheres through Embree (sphere mask only), the nearer hit kept. */
 static void add_spheres(const raster_state *s, const lsim_rays *rays, size_t begin, size_t count, lsim_hits *h)
 {
@@ -417,16 +432,7 @@ static void add_spheres(const raster_state *s, const lsim_rays *rays, size_t beg
             size_t i = at + k;
             if (object[k] == LSIM_NO_HIT || !(t[k] < h->t[i]))
                 continue;
-            h->t[i] = t[k];
-            h->object[i] = object[k];
-            h->primitive[i] = primitive[k];
-            if (h->u)
-                h->u[i] = u[k];
-            if (h->v)
-                h->v[i] = v[k];
-            h->ngx[i] = nx[k];
-            h->ngy[i] = ny[k];
-            h->ngz[i] = nz[k];
+            copy_hit(h, i, &sh, k);
         }
     }
 }
@@ -451,16 +457,7 @@ static void cast_some(const raster_state *s, const lsim_rays *rays, const uint32
         lsim_engine_embree.intersect(s->embree, &sub, 0, m, &sh);
         for (size_t k = 0; k < m; ++k) {
             const size_t i = idx[at + k];
-            h->t[i] = t[k];
-            h->object[i] = object[k];
-            h->primitive[i] = primitive[k];
-            if (h->u)
-                h->u[i] = u[k];
-            if (h->v)
-                h->v[i] = v[k];
-            h->ngx[i] = nx[k];
-            h->ngy[i] = ny[k];
-            h->ngz[i] = nz[k];
+            copy_hit(h, i, &sh, k);
         }
     }
 }
