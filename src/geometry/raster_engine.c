@@ -478,9 +478,14 @@ static void raster_intersect(const void *state, const lsim_rays *rays, size_t be
     const int still = !sensor->frame_moves && !s->motion;
     double group_s = 0.0;
     size_t groups = 1;
-    if (!still) { /* the layout's grouping (made under the lock; its numbers copied out) */
-        pthread_rwlock_wrlock(&s->lock);
-        const raster_layout *L = make_layout(s, sensor, q.pitch);
+    if (!still) { /* the layout's grouping (its numbers copied out under the lock; made only once) */
+        pthread_rwlock_rdlock(&s->lock);
+        const raster_layout *L = find_layout(s, sensor, q.pitch);
+        if (!L) {
+            pthread_rwlock_unlock(&s->lock);
+            pthread_rwlock_wrlock(&s->lock);
+            L = make_layout(s, sensor, q.pitch);
+        }
         if (L) {
             group_s = L->group_s;
             groups = L->groups;
