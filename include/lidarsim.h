@@ -554,6 +554,30 @@ LSIM_API lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, u
 LSIM_API lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
                                   void *user, lsim_fit_result *result);
 
+/* ---------------------------------------------------------------------------------------------- */
+/* Progress of long runs (the run functions below take one: scan frames, calibrate, validate, fit,
+ * dataset, bench), reported on stderr. */
+typedef enum lsim_progress_mode {
+    LSIM_PROGRESS_OFF = 0,
+    LSIM_PROGRESS_AUTO = 1,  /* a bar on a terminal, plain lines otherwise */
+    LSIM_PROGRESS_LINES = 2, /* plain lines (at most one every 2 s), never a bar */
+    LSIM_PROGRESS_BAR = 3    /* a bar on a terminal (after 1 s), nothing otherwise (the CLI's long runs) */
+} lsim_progress_mode;
+
+/* ---- section A: scan files, point files, render (CLI: scan, render) ---- */
+
+
+/* ---- section B: calibrate, validate, output sets (CLI: calibrate, validate) ---- */
+
+
+/* ---- section C: fit files, patterns, datasets (CLI: fit, pattern, dataset) ---- */
+
+
+/* ---- section D: bench, viewer (CLI: bench, view) ---- */
+
+
+/* ---- end of sections ---- */
+
 #ifdef __cplusplus
 }
 #endif

@@ -250,6 +250,15 @@ _SIGNATURES = {
     "lsim_fit_evaluate": (status, [vp, c_double_p, c_double_p, c_double_p]),
     "lsim_fit_get_residuals": (status, [vp, size_t, c_uint8_p, c_float_p, c_double_p]),
     "lsim_fit_run": (status, [vp, i32, PROGRESS, vp, _P(FitResult)]),
+    # ---- section A: scan files, point files, render ----
+
+    # ---- section B: calibrate, validate, output sets ----
+
+    # ---- section C: fit files, patterns, datasets ----
+
+    # ---- section D: bench, viewer ----
+
+    # ---- end of sections ----
 }
 
 for _name, (_res, _args) in _SIGNATURES.items():

@@ -6,12 +6,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum lsim_progress_mode {
-    LSIM_PROGRESS_OFF = 0,
-    LSIM_PROGRESS_AUTO = 1,  /* a bar on a terminal, plain lines otherwise */
-    LSIM_PROGRESS_LINES = 2, /* plain lines (at most one every 2 s), never a bar */
-    LSIM_PROGRESS_BAR = 3    /* a bar on a terminal, nothing otherwise (the CLI's long runs) */
-} lsim_progress_mode;
+#include "lidarsim.h"
+
+/* lsim_progress_mode: include/lidarsim.h (the run functions of the public API take one) */
 
 typedef struct lsim_progress {
     lsim_progress_mode mode;
