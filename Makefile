@@ -15,7 +15,8 @@ DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmo
 # For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
 # (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
 # python3-open3d: tests/test_ply_open3d.py reads the PLY with Open3D.
-TEST_PKGS  = python3-open3d
+# xdotool, x11-apps (xwd): tests/test_cli_view_keys.py presses keys in the live viewer, grabs its window.
+TEST_PKGS  = python3-open3d xdotool x11-apps
 # Debian's nodejs and npm, unless a node with its npm is already there (NodeSource's nodejs
 # package ships npm itself and conflicts with Debian's npm package).
 NODE_PKGS  = nodejs npm
