@@ -708,7 +708,7 @@ LSIM_API void lsim_dataset_run_options_init(lsim_dataset_run_options *options);
  * dataset's context): LSIM_ERR_INVALID_ARGUMENT for shard >= shards, rank >= ranks, frames out of
  * range, or when out_dir holds a different dataset (its dataset.json names the seed, frames or
  * config that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be
- * written. */
+ * written; a NULL dataset is LSIM_ERR_INVALID_ARGUMENT with no message (no context to hold one). */
 LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir,
                                       const lsim_dataset_run_options *options, lsim_dataset_run_stats *stats);
 
