@@ -571,6 +571,146 @@ typedef enum lsim_progress_mode {
 
 
 /* ---- section C: fit files, patterns, datasets (CLI: fit, pattern, dataset) ---- */
+/* Fit files (`lidarsim fit`): the parameters a fit file names (the sensor's pose, named objects'
+ * poses, Lambertian reflectances, the CW receiver's bias) fitted to a real scan with lsim_fit_run,
+ * and written into a copy of the scene file. The fit file's keys: `lidarsim fit --help` and
+ * examples/cw/README.md (scene:, scan:, parameters:, loss:, max_iterations:, intensity_weight:;
+ * paths relative to the fit file). */
+#define LSIM_FIT_FILE_MAX_PARAMETERS 8 /* the fit's own limit: at most 8 values in all */
+#define LSIM_FIT_FILE_NAME_MAX 256     /* a parameter name's buffer (lsim_fit_parameter_name's names) */
+
+typedef struct lsim_fit_file_options {
+    int max_iterations;          /* L-BFGS iterations 1..10000; 0 (default): the fit file's (100 unless given) */
+    lsim_progress_mode progress; /* one line per iteration ("iteration N: loss L m^2"), or with AUTO/BAR on a
+                                    terminal one redrawn line with a bar; on stdout (stderr when the
+                                    output is "-"). Default OFF */
+    int report;                  /* 1: print the result table (parameters initial -> fitted, loss, rms range
+                                    residual, beams, iterations, "wrote OUT") on the same stream as the
+                                    progress once the fitted scene is written. Default 0 */
+} lsim_fit_file_options;
+
+typedef struct lsim_fit_file_result {
+    lsim_fit_result fit;         /* the run's result (lsim_fit_run) */
+    int max_iterations;          /* the iteration budget used (options', else the fit file's) */
+    size_t beams;                /* the sensor's beams (the real scan's rows) */
+    size_t parameter_count;      /* 1..LSIM_FIT_FILE_MAX_PARAMETERS */
+    char names[LSIM_FIT_FILE_MAX_PARAMETERS][LSIM_FIT_FILE_NAME_MAX]; /* "sensor.x", "object.door.yaw",
+                                    "material.white.reflectance", "bias.c0" (lsim_fit_parameter_name) */
+    double initial[LSIM_FIT_FILE_MAX_PARAMETERS]; /* start values, in the fit's units: metres, radians,
+                                                     reflectance 0..1, bias */
+    double fitted[LSIM_FIT_FILE_MAX_PARAMETERS];  /* fitted values, same units */
+} lsim_fit_file_result;
+
+/* Defaults: max_iterations 0 (the fit file's), progress OFF, report 0. */
+LSIM_API void lsim_fit_file_options_init(lsim_fit_file_options *options);
+/* Read the fit file `fit_path`, load its scene and real scan, run the fit and write the scene file
+ * with the fitted values to `out_path` ("-": standard output), atomically (nothing is left on
+ * failure); relative file names inside are rewritten to resolve from out_path's folder. options
+ * may be NULL (defaults); result (may be NULL) is filled on success (zeroed on failure).
+ * Errors: LSIM_ERR_INVALID_ARGUMENT for the arguments only: a NULL path, max_iterations out of
+ * range, or out_path naming the fit file, its scene or its scan ("-o X is the scene file; give the
+ * fitted scene a name of its own"); LSIM_ERR_IO when out_path cannot be written (checked before
+ * any work: "cannot write the fitted scene: ...") or a file cannot be read; LSIM_ERR_PARSE (and
+ * NOT_FOUND, STATE, ...) for the fit file's content, "FIT:LINE:COL: KEY: ..." naming what is valid
+ * (a start value outside its bounds, no such object or material, a scan with fewer rows than
+ * beams); a failed run reads "the fit failed: ...". */
+LSIM_API lsim_status lsim_fit_file_run(lsim_context *ctx, const char *fit_path, const char *out_path,
+                                       const lsim_fit_file_options *options, lsim_fit_file_result *result);
+
+/* Patterns from scans (`lidarsim pattern from-scan`, the raster paper §3.3): a scan of a flat wall,
+ * taken in the sensor's frame, turned into a pattern file (beam table) whose beams point where the
+ * scan's points are, so that `sensor: {file: PATTERN.csv}` reproduces the capture's directions.
+ * Each point with a return (finite x, y, z, not all 0; range > 0 when there is a range column)
+ * becomes one row in the scan's order: azimuth_deg = atan2(y, x), elevation_deg =
+ * atan2(z, hypot(x, y)), plus time_s and ring when the scan has `time` / `ring` columns. The wall
+ * plane is fitted by (total) least squares. */
+#define LSIM_PATTERN_PLANAR_RMS_M 0.02 /* rms off the fitted plane (m) above which it was not a flat wall;
+                                          also the tolerance of wall_distance_m */
+
+typedef struct lsim_pattern_options {
+    double wall_distance_m; /* the wall's known distance from the sensor (m): warn when the fitted plane
+                               is more than LSIM_PATTERN_PLANAR_RMS_M off it; 0 (default): not known */
+    int report;             /* 1: print "OUT: N beams (of M rows)...", the wall line and any time shift on
+                               stdout. Default 0 */
+    int warnings;           /* 1: print the warnings (points not planar, wall not at wall_distance_m) on
+                               stderr, as "lidarsim pattern: warning: ...". Default 1 */
+} lsim_pattern_options;
+
+typedef struct lsim_pattern_scan_info {
+    size_t rows;          /* rows in the scan */
+    size_t beams;         /* points with a return: the pattern's rows */
+    int has_time, has_ring;
+    double time_shift_s;  /* subtracted from every time so that the earliest is >= 0 (0: none) */
+    double distance_m;    /* the fitted wall plane: distance from the sensor's origin (m) */
+    double normal[3];     /* its unit normal, pointing from the sensor towards the wall */
+    double rms_m;         /* rms distance of the points from the plane (m) */
+    double max_m;         /* the largest distance of a point from the plane (m) */
+    int planar;           /* 1 if rms_m <= LSIM_PATTERN_PLANAR_RMS_M */
+    int distance_matches; /* 1 if wall_distance_m was not given or distance_m is within
+                             LSIM_PATTERN_PLANAR_RMS_M of it */
+} lsim_pattern_scan_info;
+
+/* Defaults: wall_distance_m 0, report 0, warnings 1. */
+LSIM_API void lsim_pattern_options_init(lsim_pattern_options *options);
+/* Read `scan_path` (CSV with a header line, PCD or PLY with x, y, z columns in the sensor frame),
+ * write the pattern file `out_path` atomically (columns azimuth_deg,elevation_deg[,time_s,ring]) and
+ * fill *info (may be NULL). options may be NULL (defaults). A non-planar capture is written all
+ * the same (info->planar 0, and a warning). Errors, with no output file (an existing one is left
+ * as it was): LSIM_ERR_INVALID_ARGUMENT for the arguments only (a NULL path, a negative
+ * wall_distance_m, out_path naming the scan itself); LSIM_ERR_IO for an unreadable scan or an
+ * unwritable output; LSIM_ERR_PARSE for a malformed scan, a missing x/y/z column, fewer than 3
+ * points with a return, points on one line (no plane) or a ring outside 0..65535. */
+LSIM_API lsim_status lsim_pattern_from_scan(lsim_context *ctx, const char *scan_path, const char *out_path,
+                                            const lsim_pattern_options *options, lsim_pattern_scan_info *info);
+
+/* Datasets (`lidarsim dataset`): random scenes from a config (sensor, object library, layout,
+ * jitter, trajectory, moving actors; examples/dataset/README.md), every frame scanned noisy and
+ * clean and written as a SemanticKITTI tree (README "Datasets"), each frame atomically and
+ * recorded in a manifest, so that a run stopped at any point resumes with the missing frames only.
+ * Frame k is a function of (config, seed, k) alone: the same bytes whatever the split into shards
+ * and ranks, the threads or the resumes. */
+typedef struct lsim_dataset lsim_dataset;
+
+/* Read and check a dataset config (YAML). Errors: LSIM_ERR_IO when it cannot be read,
+ * LSIM_ERR_PARSE "PATH:LINE:COL: KEY: what to do" (missing mesh files, impossible ranges, unknown
+ * keys, a placement that cannot fit). On success *out is the caller's (lsim_dataset_destroy); it
+ * reports errors into ctx. */
+LSIM_API lsim_status lsim_dataset_load(lsim_context *ctx, const char *config_path, lsim_dataset **out);
+LSIM_API void lsim_dataset_destroy(lsim_dataset *dataset);
+
+typedef struct lsim_dataset_run_options {
+    size_t frames;               /* frames in all; 0 (default): the config's `frames` */
+    int seed_given;              /* 1: seed instead of the config's `seed` */
+    uint64_t seed;
+    unsigned shard, shards;      /* write only shard `shard` of `shards`: blocks of consecutive frames of a
+                                    sequence dealt out to the shards (default 0 of 1: every frame) */
+    unsigned rank, ranks;        /* within the shard, rank `rank` of `ranks` (MPI; default 0 of 1) */
+    int threads;                 /* threads per frame, 0 (default): all cores */
+    lsim_progress_mode progress; /* on stderr; default OFF */
+    size_t stop_after;           /* return after writing this many frames (0, default: no limit); a later
+                                    run resumes */
+} lsim_dataset_run_options;
+
+typedef struct lsim_dataset_run_stats {
+    size_t frames;      /* frames of the dataset */
+    size_t mine;        /* frames this shard and rank own */
+    size_t done_before; /* of those, already in the manifest when the run began */
+    size_t written;     /* frames written by this run */
+    size_t points;      /* noisy points written by this run */
+    double seconds;     /* wall time of the run */
+} lsim_dataset_run_stats;
+
+/* Defaults: as the fields say (every frame, one writer, all cores, no progress). */
+LSIM_API void lsim_dataset_run_options_init(lsim_dataset_run_options *options);
+/* Write the frames of `dataset` this shard and rank own into `out_dir` (created with missing
+ * parents), skipping those its manifest lists. options may be NULL (defaults); stats (may be NULL)
+ * is filled also on failure (the frames written until then are kept and recorded). Errors (in the
+ * dataset's context): LSIM_ERR_INVALID_ARGUMENT for shard >= shards, rank >= ranks, frames out of
+ * range, or when out_dir holds a different dataset (its dataset.json names the seed, frames or
+ * config that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be
+ * written; a NULL dataset is LSIM_ERR_INVALID_ARGUMENT with no message (no context to hold one). */
+LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir,
+                                      const lsim_dataset_run_options *options, lsim_dataset_run_stats *stats);
 
 
 /* ---- section D: bench, viewer (CLI: bench, view) ---- */

@@ -142,6 +142,56 @@ class FitResult(ctypes.Structure):
     ]
 
 
+# section C structures: fit files, patterns, datasets (include/lidarsim.h, section C)
+FIT_FILE_MAX_PARAMETERS = 8  # LSIM_FIT_FILE_MAX_PARAMETERS
+FIT_FILE_NAME_MAX = 256  # LSIM_FIT_FILE_NAME_MAX
+
+
+class FitFileOptions(ctypes.Structure):
+    """struct lsim_fit_file_options."""
+    _fields_ = [("max_iterations", ctypes.c_int), ("progress", ctypes.c_int), ("report", ctypes.c_int)]
+
+
+class FitFileResult(ctypes.Structure):
+    """struct lsim_fit_file_result."""
+    _fields_ = [
+        ("fit", FitResult), ("max_iterations", ctypes.c_int), ("beams", ctypes.c_size_t),
+        ("parameter_count", ctypes.c_size_t),
+        ("names", (ctypes.c_char * FIT_FILE_NAME_MAX) * FIT_FILE_MAX_PARAMETERS),
+        ("initial", ctypes.c_double * FIT_FILE_MAX_PARAMETERS), ("fitted", ctypes.c_double * FIT_FILE_MAX_PARAMETERS),
+    ]
+
+
+class PatternOptions(ctypes.Structure):
+    """struct lsim_pattern_options."""
+    _fields_ = [("wall_distance_m", ctypes.c_double), ("report", ctypes.c_int), ("warnings", ctypes.c_int)]
+
+
+class PatternScanInfo(ctypes.Structure):
+    """struct lsim_pattern_scan_info."""
+    _fields_ = [
+        ("rows", ctypes.c_size_t), ("beams", ctypes.c_size_t), ("has_time", ctypes.c_int), ("has_ring", ctypes.c_int),
+        ("time_shift_s", ctypes.c_double), ("distance_m", ctypes.c_double), ("normal", ctypes.c_double * 3),
+        ("rms_m", ctypes.c_double), ("max_m", ctypes.c_double), ("planar", ctypes.c_int),
+        ("distance_matches", ctypes.c_int),
+    ]
+
+
+class DatasetRunOptions(ctypes.Structure):
+    """struct lsim_dataset_run_options."""
+    _fields_ = [
+        ("frames", ctypes.c_size_t), ("seed_given", ctypes.c_int), ("seed", ctypes.c_uint64),
+        ("shard", ctypes.c_uint), ("shards", ctypes.c_uint), ("rank", ctypes.c_uint), ("ranks", ctypes.c_uint),
+        ("threads", ctypes.c_int), ("progress", ctypes.c_int), ("stop_after", ctypes.c_size_t),
+    ]
+
+
+class DatasetRunStats(ctypes.Structure):
+    """struct lsim_dataset_run_stats."""
+    _fields_ = [(n, ctypes.c_size_t) for n in ("frames", "mine", "done_before", "written", "points")] + [
+        ("seconds", ctypes.c_double)]
+
+
 PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)
 
 _P = ctypes.POINTER
@@ -255,6 +305,14 @@ _SIGNATURES = {
     # ---- section B: calibrate, validate, output sets ----
 
     # ---- section C: fit files, patterns, datasets ----
+    "lsim_fit_file_options_init": (None, [_P(FitFileOptions)]),
+    "lsim_fit_file_run": (status, [vp, cstr, cstr, _P(FitFileOptions), _P(FitFileResult)]),
+    "lsim_pattern_options_init": (None, [_P(PatternOptions)]),
+    "lsim_pattern_from_scan": (status, [vp, cstr, cstr, _P(PatternOptions), _P(PatternScanInfo)]),
+    "lsim_dataset_load": (status, [vp, cstr, _P(vp)]),
+    "lsim_dataset_destroy": (None, [vp]),
+    "lsim_dataset_run_options_init": (None, [_P(DatasetRunOptions)]),
+    "lsim_dataset_run": (status, [vp, cstr, _P(DatasetRunOptions), _P(DatasetRunStats)]),
 
     # ---- section D: bench, viewer ----
 

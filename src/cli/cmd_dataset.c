@@ -1,11 +1,11 @@
 /* lidarsim dataset CONFIG.yaml -o DIR [--frames N] [--seed S] [--shard i/n] [--threads N]
  * [--progress auto|lines|off] [--quiet]: a labelled dataset in the SemanticKITTI tree
- * (dataset/dataset_run.h), resumable, split by shards and, in an MPI build under mpirun, ranks. */
+ * (lsim_dataset_run in include/lidarsim.h), resumable, split by shards and, in an MPI build under
+ * mpirun, ranks (cli/mpi_ranks.h: MPI is the CLI's; the rank and rank count go in the options). */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "cli/mpi_ranks.h"
-#include "dataset/dataset_run.h"
 
 #include "lidarsim.h"
 
@@ -156,8 +156,7 @@ int lsim_cmd_dataset(int argc, char **argv)
         st = lsim_dataset_load(ctx, a.config, &d);
     if (st == LSIM_OK) {
         lsim_dataset_run_options o;
-        memset(&o, 0, sizeof o);
-        o.out_dir = a.out;
+        lsim_dataset_run_options_init(&o);
         o.frames = (size_t)a.frames;
         o.seed_given = a.seed_given;
         o.seed = a.seed;
@@ -167,8 +166,7 @@ int lsim_cmd_dataset(int argc, char **argv)
         o.ranks = mpi.ranks;
         o.threads = (int)a.threads;
         o.progress = a.quiet || mpi.rank != 0 ? LSIM_PROGRESS_OFF : a.progress;
-        o.progress_to = stderr;
-        st = lsim_dataset_run(ctx, d, &o, &stats);
+        st = lsim_dataset_run(d, a.out, &o, &stats);
     }
     if (st != LSIM_OK)
     {

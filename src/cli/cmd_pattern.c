@@ -1,14 +1,11 @@
 /* lidarsim pattern from-scan SCAN -o PATTERN.csv: a pattern file (beam table) from a scan of a flat
- * wall (raster paper §3.3; inverse/pattern_from_scan.h). */
+ * wall (raster paper §3.3; lsim_pattern_from_scan in include/lidarsim.h). */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
-#include "core/file_id.h"
-#include "inverse/pattern_from_scan.h"
 
 #include "lidarsim.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,39 +94,18 @@ int lsim_cmd_pattern(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? LSIM_EXIT_OK : rc;
-    const lsim_file_id in = lsim_file_id_of(a.scan), out = lsim_file_id_of(a.output);
-    if (in.known && out.known && lsim_file_id_same(&in, a.scan, &out, a.output)) {
-        fprintf(stderr, "lidarsim pattern: the output '%s' is the scan itself; write the pattern elsewhere\n",
-                a.output);
-        return LSIM_EXIT_USAGE;
-    }
     lsim_context *ctx = NULL;
     if (lsim_context_create(&ctx) != LSIM_OK) {
         fprintf(stderr, "lidarsim pattern: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
-    lsim_pattern_scan_info info;
-    if (lsim_pattern_from_scan(ctx, a.scan, a.output, &info) != LSIM_OK) {
+    lsim_pattern_options o;
+    lsim_pattern_options_init(&o);
+    o.wall_distance_m = a.wall_distance;
+    o.report = !a.quiet;
+    const lsim_status st = lsim_pattern_from_scan(ctx, a.scan, a.output, &o, NULL);
+    if (st != LSIM_OK) /* invalid arguments: the output is the scan itself */
         fprintf(stderr, "lidarsim pattern: %s\n", lsim_context_last_error(ctx));
-        lsim_context_destroy(ctx);
-        return LSIM_EXIT_FAILURE;
-    }
     lsim_context_destroy(ctx);
-    if (!a.quiet) {
-        printf("%s: %zu beams (of %zu rows)%s%s\n", a.output, info.beams, info.rows, info.has_time ? ", time_s" : "",
-               info.has_ring ? ", ring" : "");
-        printf("wall: distance %.4f m, normal [%.5f, %.5f, %.5f], rms off-plane %.4f m (max %.4f m)\n",
-               info.distance_m, info.normal[0], info.normal[1], info.normal[2], info.rms_m, info.max_m);
-        if (info.time_shift_s != 0.0)
-            printf("times shifted by %+.9f s so that the earliest beam fires at 0\n", -info.time_shift_s);
-    }
-    if (info.rms_m > LSIM_PATTERN_PLANAR_RMS_M)
-        fprintf(stderr, "lidarsim pattern: warning: the points are not planar (rms %.3f m off the fitted plane, "
-                "> %.2f m): the capture was not of one flat wall; the directions are still the points' own\n",
-                info.rms_m, LSIM_PATTERN_PLANAR_RMS_M);
-    if (a.wall_distance > 0.0 && fabs(info.distance_m - a.wall_distance) > LSIM_PATTERN_PLANAR_RMS_M)
-        fprintf(stderr, "lidarsim pattern: warning: the fitted wall is at %.4f m, --wall-distance says %.4f m "
-                "(off by %.4f m): check the capture and the sensor's range calibration\n", info.distance_m,
-                a.wall_distance, info.distance_m - a.wall_distance);
-    return LSIM_EXIT_OK;
+    return st == LSIM_OK ? LSIM_EXIT_OK : st == LSIM_ERR_INVALID_ARGUMENT ? LSIM_EXIT_USAGE : LSIM_EXIT_FAILURE;
 }

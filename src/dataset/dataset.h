@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct lsim_dataset lsim_dataset;
+/* lsim_dataset, lsim_dataset_load and lsim_dataset_destroy: the public API (include/lidarsim.h). */
 
 typedef struct lsim_dataset_info {
     size_t frames;              /* the config's `frames` (--frames overrides it in the runner) */
@@ -35,11 +35,6 @@ typedef struct lsim_dataset_info {
     size_t text_len;
 } lsim_dataset_info;
 
-/* Read and check a dataset config (YAML). Every error is "PATH:LINE:COL: KEY: what to do"
- * (missing mesh files, impossible ranges, unknown keys, a placement that cannot fit: e.g. more
- * objects than the layout has room for without overlaps). */
-lsim_status lsim_dataset_load(lsim_context *ctx, const char *path, lsim_dataset **out);
-void lsim_dataset_destroy(lsim_dataset *dataset);
 void lsim_dataset_get_info(const lsim_dataset *dataset, lsim_dataset_info *out);
 
 /* The scene and the sensor of one sequence (deterministic in (seed, sequence)): the layout's

@@ -5,6 +5,8 @@
 #include "dataset/dataset_run.h"
 
 #include "core/context.h"
+#include "core/progress.h"
+#include "dataset/dataset_internal.h"
 #include "io/atomic_file.h"
 #include "io/field_io.h"
 #include "io/writers.h"
@@ -28,6 +30,7 @@ typedef struct run_state {
     lsim_context *ctx;
     const lsim_dataset *dataset;
     const lsim_dataset_run_options *o;
+    const char *out_dir;
     lsim_dataset_info info;
     uint64_t seed;
     size_t frames, per;
@@ -96,7 +99,7 @@ static lsim_status open_sequence(run_state *s, size_t q)
     if (st != LSIM_OK)
         return st;
     s->sequence = (long)q;
-    if ((st = reserve(s)) != LSIM_OK || (st = lsim_dataset_make_dirs(s->ctx, s->o->out_dir, q)) != LSIM_OK)
+    if ((st = reserve(s)) != LSIM_OK || (st = lsim_dataset_make_dirs(s->ctx, s->out_dir, q)) != LSIM_OK)
         return st;
     const size_t first = q * s->per, count = s->frames - first < s->per ? s->frames - first : s->per;
     double *pose = malloc(12 * count * sizeof *pose), *time = malloc(count * sizeof *time);
@@ -108,7 +111,7 @@ static lsim_status open_sequence(run_state *s, size_t q)
     for (size_t i = 0; i < count && st == LSIM_OK; ++i)
         st = lsim_dataset_place_frame(s->dataset, s->seed, q, i, s->sensor, &time[i], pose + 12 * i);
     if (st == LSIM_OK)
-        st = lsim_dataset_write_sequence(s->ctx, s->o->out_dir, q, count, pose, time, s->scene);
+        st = lsim_dataset_write_sequence(s->ctx, s->out_dir, q, count, pose, time, s->scene);
     free(pose);
     free(time);
     return st;
@@ -170,7 +173,7 @@ static void write_times(const lsim_points *p, FILE *fp, unsigned char *buf)
 static lsim_status write_frame(run_state *s, size_t q, size_t index)
 {
     char dir[4000], path[6][4096];
-    lsim_dataset_sequence_dir(dir, sizeof dir, s->o->out_dir, q);
+    lsim_dataset_sequence_dir(dir, sizeof dir, s->out_dir, q);
     static const char *const name[6] = {"velodyne/%06zu.bin", "labels/%06zu.label", "time/%06zu.bin",
                                         "clean/%06zu.bin", "clean/%06zu.label", "clean/%06zu.time"};
     FILE *fp[6] = {NULL};
@@ -221,16 +224,37 @@ static lsim_status run_frame(run_state *s, size_t k)
     return write_frame(s, q, index);
 }
 
-lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, const lsim_dataset_run_options *o,
-                             lsim_dataset_run_stats *stats)
+void lsim_dataset_run_options_init(lsim_dataset_run_options *o)
 {
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->shards = 1;
+    o->ranks = 1;
+    o->progress = LSIM_PROGRESS_OFF;
+}
+
+lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, const lsim_dataset_run_options *options,
+                             lsim_dataset_run_stats *out_stats)
+{
+    lsim_dataset_run_stats local;
+    lsim_dataset_run_stats *stats = out_stats ? out_stats : &local;
     memset(stats, 0, sizeof *stats);
+    if (!dataset)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_context *ctx = dataset->ctx;
+    if (!out_dir || !*out_dir)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_dataset_run: no output folder given");
+    lsim_dataset_run_options defaults;
+    lsim_dataset_run_options_init(&defaults);
+    const lsim_dataset_run_options *o = options ? options : &defaults;
     const double t0 = now_s();
     run_state s;
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
     s.dataset = dataset;
     s.o = o;
+    s.out_dir = out_dir;
     s.sequence = -1;
     s.manifest = -1;
     lsim_dataset_get_info(dataset, &s.info);
@@ -251,23 +275,23 @@ lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, con
         free(s.buf);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu frames", s.frames);
     }
-    lsim_status st = lsim_dataset_check_root(ctx, o->out_dir, &s.info, s.seed, s.frames);
+    lsim_status st = lsim_dataset_check_root(ctx, out_dir, &s.info, s.seed, s.frames);
     if (st == LSIM_OK)
-        st = lsim_dataset_make_dirs(ctx, o->out_dir, SIZE_MAX);
+        st = lsim_dataset_make_dirs(ctx, out_dir, SIZE_MAX);
     if (st == LSIM_OK)
-        st = lsim_dataset_manifest_read(ctx, o->out_dir, s.frames, done);
+        st = lsim_dataset_manifest_read(ctx, out_dir, s.frames, done);
     for (size_t k = 0; k < s.frames; ++k)
         if (lsim_dataset_owns(&split, k)) {
             ++stats->mine;
             stats->done_before += done[k];
         }
     if (st == LSIM_OK)
-        st = lsim_dataset_manifest_open(ctx, o->out_dir, o, &s.manifest);
+        st = lsim_dataset_manifest_open(ctx, out_dir, o, &s.manifest);
     /* the root files: by the writer of frame 0, from sequence 0's scene */
     if (st == LSIM_OK && lsim_dataset_owns(&split, 0) && (st = open_sequence(&s, 0)) == LSIM_OK)
-        st = lsim_dataset_write_root(ctx, o->out_dir, &s.info, s.seed, s.frames, s.scene);
+        st = lsim_dataset_write_root(ctx, out_dir, &s.info, s.seed, s.frames, s.scene);
     lsim_progress p;
-    lsim_progress_start(&p, o->progress, o->progress_to, "dataset", "frames",
+    lsim_progress_start(&p, o->progress, stderr, "dataset", "frames",
                         (double)(stats->mine - stats->done_before), 0.0);
     size_t written = 0;
     for (size_t k = 0; k < s.frames && st == LSIM_OK; ++k) {

@@ -22,36 +22,10 @@
 #ifndef LSIM_DATASET_DATASET_RUN_H
 #define LSIM_DATASET_DATASET_RUN_H
 
-#include "core/progress.h"
 #include "dataset/dataset.h"
 
-#include <stdio.h>
-
-/* lsim_progress_mode: core/progress.h (off, auto: a bar on a terminal and lines otherwise, lines) */
-typedef struct lsim_dataset_run_options {
-    const char *out_dir;
-    size_t frames;           /* 0: the config's */
-    int seed_given;
-    uint64_t seed;           /* with seed_given: instead of the config's */
-    unsigned shard, shards;  /* this shard of `shards` (0 of 1: every frame) */
-    unsigned rank, ranks;    /* MPI rank of `ranks` (0 of 1 without MPI) */
-    int threads;             /* per frame; 0: all cores */
-    lsim_progress_mode progress;
-    FILE *progress_to;       /* stderr */
-    size_t stop_after;       /* tests: return after writing this many frames (0: never) */
-} lsim_dataset_run_options;
-
-typedef struct lsim_dataset_run_stats {
-    size_t frames;           /* frames of the dataset */
-    size_t mine;             /* frames this writer owns */
-    size_t done_before;      /* of those, already in the manifest */
-    size_t written;          /* written by this run */
-    size_t points;           /* noisy points written */
-    double seconds;          /* wall time of the run */
-} lsim_dataset_run_stats;
-
-lsim_status lsim_dataset_run(lsim_context *ctx, const lsim_dataset *dataset, const lsim_dataset_run_options *options,
-                             lsim_dataset_run_stats *stats);
+/* lsim_dataset_run_options, lsim_dataset_run_stats and lsim_dataset_run (the public API:
+ * include/lidarsim.h); the progress (lsim_progress_mode) goes to stderr. */
 
 /* Who writes frame k. Frames are dealt out in blocks of consecutive frames of one sequence, so
  * that a writer builds each sequence's scene (and its engine) once for several frames: a sequence

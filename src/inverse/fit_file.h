@@ -1,4 +1,5 @@
-/* `lidarsim fit FIT.yaml -o FITTED.yaml` as library code (examples/cw/README.md):
+/* `lidarsim fit FIT.yaml -o FITTED.yaml` as library code (examples/cw/README.md; the public entry
+ * point, lsim_fit_file_run in include/lidarsim.h, is fit_file_run.c):
  *   - fit_file.c: the fit file (which scene, which real scan, which parameters with start values
  *     and bounds, the loss), read and checked with FILE:LINE:COL messages, then turned into an
  *     lsim_fit (lsim_fit_file_setup), every library error reported at the fit file's key;
@@ -27,7 +28,7 @@
 
 #include <stddef.h>
 
-#define LSIM_FIT_FILE_MAX_PARAMS 8 /* the fit's own limit (lsim_fit_add_*) */
+#define LSIM_FIT_FILE_MAX_PARAMS LSIM_FIT_FILE_MAX_PARAMETERS /* the fit's own limit (lsim_fit_add_*) */
 #define LSIM_FIT_FILE_PATH_MAX 4096
 
 /* A pose as parameters (the sensor's or a named object's). Axis order x y z roll pitch yaw;

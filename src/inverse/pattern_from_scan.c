@@ -1,5 +1,10 @@
-/* Pattern extraction from a scan of a flat wall (pattern_from_scan.h). */
-#include "inverse/pattern_from_scan.h"
+/* Pattern extraction (raster paper §3.3; lsim_pattern_from_scan in include/lidarsim.h): a scan of a
+ * flat wall, taken in the sensor's frame, turned into a beam table (pattern file,
+ * sensor/pattern_file.c) whose beams point where the scan's points are. The wall plane is fitted by
+ * total least squares: the smallest principal axis of the points. */
+#include "lidarsim.h"
+
+#include "core/file_id.h"
 #include "inverse/scan_columns.h"
 #include "io/atomic_file.h"
 #include "sensor/sensor.h"
@@ -102,7 +107,7 @@ static lsim_status fit_plane(lsim_context *ctx, const char *path, const lsim_sca
     const int mid = 3 - lo - hi;
     /* the points span a plane only when the middle axis is not negligible beside the largest */
     if (lo == hi || !(w[mid] > 1e-12 * w[hi]) || !(w[hi] > 0.0))
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s: the %zu points with a return lie on one line (or one "
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: the %zu points with a return lie on one line (or one "
                          "point); a wall plane needs points spread over the wall", path, n);
     double nv[3] = {v[0][lo], v[1][lo], v[2][lo]};
     const double len = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
@@ -153,12 +158,8 @@ static void write_rows(FILE *fp, const lsim_scan_columns *c, const lsim_pattern_
     }
 }
 
-lsim_status lsim_pattern_from_scan(lsim_context *ctx, const char *scan_path, const char *out_path,
-                                   lsim_pattern_scan_info *info)
+static lsim_status convert(lsim_context *ctx, const char *scan_path, const char *out_path, lsim_pattern_scan_info *info)
 {
-    if (!scan_path || !out_path || !info)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_pattern_from_scan: arguments must not be NULL");
-    memset(info, 0, sizeof *info);
     static const char *const names[C_COUNT] = {"x", "y", "z", "time", "ring", "range"};
     static const int required[C_COUNT] = {1, 1, 1, 0, 0, 0};
     lsim_scan_columns c;
@@ -181,17 +182,17 @@ lsim_status lsim_pattern_from_scan(lsim_context *ctx, const char *scan_path, con
         if (info->has_ring) {
             const double r = c.value[C_RING][i];
             if (!(r >= 0.0 && r <= 65535.0 && r == floor(r))) {
-                st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s: point %zu: ring %g is not an integer 0..65535",
+                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: point %zu: ring %g is not an integer 0..65535",
                                scan_path, i + 1, r);
                 break;
             }
         }
     }
     if (st == LSIM_OK && info->beams > (size_t)LSIM_SENSOR_MAX_BEAMS)
-        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s: %zu points with a return; a pattern holds at most %d "
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %zu points with a return; a pattern holds at most %d "
                        "beams", scan_path, info->beams, LSIM_SENSOR_MAX_BEAMS);
     if (st == LSIM_OK && info->beams < 3)
-        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s: %zu point%s with a return (of %zu rows); a pattern "
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %zu point%s with a return (of %zu rows); a pattern "
                        "from a wall needs at least 3, spread over the wall", scan_path, info->beams,
                        info->beams == 1 ? "" : "s", info->rows);
     if (st == LSIM_OK && info->has_time && t_min < 0.0)
@@ -209,4 +210,64 @@ lsim_status lsim_pattern_from_scan(lsim_context *ctx, const char *scan_path, con
     }
     lsim_scan_columns_free(&c);
     return st;
+}
+
+void lsim_pattern_options_init(lsim_pattern_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->warnings = 1;
+}
+
+static void report(const char *out_path, const lsim_pattern_scan_info *info)
+{
+    printf("%s: %zu beams (of %zu rows)%s%s\n", out_path, info->beams, info->rows, info->has_time ? ", time_s" : "",
+           info->has_ring ? ", ring" : "");
+    printf("wall: distance %.4f m, normal [%.5f, %.5f, %.5f], rms off-plane %.4f m (max %.4f m)\n", info->distance_m,
+           info->normal[0], info->normal[1], info->normal[2], info->rms_m, info->max_m);
+    if (info->time_shift_s != 0.0)
+        printf("times shifted by %+.9f s so that the earliest beam fires at 0\n", -info->time_shift_s);
+    fflush(stdout);
+}
+
+lsim_status lsim_pattern_from_scan(lsim_context *ctx, const char *scan_path, const char *out_path,
+                                   const lsim_pattern_options *options, lsim_pattern_scan_info *info)
+{
+    lsim_pattern_options defaults;
+    lsim_pattern_options_init(&defaults);
+    const lsim_pattern_options *o = options ? options : &defaults;
+    lsim_pattern_scan_info local;
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    if (!scan_path || !out_path)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_pattern_from_scan: the scan and output paths must not "
+                         "be NULL");
+    if (!(o->wall_distance_m >= 0.0 && o->wall_distance_m <= 1e6))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_pattern_from_scan: wall_distance_m %g is invalid; "
+                         "give the wall's distance in metres, > 0 and <= 1e6 (0: not known)", o->wall_distance_m);
+    const lsim_file_id in = lsim_file_id_of(scan_path), out = lsim_file_id_of(out_path);
+    if (in.known && out.known && lsim_file_id_same(&in, scan_path, &out, out_path))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "the output '%s' is the scan itself; write the pattern "
+                         "elsewhere", out_path);
+    const lsim_status st = convert(ctx, scan_path, out_path, info);
+    if (st != LSIM_OK) {
+        memset(info, 0, sizeof *info);
+        return st;
+    }
+    info->planar = info->rms_m <= LSIM_PATTERN_PLANAR_RMS_M;
+    info->distance_matches =
+        !(o->wall_distance_m > 0.0 && fabs(info->distance_m - o->wall_distance_m) > LSIM_PATTERN_PLANAR_RMS_M);
+    if (o->report)
+        report(out_path, info);
+    if (o->warnings && !info->planar)
+        fprintf(stderr, "lidarsim pattern: warning: the points are not planar (rms %.3f m off the fitted plane, "
+                "> %.2f m): the capture was not of one flat wall; the directions are still the points' own\n",
+                info->rms_m, LSIM_PATTERN_PLANAR_RMS_M);
+    if (o->warnings && !info->distance_matches)
+        fprintf(stderr, "lidarsim pattern: warning: the fitted wall is at %.4f m, --wall-distance says %.4f m "
+                "(off by %.4f m): check the capture and the sensor's range calibration\n", info->distance_m,
+                o->wall_distance_m, info->distance_m - o->wall_distance_m);
+    return LSIM_OK;
 }
