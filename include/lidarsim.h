@@ -591,7 +591,8 @@ LSIM_API lsim_status lsim_points_check_output(lsim_context *ctx, const char *pat
 LSIM_API lsim_status lsim_path_check_writable(lsim_context *ctx, const char *path);
 /* Remove a point file written earlier (lsim_points_write*, lsim_scene_scan_write*) when a later step
  * of the same run failed, so that a run's outputs appear all or none: the file (for a symlink, the
- * file it points to; the link stays), and for KITTI the .label and .labels.yaml beside the .bin.
+ * file it points to; the link stays), and for KITTI (`format`; AUTO: from the extension, .bin) the
+ * .label and .labels.yaml beside the .bin. Any other file (a PNG) is removed alone.
  * "-", devices, FIFOs, directories and missing files are left alone (LSIM_OK).
  * LSIM_ERR_INVALID_ARGUMENT for a NULL or empty path. */
 LSIM_API lsim_status lsim_points_file_remove(lsim_context *ctx, const char *path, lsim_format format);

@@ -59,6 +59,8 @@ lsim_status lsim_points_file_remove(lsim_context *ctx, const char *path, lsim_fo
     if (!path || !*path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_points_file_remove: path must be a file name");
     lsim_atomic_remove(path);
+    if (format == LSIM_FORMAT_AUTO && lsim_format_resolve(NULL, path, format, &format) != LSIM_OK)
+        return LSIM_OK; /* no point-file extension: the file alone */
     size_t n = strlen(path);
     if (format != LSIM_FORMAT_KITTI || n < 5 || strcasecmp(path + n - 4, ".bin") != 0)
         return LSIM_OK;
