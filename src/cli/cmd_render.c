@@ -25,9 +25,9 @@ static void render_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim render POINTS -o PNG [options]\n\n"
-            "Draw a point file lidarsim wrote (CSV with a header, PCD or PLY: x, y, z and the colouring\n"
-            "field) as a PNG with a title, axes in metres or degrees, and a colour bar with units (or,\n"
-            "coloured by label, a legend of the SemanticKITTI classes present).\n\n"
+            "Draw a point file lidarsim wrote (CSV with a header, PCD, PLY or a KITTI .bin: x, y, z and\n"
+            "the colouring field) as a PNG with a title, axes in metres or degrees, and a colour bar with\n"
+            "units (or, coloured by label, a legend of the SemanticKITTI classes present).\n\n"
             "  -o, --output PNG         the picture (written atomically)\n"
             "  --view bev|range|perspective\n"
             "                           bird's-eye (x up, y left; default), range image (azimuth,\n"
