@@ -16,7 +16,7 @@ from ._core import (Error, InvalidArgumentError, FileError, ParseError, OutOfMem
                     NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields,
                     preset_names, preset_description, Sensor, Scene, Points, PointBuffer, write, load, version)
 from ._fit import Fit, FitResult  # noqa: F401
-from ._files import read, render, format_name, format_resolve, check_output, check_writable, remove  # noqa: F401
+from ._files import read, render, format_name, format_resolve, check_output, check_writable, remove_file  # noqa: F401
 from ._lib import library_path  # noqa: F401
 from . import tools  # noqa: F401
 
@@ -24,5 +24,5 @@ __version__ = "0.1.0"
 __all__ = ["Error", "InvalidArgumentError", "FileError", "ParseError", "OutOfMemoryError", "EngineError",
            "NotFoundError", "StateError", "FIELD_NAMES", "FIELDS_ALL", "field_dtype", "fields_mask", "format_fields",
            "preset_names", "preset_description", "Sensor", "Scene", "Points", "PointBuffer", "write", "load", "Fit",
-           "read", "render", "format_name", "format_resolve", "check_output", "check_writable", "remove",
+           "read", "render", "format_name", "format_resolve", "check_output", "check_writable", "remove_file",
            "FitResult", "library_path", "tools", "version"]

@@ -105,7 +105,7 @@ def check_writable(path):
     return path
 
 
-def remove(path, format=None):
+def remove_file(path, format=None):
     """Remove a point file written earlier (lsim_points_file_remove), e.g. when a later step of a run
     failed: for KITTI (`format`, or a .bin path) also its .label and .labels.yaml; "-", devices,
     FIFOs and missing files are left alone."""

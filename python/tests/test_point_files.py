@@ -142,9 +142,9 @@ def test_remove_and_progress(frame, tmp_path):
     path = str(tmp_path / "k.bin")
     pts.write(path)
     assert sorted(os.listdir(str(tmp_path))) == ["k.bin", "k.label", "k.labels.yaml"]
-    lidarsim.remove(path)
+    lidarsim.remove_file(path)
     assert os.listdir(str(tmp_path)) == []
-    lidarsim.remove(path)  # gone already: no error
+    lidarsim.remove_file(path)  # gone already: no error
     # the frames writer with a progress report writes the same bytes as without
     a, b = str(tmp_path / "a.mcap"), str(tmp_path / "b.mcap")
     sa = scene.scan_write(sensor, a, frames=2, seed=1)
