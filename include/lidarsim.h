@@ -565,6 +565,105 @@ typedef enum lsim_progress_mode {
 } lsim_progress_mode;
 
 /* ---- section A: scan files, point files, render (CLI: scan, render) ---- */
+/* Output formats by name. lsim_format_name: "pcd", "pcd-ascii", "ply", "kitti", "csv", "las",
+ * "mcap" or "auto" (a static string; "unknown" for a value outside lsim_format). */
+LSIM_API const char *lsim_format_name(lsim_format format);
+/* The format a point file at `path` is written in: `requested` itself, or for LSIM_FORMAT_AUTO the
+ * path's extension (.pcd, .ply, .bin = KITTI, .csv, .las, .mcap; any case). Errors:
+ * LSIM_ERR_INVALID_ARGUMENT naming the path and the valid extensions when the extension is unknown
+ * or missing ("-", standard output, has none: the format must be given), a value outside
+ * lsim_format, or a NULL argument. */
+LSIM_API lsim_status lsim_format_resolve(lsim_context *ctx, const char *path, lsim_format requested, lsim_format *out);
+/* Whether a point cloud of format `requested` (AUTO: from the extension) can go to `path`, checked
+ * before a long run; its format is resolved into *out (may be NULL). Refused, with
+ * LSIM_ERR_INVALID_ARGUMENT and a message naming the path and what to write instead: KITTI or LAS
+ * to standard output ("-"; KITTI is three files, LAS completes its header at the end), LAS to a
+ * device or FIFO (it cannot seek), a KITTI path not ending in .bin, and lsim_format_resolve's
+ * refusals. Whether the file can be created is lsim_path_check_writable's. */
+LSIM_API lsim_status lsim_points_check_output(lsim_context *ctx, const char *path, lsim_format requested,
+                                              lsim_format *out);
+/* Whether an output file can be written at `path`, checked before a long run so that a missing or
+ * read-only directory is reported at once: `path` is not a directory, and a temporary file can be
+ * made beside it (removed at once; nothing is left). "-" (standard output), devices and FIFOs are
+ * not opened (a FIFO's reader would see an empty stream). Errors: LSIM_ERR_IO naming the path and
+ * what to do ("'P' is a directory; give a file name", "the directory does not exist: create it
+ * first", ...), LSIM_ERR_INVALID_ARGUMENT for an empty or NULL path. */
+LSIM_API lsim_status lsim_path_check_writable(lsim_context *ctx, const char *path);
+/* Remove a point file written earlier (lsim_points_write*, lsim_scene_scan_write*) when a later step
+ * of the same run failed, so that a run's outputs appear all or none: the file (for a symlink, the
+ * file it points to; the link stays), and for KITTI (`format`; AUTO: from the extension, .bin) the
+ * .label and .labels.yaml beside the .bin. Any other file (a PNG) is removed alone.
+ * "-", devices, FIFOs, directories and missing files are left alone (LSIM_OK).
+ * LSIM_ERR_INVALID_ARGUMENT for a NULL or empty path. */
+LSIM_API lsim_status lsim_points_file_remove(lsim_context *ctx, const char *path, lsim_format format);
+/* lsim_scene_scan_write_frames (the same file, bytes and statistics) that reports its progress on
+ * standard error in frames, labelled "scan", once it has run for a second: LSIM_PROGRESS_OFF nothing;
+ * BAR a redrawn bar with rate and ETA on a terminal and nothing otherwise (`lidarsim scan`); AUTO the
+ * bar on a terminal, plain lines otherwise; LINES plain lines (at most one every 2 s). A failed run
+ * ends the bar's line, so that the caller's message starts on its own line. */
+LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsim_sensor *sensor,
+                                                    const lsim_scan_options *options, unsigned frames, const char *path,
+                                                    lsim_format format, lsim_progress_mode progress,
+                                                    lsim_scan_stats *out_stats);
+
+/* Read a point file of the formats lidarsim writes: CSV (a header line naming the columns), PCD
+ * (ascii or binary), PLY (ascii or binary little-endian), or a KITTI .bin (x, y, z, reflectivity as
+ * float32; label and instance from the .label beside it when there is one). Columns are matched to
+ * fields by name (lsim_field_name; other columns are ignored) and converted to the field's type
+ * (lsim_field_get_type; integers clamped into their range, NaN to 0). `fields` (LSIM_FIELD_BIT mask)
+ * picks the fields to read, 0: every field the file holds; x, y and z are always read and must be
+ * there; a field asked for that the file lacks is absent (lsim_points_fields, lsim_points_column
+ * gives NULL). *out is a new point buffer in the file's row order (stats zero, sensor pose
+ * identity; errors of later calls on it go to ctx), destroyed with lsim_points_destroy; it can be
+ * written (lsim_points_write_fields with its fields), drawn (lsim_points_render) or read column by
+ * column. LAS and MCAP files are not read. Errors (*out NULL): LSIM_ERR_IO (cannot open: the path
+ * and the system's reason), LSIM_ERR_PARSE ("FILE:LINE: ..." for a malformed file, a missing x, y
+ * or z, a non-number; a KITTI .bin whose size is not a multiple of 16 bytes or whose .label holds
+ * another number of points), LSIM_ERR_INVALID_ARGUMENT (NULL argument, a .las or .mcap path),
+ * LSIM_ERR_OUT_OF_MEMORY. */
+LSIM_API lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out);
+
+/* Pictures of points (`lidarsim render`): a bird's-eye view (x up, y left, metres), a range image
+ * (azimuth, +azimuth left, and elevation, degrees) or a 90-degree perspective view from the sensor
+ * along +x; points in the sensor frame, coloured by a field (viridis between its 2nd and 98th
+ * percentile with a colour bar and its units, or by semantic label with SemanticKITTI's colours and
+ * a legend of the classes present), under a title, with axes and ticks. */
+typedef enum lsim_render_view {
+    LSIM_RENDER_BEV = 0,        /* bird's-eye */
+    LSIM_RENDER_RANGE = 1,      /* range image */
+    LSIM_RENDER_PERSPECTIVE = 2 /* perspective from the sensor */
+} lsim_render_view;
+/* Picture sizes, pixels per side. */
+#define LSIM_RENDER_MIN_SIDE 200
+#define LSIM_RENDER_MAX_SIDE 8192
+typedef struct lsim_render_options {
+    lsim_render_view view; /* default LSIM_RENDER_BEV */
+    /* The field that colours the points (default LSIM_FIELD_INTENSITY, on a log10 scale);
+     * LSIM_FIELD_LABEL: by semantic class, with a legend; any other field: linear colour bar. */
+    lsim_field color;
+    int width, height;     /* pixels, LSIM_RENDER_MIN_SIDE..LSIM_RENDER_MAX_SIDE (default 1024 x 768) */
+    /* Metres: the bird's-eye view's half width (0, the default: 50 m); the range and perspective
+     * views leave out points farther than this (0: none). */
+    double extent_m;
+    const char *title;     /* NULL (default): "VIEW view, coloured by FIELD (N points)" */
+} lsim_render_options;
+LSIM_API void lsim_render_options_init(lsim_render_options *options);
+/* Where a picture's parts landed, pixels, [x0, x1) x [y0, y1). */
+typedef struct lsim_render_layout {
+    int plot_x0, plot_y0, plot_x1, plot_y1; /* the plot area (dark grey background) */
+    int key_x0, key_y0, key_x1, key_y1;     /* colour bar (scalar field) or legend (labels) */
+    int title_y0, title_y1;                 /* the title's band */
+    double value_lo, value_hi;              /* the colour bar's range in field units (scalar fields) */
+    size_t drawn;                           /* points inside the view */
+    int classes;                            /* distinct labels drawn (LSIM_FIELD_LABEL) */
+} lsim_render_layout;
+/* Draw `points` (non-finite ones skipped) and write the picture as a PNG at `png_path`, atomically
+ * (nothing is left on failure). The points must hold x, y, z and options->color. `options` NULL:
+ * the defaults; `layout` may be NULL. Errors, in the points' context: LSIM_ERR_INVALID_ARGUMENT
+ * (a size, view or extent out of range, naming it), LSIM_ERR_NOT_FOUND (the points lack the colour
+ * field or x, y, z: named), LSIM_ERR_IO (the PNG cannot be written), LSIM_ERR_OUT_OF_MEMORY. */
+LSIM_API lsim_status lsim_points_render(const lsim_points *points, const char *png_path,
+                                        const lsim_render_options *options, lsim_render_layout *layout);
 
 
 /* ---- section B: calibrate, validate, output sets (CLI: calibrate, validate) ---- */

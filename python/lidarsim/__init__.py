@@ -5,6 +5,8 @@ include/lidarsim.h only).
     scene, sensor = lidarsim.load("examples/street/street.yaml")
     pts = scene.scan(sensor, seed=7)          # numpy structured array: pts["x"], pts["label"], ...
     lidarsim.write(pts, "street.pcd")
+    back = lidarsim.read("street.pcd")        # a point file lidarsim wrote (CSV, PCD, PLY, KITTI .bin)
+    lidarsim.render(back, "street.png", view="bev", color="label")
 
 The shared library is found through LIDARSIM_LIBRARY, next to the package, or in the build tree
 (lidarsim._lib's docstring gives the order). lidarsim.tools runs the CLI-only tools (calibrate,
@@ -14,6 +16,7 @@ from ._core import (Error, InvalidArgumentError, FileError, ParseError, OutOfMem
                     NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields,
                     preset_names, preset_description, Sensor, Scene, Points, PointBuffer, write, load, version)
 from ._fit import Fit, FitResult  # noqa: F401
+from ._files import read, render, format_name, format_resolve, check_output, check_writable, remove_file  # noqa: F401
 from ._lib import library_path  # noqa: F401
 from . import tools  # noqa: F401
 
@@ -21,4 +24,5 @@ __version__ = "0.1.0"
 __all__ = ["Error", "InvalidArgumentError", "FileError", "ParseError", "OutOfMemoryError", "EngineError",
            "NotFoundError", "StateError", "FIELD_NAMES", "FIELDS_ALL", "field_dtype", "fields_mask", "format_fields",
            "preset_names", "preset_description", "Sensor", "Scene", "Points", "PointBuffer", "write", "load", "Fit",
+           "read", "render", "format_name", "format_resolve", "check_output", "check_writable", "remove_file",
            "FitResult", "library_path", "tools", "version"]

@@ -559,6 +559,7 @@ def write(points, path, format=None, fields=None):
 _MATERIALS = {"lambertian": 0, "oren_nayar": 1, "cook_torrance": 2, "retroreflector": 3, "mirror": 4, "glass": 5}
 _ENGINES = {"embree": 0, "raycast": 0, "brute": 1, "raster": 2}
 _FRAMES = {"sensor": 0, "world": 1}
+_PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
 
 
 class Scene:
@@ -782,14 +783,20 @@ class Scene:
         return Points(_to_array(buf), buf)
 
     def scan_write(self, sensor, path, format=None, seed=0, noise=True, threads=0, frame="sensor", scan_time=0.0,
-                   frame_index=0, fields=None, keep_misses=False, frames=1):
+                   frame_index=0, fields=None, keep_misses=False, frames=1, progress=None):
         """Scan one frame straight into a file (lsim_scene_scan_write: a slice at a time, no frame-sized
         buffer; the same bytes as scan + write); same options as scan. frames > 1 writes that many
         successive frames into one file of a format that holds several (MCAP;
-        lsim_scene_scan_write_frames). Returns the stats dict (summed over the frames)."""
+        lsim_scene_scan_write_frames). progress: None (none), "auto" (a bar on a terminal, lines
+        otherwise), "lines" or "bar" (a terminal only), on stderr after the first second
+        (lsim_scene_scan_write_progress). Returns the stats dict (summed over the frames)."""
         o = self._options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time)
         s = _lib.ScanStats()
-        if frames != 1:
+        if progress not in (None, False, "off", 0):
+            st = lib.lsim_scene_scan_write_progress(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),
+                                                    _format(format), _enum(_PROGRESS, progress, "progress mode"),
+                                                    ctypes.byref(s))
+        elif frames != 1:
             st = lib.lsim_scene_scan_write_frames(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),
                                                   _format(format), ctypes.byref(s))
         else:

@@ -194,6 +194,22 @@ class DatasetRunStats(ctypes.Structure):
 
 PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)
 
+
+# section A structures
+class RenderOptions(ctypes.Structure):
+    """struct lsim_render_options."""
+    _fields_ = [("view", ctypes.c_int), ("color", ctypes.c_int), ("width", ctypes.c_int), ("height", ctypes.c_int),
+                ("extent_m", ctypes.c_double), ("title", ctypes.c_char_p)]
+
+
+class RenderLayout(ctypes.Structure):
+    """struct lsim_render_layout."""
+    _fields_ = [(n, ctypes.c_int) for n in ("plot_x0", "plot_y0", "plot_x1", "plot_y1", "key_x0", "key_y0", "key_x1",
+                                            "key_y1", "title_y0", "title_y1")] + [
+        ("value_lo", ctypes.c_double), ("value_hi", ctypes.c_double), ("drawn", ctypes.c_size_t),
+        ("classes", ctypes.c_int)]
+
+
 _P = ctypes.POINTER
 _SIGNATURES = {
     "lsim_status_string": (cstr, [status]),
@@ -301,6 +317,16 @@ _SIGNATURES = {
     "lsim_fit_get_residuals": (status, [vp, size_t, c_uint8_p, c_float_p, c_double_p]),
     "lsim_fit_run": (status, [vp, i32, PROGRESS, vp, _P(FitResult)]),
     # ---- section A: scan files, point files, render ----
+    "lsim_format_name": (cstr, [i32]),
+    "lsim_format_resolve": (status, [vp, cstr, i32, _P(i32)]),
+    "lsim_points_check_output": (status, [vp, cstr, i32, _P(i32)]),
+    "lsim_path_check_writable": (status, [vp, cstr]),
+    "lsim_points_file_remove": (status, [vp, cstr, i32]),
+    "lsim_scene_scan_write_progress": (status, [vp, vp, _P(ScanOptions), ctypes.c_uint, cstr, i32, i32,
+                                                _P(ScanStats)]),
+    "lsim_points_read": (status, [vp, cstr, ctypes.c_uint32, _P(vp)]),
+    "lsim_render_options_init": (None, [_P(RenderOptions)]),
+    "lsim_points_render": (status, [vp, cstr, _P(RenderOptions), _P(RenderLayout)]),
 
     # ---- section B: calibrate, validate, output sets ----
 

@@ -65,14 +65,8 @@ int lsim_arg_invalid(const char *command, const char *opt, const char *value, co
 
 int lsim_cli_check_writable(lsim_context *ctx, const char *command, const char *path, const char *what)
 {
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-        fprintf(stderr, "lidarsim %s: cannot write %s: '%s' is a directory; give a file name\n", command, what, path);
-        return LSIM_EXIT_FAILURE;
-    }
-    /* probe without opening a FIFO or device (its reader would see an empty stream) */
-    lsim_status st = lsim_atomic_check(ctx, path);
-    if (st != LSIM_OK) {
+    /* not a directory, and a temporary file can be made there (FIFOs and devices are not opened) */
+    if (lsim_path_check_writable(ctx, path) != LSIM_OK) {
         fprintf(stderr, "lidarsim %s: cannot write %s: %s\n", command, what, lsim_context_last_error(ctx));
         return LSIM_EXIT_FAILURE;
     }

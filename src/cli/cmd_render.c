@@ -1,10 +1,8 @@
-/* lidarsim render POINTS -o PNG: a picture of a point file lidarsim wrote (CSV, PCD, PLY; read
- * with inverse/scan_columns.h), drawn by io/view_png.h. */
+/* lidarsim render POINTS -o PNG: a picture of a point file lidarsim wrote, read with
+ * lsim_points_read and drawn by lsim_points_render. */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
-#include "inverse/scan_columns.h"
-#include "io/view_png.h"
 
 #include "lidarsim.h"
 
@@ -21,15 +19,15 @@ typedef struct render_args {
 
 static const char *const VIEWS[] = {"bev", "range", "perspective"};
 static const char *const COLORS[] = {"intensity", "label", "range", "epw"};
-static const char *const CAPTIONS[] = {"intensity (relative, log scale)", "semantic label", "range (m)", "echo pulse width (m)"};
+static const lsim_field COLOR_FIELDS[] = {LSIM_FIELD_INTENSITY, LSIM_FIELD_LABEL, LSIM_FIELD_RANGE, LSIM_FIELD_EPW};
 
 static void render_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim render POINTS -o PNG [options]\n\n"
-            "Draw a point file lidarsim wrote (CSV with a header, PCD or PLY: x, y, z and the colouring\n"
-            "field) as a PNG with a title, axes in metres or degrees, and a colour bar with units (or,\n"
-            "coloured by label, a legend of the SemanticKITTI classes present).\n\n"
+            "Draw a point file lidarsim wrote (CSV with a header, PCD, PLY or a KITTI .bin: x, y, z and\n"
+            "the colouring field) as a PNG with a title, axes in metres or degrees, and a colour bar with\n"
+            "units (or, coloured by label, a legend of the SemanticKITTI classes present).\n\n"
             "  -o, --output PNG         the picture (written atomically)\n"
             "  --view bev|range|perspective\n"
             "                           bird's-eye (x up, y left; default), range image (azimuth,\n"
@@ -61,8 +59,8 @@ static int parse_size(const char *val, long *w, long *h)
         return -1;
     memcpy(a, val, (size_t)(x - val));
     a[x - val] = 0;
-    return lsim_arg_long(a, LSIM_VIEW_MIN_SIDE, LSIM_VIEW_MAX_SIDE, w) ||
-           lsim_arg_long(x + 1, LSIM_VIEW_MIN_SIDE, LSIM_VIEW_MAX_SIDE, h);
+    return lsim_arg_long(a, LSIM_RENDER_MIN_SIDE, LSIM_RENDER_MAX_SIDE, w) ||
+           lsim_arg_long(x + 1, LSIM_RENDER_MIN_SIDE, LSIM_RENDER_MAX_SIDE, h);
 }
 
 static int parse_args(int argc, char **argv, render_args *a)
@@ -136,34 +134,39 @@ int lsim_cmd_render(int argc, char **argv)
         return LSIM_EXIT_FAILURE;
     }
     const int view = pick("--view", a.view, VIEWS, 3, ""), color = pick("--color", a.color, COLORS, 4, "");
-    const char *names[4] = {"x", "y", "z", a.color};
-    const int required[4] = {1, 1, 1, 0};
-    lsim_scan_columns cols;
-    lsim_status st = lsim_scan_columns_read(ctx, a.points, 4, names, required,
-                                            "lidarsim render needs x, y and z", &cols);
-    if (st != LSIM_OK) {
+    const lsim_field field = COLOR_FIELDS[color];
+    lsim_points *points = NULL;
+    const uint32_t fields = LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) |
+                            LSIM_FIELD_BIT(LSIM_FIELD_Z) | LSIM_FIELD_BIT(field);
+    if (lsim_points_read(ctx, a.points, fields, &points) != LSIM_OK) {
         fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
         lsim_context_destroy(ctx);
         return LSIM_EXIT_FAILURE;
     }
-    if (!cols.value[3]) {
+    if (!lsim_points_column(points, field)) {
         fprintf(stderr, "lidarsim render: '%s' has no '%s' field, which --color %s needs; write the points with it "
                 "(`lidarsim scan SCENE -o POINTS --fields x,y,z,%s`, or without --fields: every field) or "
                 "choose another --color\n", a.points, a.color, a.color, a.color);
-        lsim_scan_columns_free(&cols);
+        lsim_points_destroy(points);
         lsim_context_destroy(ctx);
         return LSIM_EXIT_FAILURE;
     }
+    const size_t count = lsim_points_count(points);
     char title[512];
     const char *base = strrchr(a.points, '/');
     snprintf(title, sizeof title, "%.300s: %s view, coloured by %s (%zu points)", base ? base + 1 : a.points,
-             view == 0 ? "bird's-eye" : view == 1 ? "range-image" : "perspective", a.color, cols.count);
-    lsim_view_spec spec = {cols.count, cols.value[0], cols.value[1], cols.value[2], cols.value[3], color == 1,
-                           CAPTIONS[color], color == 0, (lsim_view_kind)view, (int)a.width, (int)a.height,
-                           view == 0 || a.have_extent ? a.extent : 0.0, title};
-    lsim_view_layout L;
-    st = lsim_view_write_png(ctx, &spec, a.output, &L);
-    lsim_scan_columns_free(&cols);
+             view == 0 ? "bird's-eye" : view == 1 ? "range-image" : "perspective", a.color, count);
+    lsim_render_options o;
+    lsim_render_options_init(&o);
+    o.view = (lsim_render_view)view;
+    o.color = field;
+    o.width = (int)a.width;
+    o.height = (int)a.height;
+    o.extent_m = view == 0 || a.have_extent ? a.extent : 0.0;
+    o.title = title;
+    lsim_render_layout L;
+    lsim_status st = lsim_points_render(points, a.output, &o, &L);
+    lsim_points_destroy(points);
     if (st != LSIM_OK) {
         fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
         lsim_context_destroy(ctx);
@@ -171,7 +174,7 @@ int lsim_cmd_render(int argc, char **argv)
     }
     printf("lidarsim render: wrote %s (%ldx%ld, %s view, colour %s): %zu of %zu points drawn; plot %d,%d,%d,%d; "
            "key %d,%d,%d,%d; title %d,%d",
-           a.output, a.width, a.height, a.view, a.color, L.drawn, spec.count, L.plot_x0, L.plot_y0, L.plot_x1,
+           a.output, a.width, a.height, a.view, a.color, L.drawn, count, L.plot_x0, L.plot_y0, L.plot_x1,
            L.plot_y1, L.key_x0, L.key_y0, L.key_x1, L.key_y1, L.title_y0, L.title_y1);
     if (color == 1)
         printf("; %d classes\n", L.classes);

@@ -2,21 +2,12 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
-#include "core/clock.h"
-#include "core/progress.h"
-#include "pipeline/frame.h"
-#include "io/atomic_file.h"
-#include "io/format.h"
-#include "io/writers.h"
 
 #include "lidarsim.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <time.h>
 
 typedef struct scan_args {
     const char *scene, *output, *bev, *range_image;
@@ -231,16 +222,22 @@ static int fail(lsim_context *ctx, const char *what)
 
 static int is_stdout(const char *path) { return path && strcmp(path, "-") == 0; }
 
-/* Whether `path` can be written: not a directory, and a temporary file can be made beside a
- * regular output (and removed at once). Standard output, devices and FIFOs are not opened: a
- * FIFO's reader would see an empty stream. */
+/* Whether `path` can be written (lsim_path_check_writable: a missing or read-only directory is
+ * reported before the scan; standard output, devices and FIFOs are not opened). */
 static int check_writable(lsim_context *ctx, const char *path, const char *what)
 {
-    if (lsim_atomic_check(ctx, path) != LSIM_OK) {
+    if (lsim_path_check_writable(ctx, path) != LSIM_OK) {
         fprintf(stderr, "lidarsim scan: cannot write %s: %s\n", what, lsim_context_last_error(ctx));
         return LSIM_EXIT_FAILURE;
     }
     return LSIM_EXIT_OK;
+}
+
+/* KITTI's .label or .labels.yaml beside a .bin path, into `out`; 0 when it does not fit. */
+static int kitti_sibling(char *out, size_t size, const char *bin_path, const char *suffix)
+{
+    int n = snprintf(out, size, "%.*s%s", (int)(strlen(bin_path) - 4), bin_path, suffix);
+    return n >= 0 && (size_t)n < size;
 }
 
 /* Output checks that need no scene, before the (possibly long) scan: the format, the KITTI name,
@@ -253,25 +250,9 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
                 "names\n");
         return LSIM_EXIT_USAGE;
     }
-    if (is_stdout(a->output) && a->format == LSIM_FORMAT_KITTI) {
-        fprintf(stderr, "lidarsim scan: KITTI output cannot go to standard output (-o -): it is three files (.bin, "
-                ".label and .labels.yaml); give a .bin path, or --format pcd, pcd-ascii, ply or csv\n");
-        return LSIM_EXIT_USAGE;
-    }
-    if (is_stdout(a->output) && a->format == LSIM_FORMAT_LAS) {
-        fprintf(stderr, "lidarsim scan: LAS output cannot go to standard output (-o -): its header's point counts and "
-                "bounds are written at the end, which needs a file that can seek; give a .las path, or --format "
-                "pcd, pcd-ascii, ply, csv or mcap\n");
-        return LSIM_EXIT_USAGE;
-    }
-    if (lsim_format_resolve(ctx, a->output, a->format, resolved) != LSIM_OK) {
+    /* the format, and whether it can go there (standard output, a FIFO, KITTI's .bin name) */
+    if (lsim_points_check_output(ctx, a->output, a->format, resolved) != LSIM_OK) {
         fprintf(stderr, "lidarsim scan: %s\n", lsim_context_last_error(ctx));
-        return LSIM_EXIT_USAGE;
-    }
-    if (*resolved == LSIM_FORMAT_LAS && lsim_atomic_is_direct(a->output)) {
-        fprintf(stderr, "lidarsim scan: LAS output '%s' is a device or FIFO, which cannot seek: a LAS header's point "
-                "counts and bounds are written at the end; give a regular file, or write MCAP, PCD, PLY or CSV\n",
-                a->output);
         return LSIM_EXIT_USAGE;
     }
     if (a->frames > 1 && *resolved != LSIM_FORMAT_MCAP) {
@@ -285,17 +266,11 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
                 "scan the frame you want an image of on its own\n", a->frames);
         return LSIM_EXIT_USAGE;
     }
-    size_t n = strlen(a->output);
-    if (*resolved == LSIM_FORMAT_KITTI && (n < 5 || strcasecmp(a->output + n - 4, ".bin") != 0)) {
-        fprintf(stderr, "lidarsim scan: KITTI output '%s' must end in .bin (the .label and .labels.yaml files "
-                "are written beside it)\n", a->output);
-        return LSIM_EXIT_USAGE;
-    }
     int clash = a->bev && strcmp(a->bev, a->output) == 0;
     for (int i = 0; i < 2 && a->bev && !clash && *resolved == LSIM_FORMAT_KITTI; ++i) {
-        char *sibling = lsim_kitti_sibling(a->output, i ? ".labels.yaml" : ".label");
-        clash = !sibling || strcmp(sibling, a->bev) == 0;
-        free(sibling);
+        char sibling[4096];
+        clash = !kitti_sibling(sibling, sizeof sibling, a->output, i ? ".labels.yaml" : ".label") ||
+                strcmp(sibling, a->bev) == 0;
     }
     if (clash) {
         fprintf(stderr, "lidarsim scan: --bev '%s' is one of the point cloud's output files; give the image its "
@@ -316,23 +291,12 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
     return rc;
 }
 
-/* Remove a point cloud just written (and a KITTI .bin's .label and .labels.yaml). Standard
- * output, devices and FIFOs are left alone; for a symlink, the file it points to is removed. */
-static void remove_cloud(const char *path, lsim_format format)
+static double now_ms(void)
 {
-    lsim_atomic_remove(path);
-    if (format != LSIM_FORMAT_KITTI)
-        return;
-    const char *suffixes[] = {".label", ".labels.yaml"};
-    for (int i = 0; i < 2; ++i) {
-        char *other = lsim_kitti_sibling(path, suffixes[i]);
-        if (other)
-            lsim_atomic_remove(other);
-        free(other);
-    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-
-static void report_frames(void *user, double frames_done) { lsim_progress_update(user, frames_done); }
 
 int lsim_cmd_scan(int argc, char **argv)
 {
@@ -376,12 +340,9 @@ int lsim_cmd_scan(int argc, char **argv)
         rc = fail(ctx, "cannot select the engine");
     } else if (streamed) {
         /* a bar on a terminal (stderr) when the frames take more than a second; --quiet: none */
-        lsim_progress bar;
-        lsim_progress_start(&bar, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "scan", "frames",
-                            (double)a.frames, 1.0);
-        lsim_status st = lsim_scan_write_frames_report(scene, sensor, &a.options, (unsigned)a.frames, a.output,
-                                                       a.format, LSIM_WRITE_SLICE_POINTS, &stats, report_frames, &bar);
-        lsim_progress_finish(&bar, st == LSIM_OK);
+        lsim_status st = lsim_scene_scan_write_progress(scene, sensor, &a.options, (unsigned)a.frames, a.output,
+                                                        a.format, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR,
+                                                        &stats);
         if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */
             rc = fail(ctx, stats.rays ? "cannot write the point cloud" : "scan failed");
         point_count = stats.hits + (a.options.keep_misses ? stats.rays - stats.beams_returned : 0);
@@ -390,19 +351,19 @@ int lsim_cmd_scan(int argc, char **argv)
     }
     if (rc == LSIM_EXIT_OK && !streamed) {
         lsim_points_get_stats(points, &stats);
-        double t0 = lsim_now_ms();
+        double t0 = now_ms();
         if (lsim_points_write_fields(points, a.output, a.format, columns) != LSIM_OK)
             rc = fail(ctx, "cannot write the point cloud");
         else if (a.bev && lsim_points_write_birdseye(points, a.bev, (int)a.bev_pixels, a.bev_extent) != LSIM_OK) {
             rc = fail(ctx, "cannot write the bird's-eye image");
-            remove_cloud(a.output, format); /* all or nothing */
+            lsim_points_file_remove(ctx, a.output, format); /* all or nothing */
         } else if (a.range_image && lsim_points_write_range_image(points, a.range_image, a.range_image_ppd) != LSIM_OK) {
             rc = fail(ctx, "cannot write the range image");
-            remove_cloud(a.output, format);
+            lsim_points_file_remove(ctx, a.output, format);
             if (a.bev)
-                lsim_atomic_remove(a.bev);
+                lsim_points_file_remove(ctx, a.bev, LSIM_FORMAT_AUTO);
         }
-        stats.write_ms = lsim_now_ms() - t0;
+        stats.write_ms = now_ms() - t0;
         stats.total_ms += stats.write_ms;
         point_count = lsim_points_count(points);
     }

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define LSIM_SCAN_COLUMNS_MAX 8
+#define LSIM_SCAN_COLUMNS_MAX 24 /* at least LSIM_FIELD_COUNT: lsim_points_read reads every field at once */
 
 typedef struct lsim_scan_columns {
     size_t count;                          /* rows */

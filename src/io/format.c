@@ -95,6 +95,8 @@ lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_form
 
 lsim_status lsim_format_resolve(lsim_context *ctx, const char *path, lsim_format requested, lsim_format *out)
 {
+    if (!path || !out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_format_resolve: path and out must not be NULL");
     if (requested == LSIM_FORMAT_AUTO)
         return lsim_format_from_path(ctx, path, out);
     for (size_t i = 0; i < COUNT_OF(format_names); ++i) {

@@ -7,8 +7,6 @@
 /* The valid --format names, for messages: "pcd, pcd-ascii, ply, kitti, csv, las, mcap" (static). */
 const char *lsim_format_valid_names(void);
 
-/* Name of a format ("pcd", ..., "auto"); "unknown" for out-of-range values (static). */
-const char *lsim_format_name(lsim_format format);
 
 /* lsim_format_parse with an error message in ctx (naming the value and the valid names).
  * Names are matched case-insensitively. LSIM_ERR_INVALID_ARGUMENT on an unknown name. */
@@ -18,7 +16,7 @@ lsim_status lsim_format_parse_ctx(lsim_context *ctx, const char *name, lsim_form
  * LSIM_ERR_INVALID_ARGUMENT naming the extension and the valid ones when it is unknown or missing. */
 lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_format *out);
 
-/* `requested` itself, or the path's format when it is LSIM_FORMAT_AUTO; rejects out-of-range values. */
-lsim_status lsim_format_resolve(lsim_context *ctx, const char *path, lsim_format requested, lsim_format *out);
+
+/* lsim_format_name and lsim_format_resolve: include/lidarsim.h (public). */
 
 #endif

@@ -1,0 +1,114 @@
+"""Point files and pictures of points (include/lidarsim.h, "section A"): read a point file that
+lidarsim wrote back into Points (lsim_points_read), draw points as a PNG (lsim_points_render, what
+`lidarsim render` draws), and the output checks `lidarsim scan` makes before a scan (format from a
+path, whether a file can be written there)."""
+import ctypes
+
+from . import _lib
+from ._lib import lib
+from ._core import (_Context, _Buffer, Points, _to_array, _b, _format, _enum, _FIELD_INDEX, fields_mask,
+                    InvalidArgumentError, NotFoundError)
+
+_VIEWS = {"bev": 0, "birdseye": 0, "range": 1, "perspective": 2}
+
+
+def read(path, fields=None):
+    """Read a point file lidarsim wrote (lsim_points_read): CSV with a header line, PCD (ascii or
+    binary), PLY (ascii or binary) or a KITTI .bin (with the .label beside it, when there is one).
+    Returns Points: a numpy structured array with one column per field the file holds (or, with
+    `fields`, names or a mask, only those of them; x, y and z always) that can be written again
+    (lidarsim.write, Points.write) or drawn (lidarsim.render). Raises FileError when the file cannot
+    be opened, ParseError ("FILE:LINE: ...") when it is malformed or lacks x, y or z,
+    InvalidArgumentError for a LAS or MCAP file (not read back)."""
+    ctx = _Context()
+    h = ctypes.c_void_p()
+    ctx.check(lib.lsim_points_read(ctx.h, _b(str(path)), 0 if fields is None else fields_mask(fields),
+                                   ctypes.byref(h)))
+    buf = _Buffer(h, ctx)
+    return Points(_to_array(buf), buf)
+
+
+def render(points, path, view="bev", color="intensity", size=(1024, 768), extent=None, title=None):
+    """Draw points as a PNG at `path` (lsim_points_render, written atomically), as `lidarsim render`
+    does: `points` is the Points of scene.scan or lidarsim.read, or a point file's path (read with
+    only the fields needed). view: "bev" (bird's-eye, x up, y left), "range" (azimuth x elevation) or
+    "perspective" (90 degrees along +x from the sensor); color: the field that colours the points
+    ("intensity": log scale, "label": SemanticKITTI colours with a legend, any other field: linear
+    colour bar); size: (width, height) in pixels, 200..8192 each; extent: metres, the bird's-eye
+    view's half width (None: 50) or, for the other views, the farthest range drawn (None: all);
+    title: None for "VIEW view, coloured by FIELD (N points)". Returns the layout as a dict (plot,
+    key and title pixel boxes, value_lo and value_hi of the colour bar, drawn points, classes).
+    Raises NotFoundError when the points lack the colour field, InvalidArgumentError for a bad
+    size, view or extent, FileError when the PNG cannot be written."""
+    if isinstance(color, str):
+        if color not in _FIELD_INDEX:
+            raise NotFoundError(6, "lidarsim.render: unknown colour field '%s' (fields: %s)"
+                                % (color, ", ".join(_FIELD_INDEX)))
+        field = _FIELD_INDEX[color]
+    else:
+        field = int(color)
+    if not isinstance(points, Points):
+        if not isinstance(points, (str, bytes)) and not hasattr(points, "__fspath__"):
+            raise TypeError("lidarsim.render: expected Points or a point file's path, got %s" % type(points).__name__)
+        points = read(points, fields=(1 << _FIELD_INDEX["x"]) | (1 << _FIELD_INDEX["y"]) |
+                      (1 << _FIELD_INDEX["z"]) | (1 << field))
+    b = points._handle()
+    o = _lib.RenderOptions()
+    lib.lsim_render_options_init(ctypes.byref(o))
+    o.view = _enum(_VIEWS, view, "view")
+    o.color = field
+    try:
+        o.width, o.height = (int(v) for v in size)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(1, "lidarsim.render: size must be (width, height), got %r" % (size,)) from None
+    o.extent_m = 0.0 if extent is None else float(extent)
+    o.title = None if title is None else _b(title)
+    lay = _lib.RenderLayout()
+    b.ctx.check(lib.lsim_points_render(b.h, _b(str(path)), ctypes.byref(o), ctypes.byref(lay)))
+    return {n: getattr(lay, n) for n, _ in lay._fields_}
+
+
+def format_name(fmt):
+    """The name of a format ("pcd", "pcd-ascii", "ply", "kitti", "csv", "las", "mcap", "auto")."""
+    return lib.lsim_format_name(_format(fmt)).decode()
+
+
+def format_resolve(path, format=None):
+    """The format a point file at `path` is written in (lsim_format_resolve): `format` itself, or
+    from the extension when it is None; returned by name. Raises InvalidArgumentError for an
+    unknown or missing extension."""
+    ctx = _Context()
+    out = ctypes.c_int()
+    ctx.check(lib.lsim_format_resolve(ctx.h, _b(str(path)), _format(format), ctypes.byref(out)))
+    return format_name(out.value)
+
+
+def check_output(path, format=None):
+    """Check that a point cloud can be written at `path` before scanning (lsim_points_check_output,
+    then lsim_path_check_writable): the format (name, from the extension when None) must suit the
+    path (KITTI needs a .bin name; neither KITTI nor LAS goes to "-"), and the file must be
+    creatable there (not a directory, the directory exists and is writable; nothing is left).
+    Returns the format's name; raises InvalidArgumentError or FileError with the reason."""
+    ctx = _Context()
+    out = ctypes.c_int()
+    ctx.check(lib.lsim_points_check_output(ctx.h, _b(str(path)), _format(format), ctypes.byref(out)))
+    ctx.check(lib.lsim_path_check_writable(ctx.h, _b(str(path))))
+    return format_name(out.value)
+
+
+def check_writable(path):
+    """Check that a file can be written at `path` (lsim_path_check_writable): not a directory, and
+    its directory exists and is writable (probed with a temporary file that is removed at once).
+    Returns path; raises FileError naming the path and what to do."""
+    ctx = _Context()
+    ctx.check(lib.lsim_path_check_writable(ctx.h, _b(str(path))))
+    return path
+
+
+def remove_file(path, format=None):
+    """Remove a point file written earlier (lsim_points_file_remove), e.g. when a later step of a run
+    failed: for KITTI (`format`, or a .bin path) also its .label and .labels.yaml; "-", devices,
+    FIFOs and missing files are left alone."""
+    ctx = _Context()
+    ctx.check(lib.lsim_points_file_remove(ctx.h, _b(str(path)), _format(format)))
+

@@ -1,0 +1,215 @@
+/* lsim_points_read (include/lidarsim.h): a point file lidarsim wrote back into a point buffer.
+ * CSV, PCD and PLY through the column reader (inverse/scan_columns.h), one pass over the file for
+ * every field asked for; a KITTI .bin (and its .label) read here. */
+#include "core/context.h"
+#include "inverse/scan_columns.h"
+#include "points/points.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+_Static_assert(LSIM_FIELD_COUNT <= LSIM_SCAN_COLUMNS_MAX, "the column reader must take every field at once");
+
+#define XYZ_BITS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z))
+
+static int has_extension(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    const char *slash = strrchr(path, '/');
+    size_t base = slash ? (size_t)(slash - path) + 1 : 0;
+    return n > base + e && strcasecmp(path + n - e, ext) == 0;
+}
+
+static uint32_t clamp_uint(double v, double max)
+{
+    if (!(v > 0.0))
+        return 0; /* NaN and negatives */
+    return v >= max ? (uint32_t)max : (uint32_t)v;
+}
+
+/* Store value v of field f at row i of p. */
+static void put(lsim_points *p, lsim_field f, size_t i, double v)
+{
+    switch (lsim_field_get_type(f)) {
+    case LSIM_TYPE_U16:
+        ((uint16_t *)p->column[f])[i] = (uint16_t)clamp_uint(v, 65535.0);
+        break;
+    case LSIM_TYPE_U32:
+        ((uint32_t *)p->column[f])[i] = clamp_uint(v, 4294967295.0);
+        break;
+    default:
+        ((float *)p->column[f])[i] = (float)v;
+    }
+}
+
+static lsim_status read_columns(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
+{
+    const char *names[LSIM_FIELD_COUNT];
+    int required[LSIM_FIELD_COUNT];
+    lsim_field which[LSIM_FIELD_COUNT];
+    size_t n = 0;
+    for (int f = 0; f < LSIM_FIELD_COUNT; ++f)
+        if (fields & LSIM_FIELD_BIT(f)) {
+            names[n] = lsim_field_name((lsim_field)f);
+            required[n] = f <= LSIM_FIELD_Z;
+            which[n++] = (lsim_field)f;
+        }
+    lsim_scan_columns cols;
+    lsim_status st = lsim_scan_columns_read(ctx, path, n, names, required,
+                                            "a point file needs x, y and z columns", &cols);
+    if (st != LSIM_OK)
+        return st;
+    uint32_t held = 0;
+    for (size_t k = 0; k < n; ++k)
+        if (cols.value[k])
+            held |= LSIM_FIELD_BIT(which[k]);
+    lsim_points *p = NULL;
+    st = lsim_points_alloc_fields(ctx, cols.count, held, &p);
+    if (st == LSIM_OK) {
+        for (size_t k = 0; k < n; ++k)
+            if (cols.value[k])
+                for (size_t i = 0; i < cols.count; ++i)
+                    put(p, which[k], i, cols.value[k][i]);
+        p->count = cols.count;
+        *out = p;
+    }
+    lsim_scan_columns_free(&cols);
+    return st;
+}
+
+static float get_f32le(const unsigned char *b)
+{
+    uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t get_u32le(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The bytes of a whole file (size in *size), or an error naming it. */
+static lsim_status slurp(lsim_context *ctx, const char *path, unsigned char **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a point file", path);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the point file: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *buf = malloc(cap);
+    lsim_status st = buf ? LSIM_OK : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    while (st == LSIM_OK) {
+        if (len == cap) {
+            unsigned char *more = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!more) {
+                st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (got == 0) {
+            if (ferror(fp))
+                st = lsim_fail(ctx, LSIM_ERR_IO, "%s: read error: %s", path, strerror(errno));
+            break;
+        }
+    }
+    fclose(fp);
+    if (st != LSIM_OK) {
+        free(buf);
+        return st;
+    }
+    *data = buf;
+    *size = len;
+    return LSIM_OK;
+}
+
+static lsim_status read_kitti(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
+{
+    unsigned char *bin = NULL, *lab = NULL;
+    size_t bin_size = 0, lab_size = 0;
+    lsim_status st = slurp(ctx, path, &bin, &bin_size);
+    if (st != LSIM_OK)
+        return st;
+    const size_t count = bin_size / 16;
+    if (bin_size % 16 != 0)
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %zu bytes, not a whole number of KITTI points (16 bytes each: x, "
+                       "y, z, reflectivity as float32); the file is truncated or not a KITTI .bin", path, bin_size);
+    /* the .label beside it: label | instance << 16 per point */
+    char *label_path = NULL;
+    const uint32_t label_bits = LSIM_FIELD_BIT(LSIM_FIELD_LABEL) | LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE);
+    if (st == LSIM_OK && (fields & label_bits)) {
+        size_t stem = strlen(path) - 4;
+        label_path = malloc(stem + sizeof ".label");
+        if (!label_path) {
+            st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        } else {
+            memcpy(label_path, path, stem);
+            memcpy(label_path + stem, ".label", sizeof ".label");
+            struct stat info;
+            if (stat(label_path, &info) == 0 && (st = slurp(ctx, label_path, &lab, &lab_size)) == LSIM_OK &&
+                lab_size != 4 * count)
+                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %zu bytes, but %s holds %zu points (4 bytes each expected: "
+                               "%zu); the two files are not of one scan", label_path, lab_size, path, count, 4 * count);
+        }
+    }
+    uint32_t held = XYZ_BITS | (fields & LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY)) | (lab ? fields & label_bits : 0u);
+    lsim_points *p = NULL;
+    if (st == LSIM_OK)
+        st = lsim_points_alloc_fields(ctx, count, held, &p);
+    if (st == LSIM_OK) {
+        float *x = p->column[LSIM_FIELD_X], *y = p->column[LSIM_FIELD_Y], *z = p->column[LSIM_FIELD_Z];
+        float *r = p->column[LSIM_FIELD_REFLECTIVITY];
+        uint32_t *label = p->column[LSIM_FIELD_LABEL], *instance = p->column[LSIM_FIELD_INSTANCE];
+        for (size_t i = 0; i < count; ++i) {
+            const unsigned char *b = bin + 16 * i;
+            x[i] = get_f32le(b);
+            y[i] = get_f32le(b + 4);
+            z[i] = get_f32le(b + 8);
+            if (r)
+                r[i] = get_f32le(b + 12);
+            if (lab) {
+                uint32_t v = get_u32le(lab + 4 * i);
+                if (label)
+                    label[i] = v & 0xFFFFu;
+                if (instance)
+                    instance[i] = v >> 16;
+            }
+        }
+        p->count = count;
+        *out = p;
+    }
+    free(label_path);
+    free(lab);
+    free(bin);
+    return st;
+}
+
+lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !*path || !out)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_points_read: path and out must be given");
+    if (has_extension(path, ".las") || has_extension(path, ".mcap"))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "%s: LAS and MCAP files are not read back; lsim_points_read reads CSV, PCD, PLY and KITTI "
+                         ".bin (write one of those with the scan)", path);
+    fields = (fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL) | XYZ_BITS;
+    if (has_extension(path, ".bin"))
+        return read_kitti(ctx, path, fields, out);
+    return read_columns(ctx, path, fields, out);
+}
