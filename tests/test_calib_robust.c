@@ -16,6 +16,7 @@
 #include "calib/scan_read.h"
 #include "scene/scene.h"
 
+#include "core/context.h"
 #include "io/output_set.h"
 
 #include <stdlib.h>
@@ -352,6 +353,26 @@ static void test_outputs(lsim_context *ctx)
     write_small(p[0], "theirs");
     lsim_output_set_abort(&o);
     CHECK(is_file_with(q, "mine") && count_entries(dir, NULL) == 1);
+
+    /* A termination signal while the set is being written: the handler's call removes every
+     * temporary file, the staging folder and the folder the set made (and only those); the set
+     * is registered in its context until it is committed or aborted. */
+    path_join(dir, sizeof dir, scratch_dir, "signalled");
+    path_join(single, sizeof single, scratch_dir, "signalled.yaml");
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(ctx->partial_outputs == NULL);
+    CHECK(lsim_output_set_folder(&o, dir, "output folder") == LSIM_OK && ctx->partial_outputs == &o);
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "a", ".txt", p[0], sizeof p[0]));
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "b", ".txt", p[1], sizeof p[1]));
+    REQUIRE_OK(ctx, lsim_output_set_add_file(&o, single, p[2], sizeof p[2]));
+    write_small(p[0], "a");
+    write_small(p[1], "b");
+    CHECK(exists(dir) && exists(p[2]) && count_entries(dir, NULL) == 1); /* the staging folder */
+    CHECK(lsim_context_remove_partial_outputs(ctx) == LSIM_OK);
+    CHECK(!exists(p[0]) && !exists(p[1]) && !exists(p[2]) && !exists(dir) && !exists(single));
+    CHECK(count_entries(scratch_dir, "signalled") == 0);
+    lsim_output_set_abort(&o); /* after the handler: nothing left to remove */
+    CHECK(ctx->partial_outputs == NULL && lsim_context_remove_partial_outputs(ctx) == LSIM_OK);
 
     /* A folder in the place of an output is refused when it is registered, before any work. */
     lsim_output_set_init(&o, ctx, "test");
