@@ -667,6 +667,98 @@ LSIM_API lsim_status lsim_points_render(const lsim_points *points, const char *p
 
 
 /* ---- section B: calibrate, validate, output sets (CLI: calibrate, validate) ---- */
+/* Calibrating materials from real scans of benchmark boards and validating the calibration
+ * (docs/calibration.md; `lidarsim calibrate`, `lidarsim validate`). Both runs write every output
+ * atomically and together: all of them appear, or none (nor an output folder the run created).
+ * While a run writes, its temporary files and staging folder are registered in its context, so
+ * that a SIGINT / SIGTERM handler can remove them (lsim_context_remove_partial_outputs). */
+
+/* Remove the temporary files and the staging folder of the outputs a run of this context is
+ * writing now (lsim_calibrate_run with a view folder, lsim_validate_run), and the output folder
+ * that run created, for a termination-signal handler that then ends the process. Async-signal-
+ * safe (unlink and rmdir only; no message is set); call it in the thread that runs the run (the
+ * run holds SIGINT, SIGTERM and SIGHUP back in its thread while it changes the set, so the handler
+ * never sees it half-changed). LSIM_OK, also when nothing is being written;
+ * LSIM_ERR_INVALID_ARGUMENT for a NULL context. */
+LSIM_API lsim_status lsim_context_remove_partial_outputs(lsim_context *ctx);
+
+/* 1 when `name` can name a calibrated material or a sensor in a calibration file: 1 to 63
+ * characters of letters, digits, '_', '-', '.' (it appears in a scene's `FILE#name`); else 0. */
+LSIM_API int lsim_calibration_name_valid(const char *name);
+
+/* What a run prints when it succeeds. */
+typedef enum lsim_report_format {
+    LSIM_REPORT_NONE = 0, /* nothing */
+    LSIM_REPORT_TEXT = 1, /* the text summary (`lidarsim calibrate`, `lidarsim validate`) */
+    LSIM_REPORT_JSON = 2  /* calibrate: the JSON summary (`lidarsim calibrate --json`) */
+} lsim_report_format;
+
+/* Options of lsim_calibrate_run; lsim_calibrate_options_init sets the defaults given here. A
+ * double that is NAN means "not given". */
+typedef struct lsim_calibrate_options {
+    /* One material instead of a config file (config_path NULL): */
+    const char *scan_path;    /* its scan: `range_m,intensity,angle_rad` lines or a ROS LaserScan dump */
+    const char *name;         /* its name (lsim_calibration_name_valid) */
+    double width_m;           /* the board width in metres, (0, 100] (0: not given, an error) */
+    double distance_m;        /* hand-measured distance in metres, reported beside the fitted one (0: not measured) */
+    lsim_material_type brdf;  /* LSIM_MATERIAL_OREN_NAYAR (default), _COOK_TORRANCE or _LAMBERTIAN */
+    double roughness;         /* starting roughness of the fit (NAN: the BRDF's default) */
+    double ior;               /* index of refraction for cook-torrance, [1, 10] (NAN: 1.5) */
+    /* Either form: */
+    double bin_width_deg;     /* incidence-angle bin width, 0.05..45 (NAN: the YAML's bin_width_deg, else 2) */
+    const char *sensor;       /* sensor recorded in the file (NULL: the YAML's sensor, else rplidar-a1) */
+    double direction_deg;     /* expected direction of the board centre, sensor frame, within +-720
+                               * (NAN: each material's, default 180) */
+    double window_deg;        /* half-width of the window searched for the board, (0, 180] (NAN: 80) */
+    uint64_t seed;            /* seed of the RANSAC line search (default 0) */
+    const char *view_dir;     /* also draw each material's calibration view, VIEW_DIR/NAME_view.png,
+                               * 900 px (NULL: none); the folder is made when missing */
+    lsim_report_format report; /* after success: TEXT (default) per-material summary lines, JSON, NONE */
+    const char *report_path;  /* where the report goes (NULL: standard output); written atomically */
+    lsim_progress_mode progress; /* a progress bar over the materials on stderr (default OFF) */
+} lsim_calibrate_options;
+
+LSIM_API void lsim_calibrate_options_init(lsim_calibrate_options *options);
+/* Calibrate the materials of `config_path` (the thesis's data.config or YAML; scan paths relative
+ * to its folder), or the one material of options->scan_path when config_path is NULL, and write
+ * the calibration file `out_path` (YAML; NULL: none, e.g. for a JSON report only). Every output
+ * path is checked before any scan is read. Errors: LSIM_ERR_INVALID_ARGUMENT (a bad option,
+ * named), LSIM_ERR_IO (a file cannot be read or written), LSIM_ERR_PARSE (a config or scan line,
+ * "material NAME (CONFIG:LINE): SCAN:LINE: ..."), LSIM_ERR_NOT_FOUND ("material NAME ...: board
+ * not found ..."), with the context's message naming the file and what to do; nothing is
+ * written then. */
+LSIM_API lsim_status lsim_calibrate_run(lsim_context *ctx, const char *config_path, const char *out_path,
+                                        const lsim_calibrate_options *options);
+
+/* Options of lsim_validate_run; lsim_validate_options_init sets the defaults given here. */
+typedef struct lsim_validate_options {
+    double bin_width_deg;     /* incidence bin width, 0.05..45 (NAN: the config's bin_width_deg, else 2) */
+    uint64_t seed;            /* simulation seed (default 1) */
+    int threads;              /* threads, 0..1024, 0 = all cores (default 0) */
+    int holdout;              /* 1: calibrate on the even revolutions, compare with the odd ones and compare
+                               * the real halves by the same tests; 0 (default): compare with the scan
+                               * calibrated from, as the thesis */
+    lsim_report_format report; /* TEXT (default): one verdict line per material; NONE */
+    const char *report_path;  /* where the verdicts go (NULL: standard output); written atomically */
+    lsim_progress_mode progress; /* a progress bar over the materials on stderr (default OFF) */
+} lsim_validate_options;
+
+/* What a validation found. */
+typedef struct lsim_validate_result {
+    size_t materials; /* materials validated */
+    size_t failed;    /* of them, with a FAIL verdict (`lidarsim validate` exits 3 then) */
+} lsim_validate_result;
+
+LSIM_API void lsim_validate_options_init(lsim_validate_options *options);
+/* For each material of `config_path` (as lsim_calibrate_run's): calibrate from its real scan,
+ * simulate the setup with the calibration and with a BRDF-only model, and compare per incidence
+ * bin. Writes OUT_DIR/validation.csv, OUT_DIR/calibration.yaml, OUT_DIR/NAME_validation.png and
+ * OUT_DIR/NAME_view.png (all or none; OUT_DIR is made when missing and checked before any work),
+ * then the report. A scan ending in a partial revolution is noted on stderr. `result` (may be
+ * NULL) receives the counts; FAIL verdicts are not an error (LSIM_OK). Errors as
+ * lsim_calibrate_run's ("NAME: ..." for a material; "...; nothing was written to OUT_DIR"). */
+LSIM_API lsim_status lsim_validate_run(lsim_context *ctx, const char *config_path, const char *out_dir,
+                                       const lsim_validate_options *options, lsim_validate_result *result);
 
 
 /* ---- section C: fit files, patterns, datasets (CLI: fit, pattern, dataset) ---- */

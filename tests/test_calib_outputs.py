@@ -16,7 +16,7 @@ cut to a few revolutions (720 beams each):
   - a folder in the place of one of the outputs: validate and calibrate --view fail with no output
     file at all (calibrate wrote calibration.yaml before), a folder they made is removed, a folder
     that was there keeps only what it had; success leaves no staging folder or temporary file;
-  - SIGINT or SIGTERM during validate leaves nothing behind.
+  - SIGINT or SIGTERM during validate or calibrate --view leaves nothing behind.
 Standard library only. Exits 1 with one line per failed check.
 """
 import csv
@@ -185,7 +185,7 @@ def test_half_way(wall):
 
 
 def test_signals(wall):
-    """Ctrl-C or SIGTERM during validate: no staging folder, no temporary file, and the output
+    """Ctrl-C or SIGTERM during validate (and calibrate --view): no staging folder, no temporary file, and the output
     folder the command made is gone; the exit status is the signal's. The signal is sent as soon
     as the staging folder appears, before the (second-long) simulations of the whole wall scan."""
     import signal
@@ -208,6 +208,28 @@ def test_signals(wall):
             check(p.returncode == -sig, "signal %d: exit status %d" % (sig, p.returncode))
             check(listing(d) == ["data.config", "wall.txt"], "signal %d: folder now holds %r, out holds %r" %
                   (sig, listing(d), listing(out_dir)))
+    # calibrate --view: the same once its view folder's staging folder appears (the calibration
+    # is staged beside cal.yaml); a long recording of eight materials keeps it busy meanwhile.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        d = case("signal_calibrate_%d" % sig, wall * 40)
+        write(os.path.join(d, "data.config"), "".join("wall%d,./wall.txt,0.457,1.25,ON,0.5,0.0\n" % i
+                                                      for i in range(8)))
+        p = subprocess.Popen([BINARY, "calibrate", "data.config", "-o", "cal.yaml", "--view", "views"], cwd=d,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        views, staged = os.path.join(d, "views"), False
+        deadline = time.monotonic() + 60
+        while p.poll() is None and time.monotonic() < deadline:
+            if any(n.startswith(".lidarsim-calibrate.") for n in (listing(views) or [])):
+                staged = True
+                p.send_signal(sig)
+                break
+            time.sleep(0.002)
+        p.communicate(timeout=120)
+        check(staged, "calibrate signal %d: calibrate finished before its staging folder was seen" % sig)
+        if staged:
+            check(p.returncode == -sig, "calibrate signal %d: exit status %d" % (sig, p.returncode))
+            check(listing(d) == ["data.config", "wall.txt"], "calibrate signal %d: folder now holds %r, views %r" %
+                  (sig, listing(d), listing(views)))
 
 
 def main():

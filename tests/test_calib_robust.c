@@ -6,7 +6,7 @@
  *     revolution is not a complete one (validate uses count / beams_per_revolution revolutions);
  *   - a scene with 2,000 `calibration: FILE#m` references parses FILE once per load (bytes read
  *     from /proc/self/io) and gives every material the right calibration;
- *   - the CLI's outputs committed together (lsim_cli_outputs, src/cli/args.c, compiled in here):
+ *   - outputs committed together (lsim_output_set, src/io/output_set.h; validate, calibrate --view):
  *     a rename failing half-way removes the files already renamed, a file never written stops
  *     the commit, a folder the set made is removed again, success leaves no staging folder. */
 #include "harness.h"
@@ -16,7 +16,8 @@
 #include "calib/scan_read.h"
 #include "scene/scene.h"
 
-#include "../src/cli/args.c" /* the CLI's helpers are not in the library */
+#include "core/context.h"
+#include "io/output_set.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -288,38 +289,38 @@ static int exists(const char *path)
 static void test_outputs(lsim_context *ctx)
 {
     char dir[256], p[3][4096], q[256], single[256];
-    lsim_cli_outputs o;
+    lsim_output_set o;
 
     /* Success: a new folder with three files; nothing else left in it. */
     path_join(dir, sizeof dir, scratch_dir, "ok");
-    lsim_cli_outputs_init(&o, ctx, "test");
-    CHECK(lsim_cli_outputs_folder(&o, dir, "output folder") == LSIM_EXIT_OK && o.made_dir == 1);
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(lsim_output_set_folder(&o, dir, "output folder") == LSIM_OK && o.made_dir == 1);
     CHECK(count_entries(dir, NULL) == 1); /* the staging folder */
     const char *names[3] = {"a", "b", "c"};
     for (int i = 0; i < 3; ++i) {
-        REQUIRE_OK(ctx, lsim_cli_outputs_add(&o, names[i], ".txt", p[i], sizeof p[i]));
+        REQUIRE_OK(ctx, lsim_output_set_add(&o, names[i], ".txt", p[i], sizeof p[i]));
         write_small(p[i], names[i]);
     }
-    CHECK(lsim_cli_outputs_add(&o, "b", ".txt", q, sizeof q) == LSIM_ERR_INVALID_ARGUMENT); /* twice */
-    REQUIRE_OK(ctx, lsim_cli_outputs_commit(&o));
+    CHECK(lsim_output_set_add(&o, "b", ".txt", q, sizeof q) == LSIM_ERR_INVALID_ARGUMENT); /* twice */
+    REQUIRE_OK(ctx, lsim_output_set_commit(&o));
     path_join(q, sizeof q, dir, "b.txt");
     CHECK(is_file_with(q, "b") && count_entries(dir, NULL) == 3 && count_entries(dir, ".lidarsim") == 0);
-    lsim_cli_outputs_abort(&o); /* after a commit: nothing to do */
+    lsim_output_set_abort(&o); /* after a commit: nothing to do */
     CHECK(count_entries(dir, NULL) == 3);
 
     /* A rename failing half-way (b.txt turned into a folder after it was registered): a.txt,
      * already renamed, is removed again; c.txt never appears; the staging folder goes. The
      * output folder stays: it holds the b.txt folder, which is not ours to remove. */
     path_join(dir, sizeof dir, scratch_dir, "half");
-    lsim_cli_outputs_init(&o, ctx, "test");
-    CHECK(lsim_cli_outputs_folder(&o, dir, "output folder") == LSIM_EXIT_OK);
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(lsim_output_set_folder(&o, dir, "output folder") == LSIM_OK);
     for (int i = 0; i < 3; ++i) {
-        REQUIRE_OK(ctx, lsim_cli_outputs_add(&o, names[i], ".txt", p[i], sizeof p[i]));
+        REQUIRE_OK(ctx, lsim_output_set_add(&o, names[i], ".txt", p[i], sizeof p[i]));
         write_small(p[i], names[i]);
     }
     path_join(q, sizeof q, dir, "b.txt");
     CHECK(mkdir(q, 0777) == 0);
-    CHECK(lsim_cli_outputs_commit(&o) == LSIM_ERR_IO);
+    CHECK(lsim_output_set_commit(&o) == LSIM_ERR_IO);
     CHECK(message_has(ctx, "b.txt", "cannot move"));
     CHECK(count_entries(dir, NULL) == 1 && exists(q)); /* only the folder b.txt */
     CHECK(o.count == 0 && o.stage == NULL);
@@ -328,15 +329,15 @@ static void test_outputs(lsim_context *ctx)
      * single file outside the folder has its temporary beside it until then, and none after. */
     path_join(dir, sizeof dir, scratch_dir, "unwritten");
     path_join(single, sizeof single, scratch_dir, "single.yaml");
-    lsim_cli_outputs_init(&o, ctx, "test");
-    CHECK(lsim_cli_outputs_folder(&o, dir, "output folder") == LSIM_EXIT_OK);
-    REQUIRE_OK(ctx, lsim_cli_outputs_add(&o, "a", ".txt", p[0], sizeof p[0]));
-    REQUIRE_OK(ctx, lsim_cli_outputs_add(&o, "b", ".txt", p[1], sizeof p[1]));
-    REQUIRE_OK(ctx, lsim_cli_outputs_add_file(&o, single, p[2], sizeof p[2]));
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(lsim_output_set_folder(&o, dir, "output folder") == LSIM_OK);
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "a", ".txt", p[0], sizeof p[0]));
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "b", ".txt", p[1], sizeof p[1]));
+    REQUIRE_OK(ctx, lsim_output_set_add_file(&o, single, p[2], sizeof p[2]));
     CHECK(exists(p[2]) && strstr(p[2], "single.yaml.part.") != NULL);
     write_small(p[0], "a");
     write_small(p[2], "s");
-    CHECK(lsim_cli_outputs_commit(&o) == LSIM_ERR_IO);
+    CHECK(lsim_output_set_commit(&o) == LSIM_ERR_IO);
     CHECK(message_has(ctx, "b.txt", "was not written"));
     CHECK(!exists(dir) && !exists(single) && !exists(p[2]));
     CHECK(count_entries(scratch_dir, "single") == 0);
@@ -346,19 +347,39 @@ static void test_outputs(lsim_context *ctx)
     CHECK(mkdir(dir, 0777) == 0);
     path_join(q, sizeof q, dir, "mine.txt");
     write_small(q, "mine");
-    lsim_cli_outputs_init(&o, ctx, "test");
-    CHECK(lsim_cli_outputs_folder(&o, dir, "output folder") == LSIM_EXIT_OK && o.made_dir == 0);
-    REQUIRE_OK(ctx, lsim_cli_outputs_add(&o, "mine", ".txt", p[0], sizeof p[0]));
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(lsim_output_set_folder(&o, dir, "output folder") == LSIM_OK && o.made_dir == 0);
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "mine", ".txt", p[0], sizeof p[0]));
     write_small(p[0], "theirs");
-    lsim_cli_outputs_abort(&o);
+    lsim_output_set_abort(&o);
     CHECK(is_file_with(q, "mine") && count_entries(dir, NULL) == 1);
 
+    /* A termination signal while the set is being written: the handler's call removes every
+     * temporary file, the staging folder and the folder the set made (and only those); the set
+     * is registered in its context until it is committed or aborted. */
+    path_join(dir, sizeof dir, scratch_dir, "signalled");
+    path_join(single, sizeof single, scratch_dir, "signalled.yaml");
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(ctx->partial_outputs == NULL);
+    CHECK(lsim_output_set_folder(&o, dir, "output folder") == LSIM_OK && ctx->partial_outputs == &o);
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "a", ".txt", p[0], sizeof p[0]));
+    REQUIRE_OK(ctx, lsim_output_set_add(&o, "b", ".txt", p[1], sizeof p[1]));
+    REQUIRE_OK(ctx, lsim_output_set_add_file(&o, single, p[2], sizeof p[2]));
+    write_small(p[0], "a");
+    write_small(p[1], "b");
+    CHECK(exists(dir) && exists(p[2]) && count_entries(dir, NULL) == 1); /* the staging folder */
+    CHECK(lsim_context_remove_partial_outputs(ctx) == LSIM_OK);
+    CHECK(!exists(p[0]) && !exists(p[1]) && !exists(p[2]) && !exists(dir) && !exists(single));
+    CHECK(count_entries(scratch_dir, "signalled") == 0);
+    lsim_output_set_abort(&o); /* after the handler: nothing left to remove */
+    CHECK(ctx->partial_outputs == NULL && lsim_context_remove_partial_outputs(ctx) == LSIM_OK);
+
     /* A folder in the place of an output is refused when it is registered, before any work. */
-    lsim_cli_outputs_init(&o, ctx, "test");
-    CHECK(lsim_cli_outputs_folder(&o, scratch_dir, "output folder") == LSIM_EXIT_OK);
-    CHECK(lsim_cli_outputs_add(&o, "half/b", ".txt", p[0], sizeof p[0]) == LSIM_ERR_IO);
+    lsim_output_set_init(&o, ctx, "test");
+    CHECK(lsim_output_set_folder(&o, scratch_dir, "output folder") == LSIM_OK);
+    CHECK(lsim_output_set_add(&o, "half/b", ".txt", p[0], sizeof p[0]) == LSIM_ERR_IO);
     CHECK(message_has(ctx, "b.txt: it is a folder", "remove or rename it"));
-    lsim_cli_outputs_abort(&o);
+    lsim_output_set_abort(&o);
     CHECK(count_entries(scratch_dir, ".lidarsim") == 0);
 }
 

@@ -9,8 +9,8 @@ include/lidarsim.h only).
     lidarsim.render(back, "street.png", view="bev", color="label")
 
 The shared library is found through LIDARSIM_LIBRARY, next to the package, or in the build tree
-(lidarsim._lib's docstring gives the order). lidarsim.tools runs the CLI-only tools (calibrate,
-validate, dataset) through the `lidarsim` binary.
+(lidarsim._lib's docstring gives the order). lidarsim.tools has the command line's tools as calls
+into the library: calibrate, validate, dataset, fit_file, pattern_from_scan.
 """
 from ._core import (Error, InvalidArgumentError, FileError, ParseError, OutOfMemoryError, EngineError,  # noqa: F401
                     NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields,

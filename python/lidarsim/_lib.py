@@ -210,6 +210,36 @@ class RenderLayout(ctypes.Structure):
         ("classes", ctypes.c_int)]
 
 
+# section B structures: calibrate, validate
+
+
+class CalibrateOptions(ctypes.Structure):
+    """struct lsim_calibrate_options."""
+    _fields_ = [
+        ("scan_path", ctypes.c_char_p), ("name", ctypes.c_char_p),
+        ("width_m", ctypes.c_double), ("distance_m", ctypes.c_double),
+        ("brdf", ctypes.c_int), ("roughness", ctypes.c_double), ("ior", ctypes.c_double),
+        ("bin_width_deg", ctypes.c_double), ("sensor", ctypes.c_char_p),
+        ("direction_deg", ctypes.c_double), ("window_deg", ctypes.c_double),
+        ("seed", ctypes.c_uint64), ("view_dir", ctypes.c_char_p),
+        ("report", ctypes.c_int), ("report_path", ctypes.c_char_p), ("progress", ctypes.c_int),
+    ]
+
+
+class ValidateOptions(ctypes.Structure):
+    """struct lsim_validate_options."""
+    _fields_ = [
+        ("bin_width_deg", ctypes.c_double), ("seed", ctypes.c_uint64), ("threads", ctypes.c_int),
+        ("holdout", ctypes.c_int), ("report", ctypes.c_int), ("report_path", ctypes.c_char_p),
+        ("progress", ctypes.c_int),
+    ]
+
+
+class ValidateResult(ctypes.Structure):
+    """struct lsim_validate_result."""
+    _fields_ = [("materials", ctypes.c_size_t), ("failed", ctypes.c_size_t)]
+
+
 _P = ctypes.POINTER
 _SIGNATURES = {
     "lsim_status_string": (cstr, [status]),
@@ -329,6 +359,12 @@ _SIGNATURES = {
     "lsim_points_render": (status, [vp, cstr, _P(RenderOptions), _P(RenderLayout)]),
 
     # ---- section B: calibrate, validate, output sets ----
+    "lsim_context_remove_partial_outputs": (status, [vp]),
+    "lsim_calibration_name_valid": (i32, [cstr]),
+    "lsim_calibrate_options_init": (None, [_P(CalibrateOptions)]),
+    "lsim_calibrate_run": (status, [vp, cstr, cstr, _P(CalibrateOptions)]),
+    "lsim_validate_options_init": (None, [_P(ValidateOptions)]),
+    "lsim_validate_run": (status, [vp, cstr, cstr, _P(ValidateOptions), _P(ValidateResult)]),
 
     # ---- section C: fit files, patterns, datasets ----
     "lsim_fit_file_options_init": (None, [_P(FitFileOptions)]),

@@ -461,3 +461,8 @@ lsim_status lsim_calib_view_png(lsim_context *ctx, const lsim_calib_material *m,
 {
     return lsim_calib_view_png_colour(ctx, m, path, pixels, LSIM_CALIB_VIEW_MEAN);
 }
+
+lsim_status lsim_calib_view_write(lsim_context *ctx, const char *path, const lsim_calib_material *m)
+{
+    return lsim_calib_view_png_colour(ctx, m, path, 900, LSIM_CALIB_VIEW_MEAN_WITH_DROPS);
+}

@@ -35,6 +35,9 @@ lsim_status lsim_calib_view_png(lsim_context *ctx, const lsim_calib_material *m,
 lsim_status lsim_calib_view_png_colour(lsim_context *ctx, const lsim_calib_material *m, const char *path,
                                        int pixels, lsim_calib_view_colour colour);
 
+/* The view as `lidarsim calibrate --view` and `lidarsim validate` draw it (NAME_view.png): 900 px,
+ * coloured by LSIM_CALIB_VIEW_MEAN_WITH_DROPS. */
+lsim_status lsim_calib_view_write(lsim_context *ctx, const char *path, const lsim_calib_material *m);
 /* Draw the view onto a canvas (any size >= LSIM_CALIB_VIEW_MIN_PIXELS each way), e.g. for tests. */
 lsim_status lsim_calib_view_render(lsim_context *ctx, const lsim_calib_material *m, lsim_calib_view_colour colour,
                                    lsim_canvas *canvas);

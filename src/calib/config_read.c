@@ -43,6 +43,8 @@ int lsim_calib_name_valid(const char *name)
     return 1;
 }
 
+int lsim_calibration_name_valid(const char *name) { return lsim_calib_name_valid(name); }
+
 int lsim_calib_brdf_parse(const char *text, lsim_brdf_kind *out)
 {
     if (!text)

@@ -1,18 +1,15 @@
 /* lidarsim validate CONFIG -o OUTDIR: calibrate each material from its real scan, re-simulate
- * the setup with the calibration and with a BRDF-only model, and compare bin by bin. */
+ * the setup with the calibration and with a BRDF-only model, and compare bin by bin. The work is
+ * the library's (lsim_validate_run); this file parses the arguments. */
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/progress.h"
 #include "cli/opts.h"
 
-#include "core/context.h"
-#include "io/atomic_file.h"
-#include "validate/validate.h"
+#include "lidarsim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void validate_usage(FILE *out)
 {
@@ -43,11 +40,9 @@ static int bad(const char *opt, const char *value, const char *valid)
 int lsim_cmd_validate(int argc, char **argv)
 {
     const char *config = NULL, *outdir = NULL;
-    int has_bin_width = 0, quiet = 0;
-    lsim_valid_options opt;
-    memset(&opt, 0, sizeof opt);
-    lsim_calib_options_init(&opt.calib);
-    opt.seed = 1;
+    int quiet = 0;
+    lsim_validate_options opt;
+    lsim_validate_options_init(&opt);
     static const struct option longopts[] = {
         LSIM_OPTS_COMMON,
         {"output", required_argument, NULL, 'o'},
@@ -69,8 +64,7 @@ int lsim_cmd_validate(int argc, char **argv)
         if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
             outdir = val;
         } else if (strcmp(o, "--bin-width") == 0) {
-            has_bin_width = 1;
-            if (lsim_arg_double(val, 0.05, 45.0, &opt.calib.bin_width_deg))
+            if (lsim_arg_double(val, 0.05, 45.0, &opt.bin_width_deg))
                 return bad("--bin-width", val, "degrees in 0.05..45");
         } else if (strcmp(o, "--holdout") == 0) {
             opt.holdout = 1;
@@ -96,117 +90,20 @@ int lsim_cmd_validate(int argc, char **argv)
         validate_usage(stderr);
         return LSIM_EXIT_USAGE;
     }
+    opt.progress = quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR; /* a bar when the run takes over a second */
     lsim_context *ctx = NULL;
     if (lsim_context_create(&ctx) != LSIM_OK)
         return LSIM_EXIT_FAILURE;
-    lsim_calib_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    lsim_cli_signal_context(ctx); /* Ctrl-C: no staging folder left */
+    lsim_validate_result result;
     int rc = LSIM_EXIT_OK;
-    if (lsim_calib_config_read(ctx, config, &cfg) != LSIM_OK) {
+    if (lsim_validate_run(ctx, config, outdir, &opt, &result) != LSIM_OK) {
         fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
-    }
-    if (rc == LSIM_EXIT_OK && cfg.bin_width_deg > 0.0 && !has_bin_width)
-        opt.calib.bin_width_deg = cfg.bin_width_deg;
-    /* Every output is named and its folder made writable before any simulation: a folder that
-     * cannot be written fails in milliseconds, not after the work. Files are written into a
-     * staging folder inside OUTDIR and moved into place together at the end; on any failure none
-     * is left, nor OUTDIR when this run created it. */
-    lsim_cli_outputs outs;
-    lsim_cli_outputs_init(&outs, ctx, "validate");
-    if (rc == LSIM_EXIT_OK)
-        rc = lsim_cli_outputs_folder(&outs, outdir, "output folder");
-    const char *sensor = cfg.sensor[0] ? cfg.sensor : LSIM_CALIB_DEFAULT_SENSOR;
-    const size_t n_paths = 2 + 2 * cfg.count;
-    char (*path)[4096] = rc == LSIM_EXIT_OK ? calloc(n_paths, sizeof *path) : NULL;
-    lsim_valid_material *v = rc == LSIM_EXIT_OK ? calloc(cfg.count ? cfg.count : 1, sizeof *v) : NULL;
-    if (rc == LSIM_EXIT_OK && (!v || !path)) {
-        fprintf(stderr, "lidarsim validate: out of memory\n");
-        rc = LSIM_EXIT_FAILURE;
-    }
-    /* path[0]: validation.csv, [1]: calibration.yaml, [2 + 2i]: NAME_validation.png, [3 + 2i]: NAME_view.png */
-    lsim_status st = rc == LSIM_EXIT_OK ? LSIM_OK : LSIM_ERR_INVALID_ARGUMENT;
-    if (st == LSIM_OK)
-        st = lsim_cli_outputs_add(&outs, "validation", ".csv", path[0], sizeof path[0]);
-    if (st == LSIM_OK)
-        st = lsim_cli_outputs_add(&outs, "calibration", ".yaml", path[1], sizeof path[1]);
-    for (size_t i = 0; st == LSIM_OK && i < cfg.count; ++i) {
-        st = lsim_cli_outputs_add(&outs, cfg.inputs[i].name, "_validation.png", path[2 + 2 * i], sizeof path[0]);
-        if (st == LSIM_OK)
-            st = lsim_cli_outputs_add(&outs, cfg.inputs[i].name, "_view.png", path[3 + 2 * i], sizeof path[0]);
-    }
-    if (rc == LSIM_EXIT_OK && st != LSIM_OK) {
-        fprintf(stderr, "lidarsim validate: %s\n", lsim_context_last_error(ctx));
-        rc = LSIM_EXIT_FAILURE;
-    }
-    size_t done = 0;
-    lsim_progress bar; /* on a terminal, when the materials take more than a second */
-    lsim_progress_start(&bar, quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "validate", "materials",
-                        (double)cfg.count, 1.0);
-    for (size_t i = 0; rc == LSIM_EXIT_OK && i < cfg.count; ++i, ++done) {
-        lsim_progress_update(&bar, (double)i);
-        const lsim_status vst = lsim_validate_input(ctx, &cfg.inputs[i], sensor, &opt, &v[i]);
-        if (vst != LSIM_OK || v[i].beams_dropped)
-            lsim_progress_clear(&bar); /* the message starts on a line of its own */
-        if (vst != LSIM_OK) {
-            fprintf(stderr, "lidarsim validate: %s: %s\n", cfg.inputs[i].name, lsim_context_last_error(ctx));
-            rc = LSIM_EXIT_FAILURE;
-        } else if (v[i].beams_dropped) {
-            fprintf(stderr, "lidarsim validate: %s: note: %s ends in a partial revolution: its last %zu beams are "
-                    "left out; using %zu complete revolution%s of %zu beams\n", cfg.inputs[i].name,
-                    cfg.inputs[i].scan_path, v[i].beams_dropped, v[i].revolutions_used,
-                    v[i].revolutions_used == 1 ? "" : "s", v[i].beams_per_revolution);
-        }
-    }
-    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
-    /* The statistics (CSV), the calibration used, and per material the plot and the view. */
-    if (rc == LSIM_EXIT_OK) {
-        lsim_atomic_group g;
-        lsim_atomic_begin(&g, ctx);
-        FILE *fp = NULL;
-        st = lsim_atomic_open(&g, path[0], &fp);
-        for (size_t i = 0; st == LSIM_OK && i < done; ++i)
-            lsim_valid_write_csv(fp, &v[i], i == 0);
-        st = lsim_atomic_finish(&g, st);
-        lsim_calibration cal = {LSIM_CALIB_VERSION, "", done, NULL};
-        snprintf(cal.sensor, sizeof cal.sensor, "%s", sensor);
-        lsim_calib_material *ms = calloc(done ? done : 1, sizeof *ms);
-        for (size_t i = 0; ms && i < done; ++i)
-            ms[i] = v[i].calibration; /* shallow: written, not freed here */
-        cal.materials = ms;
-        if (st == LSIM_OK && !ms)
-            st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
-        if (st == LSIM_OK)
-            st = lsim_calibration_write(ctx, path[1], &cal);
-        free(ms);
-        for (size_t i = 0; st == LSIM_OK && i < done; ++i) {
-            st = lsim_valid_plot(ctx, &v[i], path[2 + 2 * i]);
-            if (st == LSIM_OK)
-                st = lsim_cli_write_view(ctx, path[3 + 2 * i], &v[i].calibration);
-        }
-        if (st == LSIM_OK)
-            st = lsim_cli_outputs_commit(&outs);
-        if (st != LSIM_OK) {
-            fprintf(stderr, "lidarsim validate: %s; nothing was written to %s\n", lsim_context_last_error(ctx),
-                    outdir);
-            rc = LSIM_EXIT_FAILURE;
-        }
-    }
-    lsim_cli_outputs_abort(&outs); /* nothing left to do after a commit */
-    free(path);
-    int failed = 0;
-    for (size_t i = 0; rc == LSIM_EXIT_OK && i < done; ++i) {
-        char line[1024];
-        lsim_valid_verdict(&v[i], line, sizeof line);
-        printf("%s\n", line);
-        failed |= !lsim_valid_passed(&v[i]);
-    }
-    if (rc == LSIM_EXIT_OK && failed)
+    } else if (result.failed) {
         rc = LSIM_EXIT_VALIDATION_FAILED;
-    for (size_t i = 0; v && i < done; ++i)
-        lsim_valid_material_free(&v[i]);
-    free(v);
-    lsim_calib_config_free(&cfg);
+    }
+    lsim_cli_signal_context(NULL);
     lsim_context_destroy(ctx);
     return rc;
 }

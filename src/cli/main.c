@@ -16,7 +16,8 @@
  * (io/atomic_file.c), an OpenMP worker would otherwise take the signal and end the process in
  * the middle of it. The handler, in another thread, sends the signal on to the main thread,
  * where it waits until that window is over; in the main thread it removes the temporary files of
- * an output set being written (cli/args.h), restores the default action and re-raises. */
+ * the outputs being written in the command's context (lsim_cli_on_signal, cli/args.h), restores
+ * the default action and re-raises. */
 static pthread_t main_thread;
 
 static void forward_to_main_thread(int sig)
@@ -25,7 +26,7 @@ static void forward_to_main_thread(int sig)
         pthread_kill(main_thread, sig); /* handled again there, once its window is over */
         return;
     }
-    lsim_cli_outputs_on_signal(); /* validate / calibrate --view: no staging folder left behind */
+    lsim_cli_on_signal(); /* validate / calibrate --view: no staging folder left behind */
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when this handler returns: the default action, the right exit status */
 }

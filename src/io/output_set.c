@@ -1,0 +1,326 @@
+/* Outputs committed together (io/output_set.h). */
+#include "io/output_set.h"
+
+#include "core/context.h"
+#include "core/text.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+lsim_status lsim_output_path(lsim_context *ctx, char *out, size_t size, const char *dir, const char *name,
+                             const char *suffix)
+{
+    int n = snprintf(out, size, "%s/%s%s", dir, name, suffix);
+    if (n < 0 || (size_t)n >= size)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s/%s%s is too long (at most %zu bytes)",
+                         dir, name, suffix, size - 1);
+    return LSIM_OK;
+}
+
+void lsim_output_set_init(lsim_output_set *o, lsim_context *ctx, const char *command)
+{
+    memset(o, 0, sizeof *o);
+    o->ctx = ctx;
+    o->command = command;
+}
+
+/* Remove the plain files in `dir` (a staging folder this process made), then the folder. */
+static void remove_stage(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4096];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (n > 0 && (size_t)n < sizeof path)
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* The termination signals are held back in this thread while a set changes or commits, so that
+ * a handler calling lsim_context_remove_partial_outputs sees a consistent set. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
+static void set_register(lsim_output_set *o)
+{
+    if (o->ctx)
+        o->ctx->partial_outputs = o;
+}
+
+lsim_status lsim_context_remove_partial_outputs(lsim_context *ctx)
+{
+    if (!ctx)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_output_set *o = ctx->partial_outputs; /* unlink and rmdir only: async-signal-safe */
+    if (!o)
+        return LSIM_OK;
+    for (size_t i = 0; i < o->count; ++i)
+        unlink(o->file[i].tmp);
+    if (o->stage)
+        rmdir(o->stage);
+    if (o->made_dir && o->dir)
+        rmdir(o->dir);
+    return LSIM_OK;
+}
+
+static lsim_status outputs_push(lsim_output_set *o, const char *tmp, const char *final)
+{
+    sigset_t old;
+    hold_signals(&old);
+    lsim_status st = LSIM_OK;
+    if (o->count == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 8;
+        lsim_output_file *f = realloc(o->file, cap * sizeof *f);
+        if (!f)
+            st = lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+        else {
+            o->file = f;
+            o->cap = cap;
+        }
+    }
+    if (st == LSIM_OK) {
+        lsim_output_file *f = &o->file[o->count];
+        f->tmp = lsim_strdup(tmp);
+        f->final = lsim_strdup(final);
+        if (!f->tmp || !f->final) {
+            free(f->tmp);
+            free(f->final);
+            st = lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory registering the output %s", final);
+        } else {
+            ++o->count;
+            set_register(o);
+        }
+    }
+    release_signals(&old);
+    return st;
+}
+
+/* lsim_output_set_folder with the termination signals held back (the caller holds them), so that
+ * a signal cannot land between creating the folders and registering them for the handler. */
+static lsim_status outputs_folder_held(lsim_output_set *o, const char *dir, const char *what)
+{
+    struct stat info;
+    char stage[4096];
+    lsim_status st = LSIM_ERR_IO;
+    if (!dir || !*dir)
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "no %s given", what);
+    if (stat(dir, &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+            return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write the %s '%s': it is a file, not a folder; give a "
+                             "folder", what, dir);
+    } else if (mkdir(dir, 0777) != 0) {
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot create the %s '%s': %s; give a folder that can be created",
+                         what, dir, strerror(errno));
+    } else {
+        o->made_dir = 1;
+    }
+    int n = snprintf(stage, sizeof stage, "%s/.lidarsim-%s.XXXXXX", dir, o->command);
+    if (n < 0 || (size_t)n >= sizeof stage) {
+        st = lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write the %s '%s': the path is too long", what,
+                       dir);
+    } else if (!mkdtemp(stage)) {
+        st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write the %s '%s': %s; give a folder you can write to", what,
+                       dir, strerror(errno));
+    } else {
+        o->dir = lsim_strdup(dir);
+        o->stage = lsim_strdup(stage);
+        if (o->dir && o->stage) {
+            set_register(o);
+            return LSIM_OK;
+        }
+        st = lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
+        rmdir(stage);
+    }
+    free(o->dir);
+    free(o->stage);
+    o->dir = o->stage = NULL;
+    if (o->made_dir)
+        rmdir(dir);
+    o->made_dir = 0;
+    return st;
+}
+
+lsim_status lsim_output_set_folder(lsim_output_set *o, const char *dir, const char *what)
+{
+    sigset_t old;
+    hold_signals(&old);
+    lsim_status st = outputs_folder_held(o, dir, what);
+    release_signals(&old);
+    return st;
+}
+
+lsim_status lsim_output_set_add(lsim_output_set *o, const char *name, const char *suffix, char *out, size_t size)
+{
+    char final[4096];
+    if (!o->dir)
+        return lsim_fail(o->ctx, LSIM_ERR_STATE, "lsim_output_set_add: no output folder opened");
+    lsim_status st = lsim_output_path(o->ctx, final, sizeof final, o->dir, name, suffix);
+    if (st == LSIM_OK)
+        st = lsim_output_path(o->ctx, out, size, o->stage, name, suffix);
+    if (st != LSIM_OK)
+        return st;
+    struct stat info;
+    if (stat(final, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write %s: it is a folder; remove or rename it, or give "
+                         "another output folder", final);
+    for (size_t i = 0; i < o->count; ++i)
+        if (strcmp(o->file[i].final, final) == 0)
+            return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "two outputs would both be written to %s; give "
+                             "the materials distinct names", final);
+    return outputs_push(o, out, final);
+}
+
+lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char *out, size_t size)
+{
+    struct stat info;
+    if (!path || !*path)
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "no output file given");
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "'%s' is a folder; give a file name", path);
+    int n = snprintf(out, size, "%s.part.XXXXXX", path);
+    if (n < 0 || (size_t)n >= size)
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long (at most %zu bytes)",
+                         path, size - 20);
+    sigset_t old; /* a signal must not land between creating the file and registering it */
+    hold_signals(&old);
+    lsim_status st = LSIM_OK;
+    int fd = mkstemp(out);
+    if (fd < 0) {
+        st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot create a file beside %s: %s; give a path in a folder you can "
+                       "write to", path, strerror(errno));
+    } else {
+        close(fd);
+        st = outputs_push(o, out, path);
+        if (st != LSIM_OK)
+            unlink(out);
+    }
+    release_signals(&old);
+    return st;
+}
+
+static void outputs_clear(lsim_output_set *o)
+{
+    sigset_t old;
+    hold_signals(&old);
+    if (o->ctx && o->ctx->partial_outputs == o)
+        o->ctx->partial_outputs = NULL;
+    release_signals(&old);
+    for (size_t i = 0; i < o->count; ++i) {
+        free(o->file[i].tmp);
+        free(o->file[i].final);
+    }
+    free(o->file);
+    free(o->dir);
+    free(o->stage);
+    lsim_context *ctx = o->ctx;
+    const char *command = o->command;
+    lsim_output_set_init(o, ctx, command);
+}
+
+void lsim_output_set_abort(lsim_output_set *o)
+{
+    for (size_t i = 0; i < o->count; ++i)
+        unlink(o->file[i].tmp);
+    if (o->stage)
+        remove_stage(o->stage);
+    if (o->made_dir && o->dir)
+        rmdir(o->dir); /* only when empty: anything else put there meanwhile stays */
+    outputs_clear(o);
+}
+
+static lsim_status outputs_commit(lsim_output_set *o)
+{
+    struct stat info;
+    for (size_t i = 0; i < o->count; ++i) {
+        /* A writer that failed without saying so leaves no file: never commit a partial set. */
+        if (stat(o->file[i].tmp, &info) != 0 || !S_ISREG(info.st_mode)) {
+            lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "%s was not written", o->file[i].final);
+            lsim_output_set_abort(o);
+            return st;
+        }
+    }
+    for (size_t i = 0; i < o->count; ++i) {
+        if (rename(o->file[i].tmp, o->file[i].final) == 0)
+            continue;
+        int err = errno;
+        for (size_t k = 0; k < i; ++k)
+            unlink(o->file[k].final);
+        lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot move %s into place: %s", o->file[i].final,
+                                   strerror(err));
+        lsim_output_set_abort(o);
+        return st;
+    }
+    if (o->stage)
+        remove_stage(o->stage);
+    outputs_clear(o);
+    return LSIM_OK;
+}
+
+/* With the termination signals held back: a signal that arrives meanwhile ends the process
+ * after the set is wholly in place or wholly removed. */
+lsim_status lsim_output_set_commit(lsim_output_set *o)
+{
+    sigset_t old;
+    hold_signals(&old);
+    lsim_status st = outputs_commit(o);
+    release_signals(&old);
+    return st;
+}
+
+lsim_status lsim_report_open(lsim_atomic_group *group, lsim_context *ctx, const char *path, FILE **out_fp)
+{
+    lsim_atomic_begin(group, ctx);
+    if (!path) {
+        *out_fp = stdout;
+        return LSIM_OK;
+    }
+    return lsim_atomic_open(group, path, out_fp);
+}
+
+lsim_status lsim_report_close(lsim_atomic_group *group, FILE *fp, lsim_status status)
+{
+    if (fp == stdout) {
+        fflush(stdout);
+        lsim_atomic_abort(group);
+        return status;
+    }
+    return lsim_atomic_finish(group, status);
+}
+
+lsim_status lsim_output_check_file(lsim_context *ctx, const char *path, const char *what)
+{
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+        return lsim_fail(ctx, LSIM_ERR_IO, "cannot write %s: '%s' is a directory; give a file name", what, path);
+    /* probe without opening a FIFO or device (its reader would see an empty stream) */
+    lsim_status st = lsim_atomic_check(ctx, path);
+    if (st != LSIM_OK) {
+        char why[LSIM_ERROR_MAX];
+        snprintf(why, sizeof why, "%s", lsim_context_last_error(ctx));
+        return lsim_fail(ctx, st, "cannot write %s: %s", what, why);
+    }
+    return LSIM_OK;
+}
