@@ -1,14 +1,12 @@
 #include "cli/args.h"
 
 #include "cli/commands.h"
-#include "io/atomic_file.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int lsim_arg_long(const char *s, long lo, long hi, long *out)
 {
