@@ -29,7 +29,8 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
 
     kind: "frame" (`lidarsim bench`: lidarsim frames vs raw Embree per beam count), "blooming",
     "pulses", "fit" or "dataset". report_path: also keep the report in that file (written
-    atomically); by default it goes through a temporary file and is only returned. Options left
+    atomically); "-": print it on standard output and return None; by default it goes through a
+    temporary file and is only returned. Options left
     None keep the library's defaults (lsim_bench_options_init): threads (0 = all cores), repeat,
     json, progress ("off", "auto", "lines", "bar"; default "off"), beams (a list of counts,
     each >= 128), triangles, engine ("raycast" or "raster"), moving, fields (point field names or an
@@ -70,6 +71,9 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
         keep.append(_core._b(program if program is not None else _find_binary()))
         o.program = keep[-1]
     ctx = _core._Context()
+    if report_path == "-":  # standard output, as `lidarsim bench` prints it
+        ctx.check(lib.lsim_bench_run(ctx.h, ctypes.byref(o)))
+        return None
     if report_path is not None:
         keep.append(_core._b(report_path))
         o.report_path = keep[-1]
