@@ -575,8 +575,8 @@ typedef enum lsim_progress_mode {
 
 /* ---- section D: bench, viewer (CLI: bench, view) ---- */
 
-/* Benchmarks (`lidarsim bench`, README "Speed"): one run function for all of them; the options
- * say which one and hold its settings, and its report goes to standard output (exactly what
+/* Benchmarks (`lidarsim bench`, README "Performance"): one run function for all of them; the
+ * options say which one and hold its settings, and its report goes to standard output (exactly what
  * `lidarsim bench` prints) or to a file. Times depend on the machine; the other figures (beams,
  * points, echoes, mismatches) do not. */
 typedef enum lsim_bench_kind {
@@ -638,12 +638,12 @@ typedef struct lsim_bench_options {
 /* Defaults for every field (above) of a `kind` benchmark. */
 LSIM_API void lsim_bench_options_init(lsim_bench_options *options, lsim_bench_kind kind);
 
-/* Run the benchmark and print its report (the format `lidarsim bench` prints: README "Speed").
+/* Run the benchmark and print its report (the format `lidarsim bench` prints: README "Performance").
  * Errors set ctx's message: LSIM_ERR_INVALID_ARGUMENT for an option out of range (naming the
  * field, its value and the range), or a DATASET run without `program`; LSIM_ERR_IO for a report
- * path that cannot be written; LSIM_ERR_OUT_OF_MEMORY for a mesh or beam count too large; the
- * failing step's message otherwise (a frame, a scene of the fit, a spawned run that exited
- * with an error: the command to repeat by hand). BLOOMING: LSIM_ERR_ENGINE when Alg. 1 and
+ * path that cannot be written, a scene of the fit that does not load, or a spawned dataset run
+ * that fails (the message gives the command to repeat by hand); LSIM_ERR_OUT_OF_MEMORY for a
+ * mesh too large; LSIM_ERR_ENGINE for a frame that fails, and for BLOOMING when Alg. 1 and
  * Alg. 2 disagree on any beam (its JSON line is still printed on standard output; a report file
  * is not written). */
 LSIM_API lsim_status lsim_bench_run(lsim_context *ctx, const lsim_bench_options *options);

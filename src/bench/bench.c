@@ -3,7 +3,7 @@
  * their reports written to standard output or, atomically, to a report file. The runners call
  * the measuring code of this folder (bench_frame.c, bench_blooming.c, bench_pulses.c,
  * bench_fit.c, bench_dataset.c) and print its results in the formats `lidarsim bench` has always
- * printed (README "Speed", tests/test_cli_bench.py). */
+ * printed (README "Performance", tests/test_cli_bench.py). */
 #include "lidarsim.h"
 
 #include "bench/bench_blooming.h"

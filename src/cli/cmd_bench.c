@@ -179,6 +179,7 @@ int lsim_cmd_bench(int argc, char **argv)
             kind = SUBCOMMANDS[k].kind;
             snprintf(command, sizeof command, "bench %s", SUBCOMMANDS[k].word);
             --argc, ++argv; /* the subcommand's word is its argv[0] */
+            break;
         }
     lsim_bench_options o;
     lsim_bench_options_init(&o, kind);
