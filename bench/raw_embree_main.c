@@ -2,7 +2,7 @@
  * the benchmark's rotating 128-channel pattern (the rays lidarsim's ray generation makes).
  * `lidarsim bench` runs this side by side with the full lidarsim frame; this program times the
  * reference on its own. Usage: raw_embree_bench [BEAMS] [THREADS] */
-#include "bench_scene.h"
+#include "bench/bench_scene.h"
 #include "geometry/embree_reference.h"
 
 #include "lidarsim.h"

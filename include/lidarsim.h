@@ -906,6 +906,115 @@ LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *o
 
 /* ---- section D: bench, viewer (CLI: bench, view) ---- */
 
+/* Benchmarks (`lidarsim bench`, README "Performance"): one run function for all of them; the
+ * options say which one and hold its settings, and its report goes to standard output (exactly what
+ * `lidarsim bench` prints) or to a file. Times depend on the machine; the other figures (beams,
+ * points, echoes, mismatches) do not. */
+typedef enum lsim_bench_kind {
+    LSIM_BENCH_FRAME = 0,    /* full lidarsim frames (rays, trace, shade, noise, points) vs raw Embree
+                              * (rtcIntersect1 per ray) on the same rays and closed ~1M-triangle mesh, per beam
+                              * count: a table row or a JSON line each (`lidarsim bench`) */
+    LSIM_BENCH_BLOOMING = 1, /* beam divergence and blooming at the pbr paper's size (16,384 beams, 4096 x 308
+                              * px, 68-px kernel, 1,200 range bins): Alg. 1 vs Alg. 2, one JSON line */
+    LSIM_BENCH_PULSES = 2,   /* pulses per second of a VLP-16 inside the mesh, one ray a pulse and with
+                              * sub-rays: a table (or JSON lines) of two rows */
+    LSIM_BENCH_FIT = 3,      /* the cw paper's fitting experiments on the scenes of scenes_dir: a table */
+    LSIM_BENCH_DATASET = 4   /* whole `lidarsim dataset` runs of config, spawned as processes of `program`
+                              * and timed from spawn to exit: one JSON line */
+} lsim_bench_kind;
+
+/* The benchmark's name as `lidarsim bench` spells it ("frame" for LSIM_BENCH_FRAME, which is
+ * `lidarsim bench` itself; "blooming", "pulses", "fit", "dataset"); NULL for an unknown kind. */
+LSIM_API const char *lsim_bench_kind_name(lsim_bench_kind kind);
+
+#define LSIM_BENCH_MAX_SIZES 16 /* beam counts one LSIM_BENCH_FRAME run takes at most */
+
+/* What to benchmark and how (lsim_bench_options_init fills the defaults). Fields not used by the
+ * chosen kind are ignored. */
+typedef struct lsim_bench_options {
+    lsim_bench_kind kind;
+    int threads;                 /* FRAME, BLOOMING, PULSES: threads 0..1024, 0 = all cores (default 0) */
+    int repeat;                  /* repetitions 1..1000, the best kept; default by kind: FRAME 5, BLOOMING 3,
+                                  * PULSES 5, FIT 3, DATASET 1 */
+    int json;                    /* FRAME, PULSES: 1 = one JSON object a line instead of the table (default 0);
+                                  * BLOOMING and DATASET always print JSON, FIT a table */
+    lsim_progress_mode progress; /* FRAME: a bar counting beams on stderr (default LSIM_PROGRESS_OFF; the CLI
+                                  * uses LSIM_PROGRESS_BAR) */
+    const char *report_path;     /* NULL or "-": standard output, each row flushed as it is made; a path: the
+                                  * report written there atomically when the run succeeds (nothing on failure) */
+    /* LSIM_BENCH_FRAME */
+    size_t beams[LSIM_BENCH_MAX_SIZES]; /* beam counts, each 128..100000000 (rounded up to whole columns of
+                                  * the 128-channel pattern); default 1000, 10000, 100000, 1000000, 10000000 */
+    int beam_count;              /* how many of beams[] are used, 1..LSIM_BENCH_MAX_SIZES (default 5) */
+    size_t triangles;            /* mesh size in triangles, 64..100000000 (default 1000000) */
+    int engine;                  /* lsim_engine_kind tracing the frames: LSIM_ENGINE_EMBREE (default) or
+                                  * LSIM_ENGINE_RASTER (a cube map rendered in the first frame and reused) */
+    int moving;                  /* 1: the sensor drives at 10 m/s and turns at 30 deg/s during every frame */
+    uint32_t fields;             /* LSIM_FIELD_BIT mask of the point fields the frame fills (0: all, default) */
+    int noise;                   /* 1: range and intensity noise on (default), 0: off */
+    /* LSIM_BENCH_PULSES */
+    int rings;                   /* sub-ray rings 1..8 of the second case (default 2: 19 rays a pulse) */
+    /* LSIM_BENCH_FIT */
+    const char *scenes_dir;      /* the experiments' scenes (default "examples/cw", from the working folder) */
+    const char *baselines_dir;   /* NULL (default): none; a folder: also write expN_source.csv, expN_target.csv
+                                  * and expN_poses.txt of experiments 1 and 2 there (bench/pcl_compare.py) */
+    /* LSIM_BENCH_DATASET */
+    const char *config;          /* the dataset config (default "examples/dataset/dataset.yaml") */
+    long frames;                 /* frames of each run, 2..1000000 (default 500) */
+    const char *program;         /* the lidarsim binary the runs spawn (required; the CLI gives its own path) */
+    int mpi;                     /* 1: `program` is built with MPI: also time mpirun -n 2 when mpirun is on the
+                                  * PATH (default 0) */
+} lsim_bench_options;
+
+/* Defaults for every field (above) of a `kind` benchmark. */
+LSIM_API void lsim_bench_options_init(lsim_bench_options *options, lsim_bench_kind kind);
+
+/* Run the benchmark and print its report (the format `lidarsim bench` prints: README "Performance").
+ * Errors set ctx's message: LSIM_ERR_INVALID_ARGUMENT for an option out of range (naming the
+ * field, its value and the range), or a DATASET run without `program`; LSIM_ERR_IO for a report
+ * path that cannot be written, a scene of the fit that does not load, or a spawned dataset run
+ * that fails (the message gives the command to repeat by hand); LSIM_ERR_OUT_OF_MEMORY for a
+ * mesh too large; LSIM_ERR_ENGINE for a frame that fails, and for BLOOMING when Alg. 1 and
+ * Alg. 2 disagree on any beam (its JSON line is still printed on standard output; a report file
+ * is not written). */
+LSIM_API lsim_status lsim_bench_run(lsim_context *ctx, const lsim_bench_options *options);
+
+/* The live viewer (`lidarsim view`, README "Viewer"): the scene's triangles (flat shaded,
+ * coloured by label or material), the sensor (a marker and its axes), the beams as lines from
+ * the sensor to each hit (coloured by intensity) and the points (by intensity or label), in a
+ * GLFW window with an OpenGL 3.3 core context. Keys move the sensor and re-scan the frame. With
+ * a screenshot path, one frame is rendered off-screen into a PNG and the viewer returns at once.
+ * Needs a display (DISPLAY or WAYLAND_DISPLAY; headless: under xvfb-run). */
+typedef struct lsim_view_options {
+    const char *scene;        /* scene file (required) */
+    const char *screenshot;   /* PNG to write (atomically), then return; NULL: the interactive window */
+    int width, height;        /* window or screenshot size in pixels, 16..8192 each (default 1280 x 800) */
+    int has_camera;           /* 1: the camera at eye looking at target; 0 (default): 35 m behind and above
+                               * the sensor (60 deg up), looking at it */
+    double eye[3], target[3]; /* world, metres */
+    int has_sensor_position;  /* 1: put the sensor at sensor_position (world, m) before the first scan */
+    double sensor_position[3];
+    int has_sensor_yaw;       /* 1: the sensor's yaw is sensor_yaw_deg (degrees) before the first scan */
+    double sensor_yaw_deg;
+    long max_beams;           /* beam lines drawn at most, 0..100000000 (every k-th beam; default 5000; 0: none) */
+    int colour_by_label;      /* 1: points by label; 0: by intensity (default) */
+    int colour_by_material;   /* 1: triangles by material; 0: by label (default) */
+    int hide_beams;           /* 1: start with the beam lines off */
+    int threads;              /* scan threads 0..1024 (0: all cores, default) */
+    int quiet;                /* 1: no key help, no line per scan, no "wrote FILE" line (default 0) */
+} lsim_view_options;
+
+/* Defaults for every field (scene and screenshot NULL). */
+LSIM_API void lsim_view_options_init(lsim_view_options *options);
+
+/* Load the scene, scan its sensor's frame and show it until the window is closed (Esc), or write
+ * the screenshot and print "wrote FILE (WxH)" on standard output unless quiet. Errors set ctx's
+ * message: LSIM_ERR_INVALID_ARGUMENT (no scene, a size, beam or thread count out of range), the
+ * scene loader's FILE:LINE message, LSIM_ERR_IO for no display (the message names xvfb-run and
+ * DISPLAY), a window or OpenGL 3.3 context GLFW cannot make, or a PNG that cannot be written
+ * (nothing is left at its path). */
+LSIM_API lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *options);
+
 
 /* ---- end of sections ---- */
 

@@ -1,68 +1,76 @@
 #!/usr/bin/python3
-"""Issue 14: the CLI moves to the public header, command by command.
+"""Issue 14: the command-line tool is a program of the public API, like any user's.
 
-usage: test_cli_public.py LIDARSIM_BINARY WORK_DIR   (both unused: it reads src/cli/)
+usage: test_cli_public.py LIDARSIM_BINARY WORK_DIR
 
-  a  every file in PUBLIC_ONLY includes no internal header: only system headers (<...>),
-     "lidarsim.h" and headers of src/cli/ that are themselves public-only (checked the same way),
-     so with -Werror (implicit declarations are errors in C11) it can call nothing but the
-     public API (and the CLI's own helpers)
-  b  the files not yet there are listed with the internal headers they still include (printed,
-     not failed), so the list shrinks visibly; a file that became public-only must join PUBLIC_ONLY
+  a  every file of src/cli/ includes only system headers (<...>), "lidarsim.h" and the CLI's own
+     headers beside it (args.h, opts.h, commands.h, mpi_ranks.h), themselves checked the same way;
+     no "stage/file.h" of the library (the build enforces it too: only include/ is on the CLI's
+     include path, and with -Werror an undeclared call is an error)
+  b  the binary needs liblidarsim.so.MAJOR (readelf's NEEDED) and defines none of the library's
+     functions itself: every lsim_ function it defines is the CLI's own (lsim_cmd_, lsim_cli_,
+     lsim_arg_, lsim_opts_, lsim_mpi_, lsim_print_version), and every library function it calls
+     is undefined in it and declared in include/lidarsim.h
 """
 import os
 import re
+import subprocess
 import sys
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-CLI = os.path.join(SRC, "cli")
-# Files of src/cli/ on the public API only.
-PUBLIC_ONLY = ["args.h", "cmd_calibrate.c", "cmd_dataset.c", "cmd_fit.c", "cmd_pattern.c", "cmd_presets.c", "cmd_render.c",
-               "cmd_scan.c", "cmd_validate.c", "commands.h", "main.c", "mpi_ranks.c", "mpi_ranks.h", "opts.c", "opts.h"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.path.join(ROOT, "src", "cli")
+BINARY = sys.argv[1]
+OWN_HEADERS = {"args.h", "opts.h", "commands.h", "mpi_ranks.h"}
+OWN_FUNCTIONS = re.compile(r"^lsim_(cmd|cli|arg|opts?|mpi)_|^lsim_print_version$")
 failures = []
 
 
-def includes(name):
+def fail(what):
+    failures.append(what)
+    print("FAIL: " + what, file=sys.stderr)
+
+
+# a: includes
+files = sorted(n for n in os.listdir(CLI) if n.endswith((".c", ".h")))
+if len(files) < 10:
+    fail("src/cli/ has only %d sources: %s" % (len(files), files))
+for name in files:
     text = open(os.path.join(CLI, name)).read()
-    return re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M)
+    for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+        if inc != "lidarsim.h" and inc not in OWN_HEADERS:
+            fail('src/cli/%s includes "%s": the CLI may include only lidarsim.h and %s'
+                 % (name, inc, ", ".join(sorted(OWN_HEADERS))))
+missing = OWN_HEADERS - set(files)
+if missing:
+    fail("the CLI's own headers %s are not in src/cli/" % sorted(missing))
 
-
-def internal(name, seen=None):
-    """The internal headers `name` includes, directly or through src/cli/ headers."""
-    seen = seen if seen is not None else set()
-    if name in seen:
-        return []
-    seen.add(name)
-    bad = []
-    for inc in includes(name):
-        if inc == "lidarsim.h":
-            continue
-        if inc.startswith("cli/") and os.path.isfile(os.path.join(SRC, inc)):
-            sub = internal(os.path.basename(inc), seen)
-            if sub:
-                bad.append("%s (through it: %s)" % (inc, ", ".join(sub)))
-            continue
-        bad.append(inc)
-    return bad
-
-
-for name in PUBLIC_ONLY:
-    bad = internal(name)
-    if bad:
-        failures.append("%s is listed public-only but includes %s" % (name, ", ".join(bad)))
-        print("FAIL: " + failures[-1], file=sys.stderr)
-
-print("src/cli files still on internal headers:")
-for name in sorted(os.listdir(CLI)):
-    if not name.endswith((".c", ".h")) or name in PUBLIC_ONLY:
-        continue
-    bad = internal(name)
-    if bad:
-        print("  %-16s %s" % (name, ", ".join(bad)))
-    else:
-        failures.append("%s includes only public headers: add it to PUBLIC_ONLY" % name)
-        print("FAIL: " + failures[-1], file=sys.stderr)
+# b: the binary against the shared library
+header = open(os.path.join(ROOT, "include", "lidarsim.h")).read()
+public = set(re.findall(r"\b(lsim_[a-z0-9_]+)\s*\(", header))
+dyn = subprocess.run(["readelf", "-d", BINARY], capture_output=True, text=True, check=True).stdout
+needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn)
+if not any(re.fullmatch(r"liblidarsim\.so\.\d+", n) for n in needed):
+    fail("%s does not link liblidarsim.so (NEEDED: %s)" % (BINARY, ", ".join(needed)))
+symbols = subprocess.run(["nm", BINARY], capture_output=True, text=True, check=True).stdout
+defined, undefined = set(), set()
+for line in symbols.splitlines():
+    parts = line.split()
+    if len(parts) >= 2 and parts[-1].startswith("lsim_"):
+        kind, name = parts[-2], parts[-1]
+        if kind == "U":
+            undefined.add(name)
+        elif kind in "TtDdBbRr":
+            defined.add(name)
+library_defined = sorted(n for n in defined if not OWN_FUNCTIONS.search(n))
+if library_defined:
+    fail("%s defines library functions itself: %s" % (BINARY, ", ".join(library_defined[:10])))
+not_public = sorted(undefined - public)
+if not_public:
+    fail("%s calls functions outside include/lidarsim.h: %s" % (BINARY, ", ".join(not_public)))
+if len(undefined) < 50:
+    fail("%s calls only %d functions of the library; expected the commands' many" % (BINARY, len(undefined)))
 
 if failures:
     sys.exit(1)
-print("test_cli_public: all checks passed")
+print("test_cli_public: %d files of src/cli/ on lidarsim.h only; the binary calls %d public functions of %s"
+      % (len(files), len(undefined), next(n for n in needed if n.startswith("liblidarsim"))))

@@ -6,7 +6,7 @@ usage: test_deb.py LIDARSIM_BINARY WORK_DIR   (the build folder is the binary's)
   a  cpack -G DEB writes lidarsim_VERSION_ARCH.deb
   b  dpkg-deb -I: Package lidarsim, Version = the project's, Architecture = dpkg's, Depends with
      the runtime libraries (dpkg-shlibdeps: libc6, Embree, assimp, libyaml, cairo, json-c, libxml2,
-     liblbfgs, libgomp, libEGL)
+     liblbfgs, libgomp, libEGL, GLFW: the viewer)
   c  dpkg-deb -c: /usr/bin/lidarsim, /usr/lib/liblidarsim.so.X.Y.Z (+ links, .a), /usr/include/lidarsim.h,
      lidarsim.pc, the CMake package, the man page, the examples, the licence
   d  dpkg-deb -x into a folder: its lidarsim (LD_LIBRARY_PATH into it) scans the demo street scene
@@ -54,7 +54,7 @@ check(fields.get("Version") == VERSION, "Version: %r" % fields.get("Version"))
 check(fields.get("Architecture") == arch, "Architecture: %r" % fields.get("Architecture"))
 depends = fields.get("Depends", "")
 for lib in ("libc6", "libembree3", "libassimp", "libyaml-0-2", "libcairo2", "libjson-c", "libxml2", "liblbfgs0",
-            "libgomp1", "libegl1"):
+            "libgomp1", "libegl1", "libglfw3"):
     check(lib in depends, "Depends names %s: %r" % (lib, depends))
 
 # c

@@ -24,7 +24,8 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
   9  validate   tools that drive the simulator many times through the public API
      dataset    (include/lidarsim.h): lidarsim validate; dataset and inverse (fitting) when
      inverse    they come (DESIGN.md §6); view: the live viewer (lidarsim view), which
-     view       re-scans through lsim_scene_scan_into as the sensor moves
+     view       re-scans through lsim_scene_scan_into as the sensor moves; bench: the
+     bench      benchmarks of lidarsim bench (frames, pulses, blooming, fitting, datasets)
  10  cli        the lidarsim command
 
 Three rules have no exceptions: only src/geometry/ uses Embree (headers, rtc* calls, RTC_*
@@ -52,10 +53,10 @@ RANKS = {
     "calib": 6,
     "noise": 7,
     "pipeline": 8,
-    "validate": 9, "dataset": 9, "inverse": 9, "view": 9,
+    "validate": 9, "dataset": 9, "inverse": 9, "view": 9, "bench": 9,
     "cli": 10,
 }
-TOOLS = {"validate", "dataset", "inverse", "view"}
+TOOLS = {"validate", "dataset", "inverse", "view", "bench"}
 
 # (including file, included header): why it is there today.
 KNOWN = {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A reproducible large test mesh: the benchmark's displaced UV sphere (bench/bench_scene.c).
+"""A reproducible large test mesh: the benchmark's displaced UV sphere (src/bench/bench_scene.c).
 
     tools/make_mesh.py OUTDIR [--triangles N]
 

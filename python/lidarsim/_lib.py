@@ -240,6 +240,35 @@ class ValidateResult(ctypes.Structure):
     _fields_ = [("materials", ctypes.c_size_t), ("failed", ctypes.c_size_t)]
 
 
+
+
+# section D structures (bench, viewer)
+class BenchOptions(ctypes.Structure):
+    """struct lsim_bench_options."""
+    _fields_ = [
+        ("kind", ctypes.c_int), ("threads", ctypes.c_int), ("repeat", ctypes.c_int), ("json", ctypes.c_int),
+        ("progress", ctypes.c_int), ("report_path", ctypes.c_char_p),
+        ("beams", ctypes.c_size_t * 16), ("beam_count", ctypes.c_int), ("triangles", ctypes.c_size_t),
+        ("engine", ctypes.c_int), ("moving", ctypes.c_int), ("fields", ctypes.c_uint32), ("noise", ctypes.c_int),
+        ("rings", ctypes.c_int),
+        ("scenes_dir", ctypes.c_char_p), ("baselines_dir", ctypes.c_char_p),
+        ("config", ctypes.c_char_p), ("frames", ctypes.c_long), ("program", ctypes.c_char_p), ("mpi", ctypes.c_int),
+    ]
+
+
+class ViewOptions(ctypes.Structure):
+    """struct lsim_view_options."""
+    _fields_ = [
+        ("scene", ctypes.c_char_p), ("screenshot", ctypes.c_char_p),
+        ("width", ctypes.c_int), ("height", ctypes.c_int),
+        ("has_camera", ctypes.c_int), ("eye", ctypes.c_double * 3), ("target", ctypes.c_double * 3),
+        ("has_sensor_position", ctypes.c_int), ("sensor_position", ctypes.c_double * 3),
+        ("has_sensor_yaw", ctypes.c_int), ("sensor_yaw_deg", ctypes.c_double),
+        ("max_beams", ctypes.c_long), ("colour_by_label", ctypes.c_int), ("colour_by_material", ctypes.c_int),
+        ("hide_beams", ctypes.c_int), ("threads", ctypes.c_int), ("quiet", ctypes.c_int),
+    ]
+
+
 _P = ctypes.POINTER
 _SIGNATURES = {
     "lsim_status_string": (cstr, [status]),
@@ -377,6 +406,11 @@ _SIGNATURES = {
     "lsim_dataset_run": (status, [vp, cstr, _P(DatasetRunOptions), _P(DatasetRunStats)]),
 
     # ---- section D: bench, viewer ----
+    "lsim_bench_kind_name": (cstr, [i32]),
+    "lsim_bench_options_init": (None, [_P(BenchOptions), i32]),
+    "lsim_bench_run": (status, [vp, _P(BenchOptions)]),
+    "lsim_view_options_init": (None, [_P(ViewOptions)]),
+    "lsim_view_run": (status, [vp, _P(ViewOptions)]),
 
     # ---- end of sections ----
 }

@@ -8,6 +8,9 @@ what only the command line does (e.g. `mpirun -n K lidarsim dataset`). The binar
 order: the environment variable LIDARSIM_BINARY; `lidarsim` next to the loaded liblidarsim.so (the
 build tree: build/lidarsim); PREFIX/bin/lidarsim for a library in PREFIX/lib (the installed layout);
 then `lidarsim` on PATH.
+
+bench and view (the benchmarks of `lidarsim bench` and the viewer of `lidarsim view`) run in this
+process through the public API (lsim_bench_run, lsim_view_run); see their docstrings.
 """
 import ctypes
 import json
@@ -405,3 +408,7 @@ def pattern_from_scan(scan, output, wall_distance=None, report=False, warnings=T
 def scan(scene_yaml, output, *extra, **options):
     """`lidarsim scan SCENE -o OUT [options]` through the CLI (in code use lidarsim.load + Scene.scan)."""
     return run("scan", scene_yaml, "-o", output, *extra, *_opts(**options))
+
+
+# section D: bench and view through the library (python/lidarsim/_bench_view.py)
+from ._bench_view import bench, bench_options, view, view_options  # noqa: E402,F401

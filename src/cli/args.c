@@ -1,6 +1,6 @@
-#include "cli/args.h"
+#include "args.h"
 
-#include "cli/commands.h"
+#include "commands.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,21 +1,16 @@
-/* lidarsim bench: full lidarsim frames vs raw Embree on the same rays and ~1M-triangle mesh. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "core/progress.h"
-#include "cli/opts.h"
+/* lidarsim bench: the benchmarks of lsim_bench_run (include/lidarsim.h, section D). This file
+ * parses the arguments into lsim_bench_options; the library runs the benchmark and prints its report. */
+#include "args.h"
+#include "commands.h"
+#include "mpi_ranks.h"
+#include "opts.h"
 
-#include "bench_blooming.h"
-#include "bench_fit.h"
-#include "bench_dataset.h"
-#include "cli/mpi_ranks.h"
-#include "bench_pulses.h"
-#include "bench_run.h"
-#include "bench_scene.h"
+#include "lidarsim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
+#include <unistd.h>
 
 static void bench_usage(FILE *out)
 {
@@ -67,389 +62,170 @@ static void bench_usage(FILE *out)
             "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
-/* The options every benchmark takes: --threads N and --repeat N (`opt` the full name getopt_long
- * matched, `val` its value). Returns 1 when `opt` was one of them, 0 when it was not, and -1 when
- * its value is invalid (the message printed, naming `command`). */
-static int common_option(const char *command, const char *opt, const char *val, int *threads, int *repeat)
+/* The subcommands: the word after `bench` ("" for `lidarsim bench` itself) and its benchmark. */
+static const struct {
+    const char *word;
+    lsim_bench_kind kind;
+} SUBCOMMANDS[] = {
+    {"blooming", LSIM_BENCH_BLOOMING},
+    {"pulses", LSIM_BENCH_PULSES},
+    {"fit", LSIM_BENCH_FIT},
+    {"dataset", LSIM_BENCH_DATASET},
+};
+
+#define K(kind) (1u << (kind))
+#define FRAME K(LSIM_BENCH_FRAME)
+
+/* Every option, the benchmarks that take it and, for a number, its range (the message's
+ * "expected ..." text). A subcommand's getopt table holds its own options only, so abbreviations
+ * resolve among them. */
+static const struct bench_option {
+    const char *name;
+    int has_arg;
+    unsigned kinds;
+    long lo, hi;
+} OPTIONS[] = {
+    {"quiet", no_argument, FRAME, 0, 0},
+    {"beams", required_argument, FRAME, 128, 100000000},
+    {"fields", required_argument, FRAME, 0, 0},
+    {"engine", required_argument, FRAME, 0, 0},
+    {"noise", required_argument, FRAME, 0, 0},
+    {"triangles", required_argument, FRAME, 64, 100000000},
+    {"config", required_argument, K(LSIM_BENCH_DATASET), 0, 0},
+    {"frames", required_argument, K(LSIM_BENCH_DATASET), 2, 1000000},
+    {"scenes", required_argument, K(LSIM_BENCH_FIT), 0, 0},
+    {"baselines", required_argument, K(LSIM_BENCH_FIT), 0, 0},
+    {"threads", required_argument, FRAME | K(LSIM_BENCH_BLOOMING) | K(LSIM_BENCH_PULSES), 0, 1024},
+    {"repeat", required_argument, ~0u, 1, 1000},
+    {"rings", required_argument, K(LSIM_BENCH_PULSES), 1, 8},
+    {"json", no_argument, FRAME | K(LSIM_BENCH_PULSES), 0, 0},
+    {"moving", no_argument, FRAME, 0, 0},
+    {"quick", no_argument, FRAME, 0, 0},
+};
+#define OPTION_COUNT ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
+
+/* Apply option `spec` with value `val` to `o`; 0, or LSIM_EXIT_USAGE after the message. */
+static int set_option(const char *command, const struct bench_option *spec, const char *val, lsim_bench_options *o)
 {
-    long v;
-    if (strcmp(opt, "--threads") == 0) {
-        if (lsim_arg_long(val, 0, 1024, &v)) {
-            fprintf(stderr, "lidarsim %s: --threads '%s': expected 0..1024\n", command, val);
-            return -1;
-        }
-        *threads = (int)v;
-        return 1;
+    const char *n = spec->name;
+    long v = 0;
+    if (spec->hi > 0 && strcmp(n, "beams") != 0 && lsim_arg_long(val, spec->lo, spec->hi, &v)) {
+        fprintf(stderr, "lidarsim %s: --%s '%s': expected %ld..%ld\n", command, n, val, spec->lo, spec->hi);
+        return LSIM_EXIT_USAGE;
     }
-    if (strcmp(opt, "--repeat") == 0) {
-        if (lsim_arg_long(val, 1, 1000, &v)) {
-            fprintf(stderr, "lidarsim %s: --repeat '%s': expected 1..1000\n", command, val);
-            return -1;
+    if (strcmp(n, "quiet") == 0) {
+        o->progress = LSIM_PROGRESS_OFF;
+    } else if (strcmp(n, "json") == 0) {
+        o->json = 1;
+    } else if (strcmp(n, "moving") == 0) {
+        o->moving = 1;
+    } else if (strcmp(n, "quick") == 0) {
+        o->beam_count = 3;
+        o->repeat = 3;
+    } else if (strcmp(n, "beams") == 0) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", val);
+        o->beam_count = 0;
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            if (o->beam_count == LSIM_BENCH_MAX_SIZES || lsim_arg_long(tok, spec->lo, spec->hi, &v)) {
+                fprintf(stderr, "lidarsim %s: --beams '%s': expected up to %d counts in 128..100000000\n", command,
+                        val, LSIM_BENCH_MAX_SIZES);
+                return LSIM_EXIT_USAGE;
+            }
+            o->beams[o->beam_count++] = (size_t)v;
         }
-        *repeat = (int)v;
-        return 1;
+    } else if (strcmp(n, "fields") == 0) {
+        o->fields = 0;
+        if (strcmp(val, "all") != 0 && lsim_arg_fields(command, val, &o->fields))
+            return LSIM_EXIT_USAGE;
+    } else if (strcmp(n, "engine") == 0) {
+        if (strcmp(val, "raycast") != 0 && strcmp(val, "raster") != 0) {
+            fprintf(stderr, "lidarsim %s: --engine '%s': expected raycast or raster\n", command, val);
+            return LSIM_EXIT_USAGE;
+        }
+        o->engine = strcmp(val, "raster") == 0 ? LSIM_ENGINE_RASTER : LSIM_ENGINE_EMBREE;
+    } else if (strcmp(n, "noise") == 0) {
+        if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) {
+            fprintf(stderr, "lidarsim %s: --noise '%s': expected on or off\n", command, val);
+            return LSIM_EXIT_USAGE;
+        }
+        o->noise = strcmp(val, "on") == 0;
+    } else if (strcmp(n, "triangles") == 0) {
+        o->triangles = (size_t)v;
+    } else if (strcmp(n, "config") == 0) {
+        o->config = val;
+    } else if (strcmp(n, "frames") == 0) {
+        o->frames = v;
+    } else if (strcmp(n, "scenes") == 0) {
+        o->scenes_dir = val;
+    } else if (strcmp(n, "baselines") == 0) {
+        o->baselines_dir = val;
+    } else if (strcmp(n, "threads") == 0) {
+        o->threads = (int)v;
+    } else if (strcmp(n, "repeat") == 0) {
+        o->repeat = (int)v;
+    } else if (strcmp(n, "rings") == 0) {
+        o->rings = (int)v;
     }
     return 0;
 }
 
-static int bench_blooming(int argc, char **argv)
-{
-    int threads = 0, repeat = 3;
-    static const struct option longopts[] = {
-        LSIM_OPTS_COMMON,
-        {"threads", required_argument, NULL, 0},
-        {"repeat", required_argument, NULL, 0},
-        {0, 0, 0, 0}};
-    lsim_opts g;
-    lsim_opts_init(&g, "bench blooming", argc - 1, argv + 1, "h", longopts, bench_usage);
-    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
-        if (c == LSIM_OPT_ERROR)
-            return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_EXIT)
-            return LSIM_EXIT_OK;
-        if (c == LSIM_OPT_ARG) {
-            fprintf(stderr, "lidarsim bench blooming: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
-            return LSIM_EXIT_USAGE;
-        }
-        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
-        if (common_option("bench blooming", opt, val, &threads, &repeat) < 0)
-            return LSIM_EXIT_USAGE;
-    }
-    lsim_bench_blooming_result r;
-    char err[512];
-    if (lsim_bench_blooming_run(threads, repeat, &r, err, sizeof err)) {
-        fprintf(stderr, "lidarsim bench blooming: %s\n", err);
-        return LSIM_EXIT_FAILURE;
-    }
-    printf("{\"beams\": %zu, \"image\": [%d, %d], \"kernel_px\": %d, \"range_bins\": %d, \"threads\": %d, "
-           "\"alg1_ms\": %.3f, \"alg2_ms\": %.3f, \"alg2_all_slices_ms\": %.3f, \"slices_occupied\": %zu, "
-           "\"alg2_slices_processed\": %zu, \"echoes\": %zu, \"bloomed\": %zu, \"mismatches\": %zu, "
-           "\"max_power_rel_diff\": %.3g, \"match\": %s}\n",
-           r.beams, r.width, r.height, 2 * r.kernel_half, r.range_bins, r.threads, r.alg1_ms, r.alg2_ms, r.alg2_all_ms,
-           r.slices_occupied, r.alg2_slices_processed, r.echoes, r.bloomed, r.mismatches, r.max_power_rel_diff,
-           r.mismatches == 0 ? "true" : "false");
-    return r.mismatches == 0 ? LSIM_EXIT_OK : LSIM_EXIT_FAILURE;
-}
-
-static void print_pulses_case(const char *name, const lsim_bench_pulses_case *c, const lsim_bench_pulses_result *r,
-                              int json)
-{
-    if (json)
-        printf("{\"case\": \"%s\", \"pulses\": %zu, \"triangles\": %zu, \"threads\": %d, \"rings\": %d, "
-               "\"rays_per_pulse\": %d, \"frame_ms\": %.3f, \"trace_ms\": %.3f, \"shade_ms\": %.3f, "
-               "\"noise_ms\": %.3f, \"pulses_per_s\": %.0f, \"rays_per_s\": %.0f, \"points\": %llu, "
-               "\"engine_trace_ms\": %.3f, \"raw_embree_ms\": %.3f}\n",
-               name, r->pulses, r->triangles, r->threads, c->rings, c->rays_per_pulse, c->frame_ms, c->trace_ms,
-               c->shade_ms, c->noise_ms, c->pulses_per_s, c->rays_per_s, (unsigned long long)c->points,
-               c->engine_trace_ms, c->raw_embree_ms);
-    else
-        printf("%-10s %-8zu %-8d %5d %10.3f %13.0f %13.0f %9llu   %5.2f/%.2f/%.2f   %10.3f %10.3f\n", name, r->pulses,
-               r->threads, c->rays_per_pulse, c->frame_ms, c->pulses_per_s, c->rays_per_s,
-               (unsigned long long)c->points, c->trace_ms, c->shade_ms, c->noise_ms, c->engine_trace_ms,
-               c->raw_embree_ms);
-}
-
-static int bench_dataset(int argc, char **argv)
-{
-    const char *config = "examples/dataset/dataset.yaml";
-    long frames = 500, repeat = 1;
-    static const struct option longopts[] = {
-        LSIM_OPTS_COMMON,
-        {"config", required_argument, NULL, 0},
-        {"frames", required_argument, NULL, 0},
-        {"repeat", required_argument, NULL, 0},
-        {0, 0, 0, 0}};
-    lsim_opts g;
-    lsim_opts_init(&g, "bench dataset", argc - 1, argv + 1, "h", longopts, bench_usage);
-    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
-        if (c == LSIM_OPT_ERROR)
-            return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_EXIT)
-            return LSIM_EXIT_OK;
-        if (c == LSIM_OPT_ARG) {
-            fprintf(stderr, "lidarsim bench dataset: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
-            return LSIM_EXIT_USAGE;
-        }
-        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
-        if (strcmp(opt, "--config") == 0) {
-            config = val;
-        } else if (strcmp(opt, "--frames") == 0) {
-            if (lsim_arg_long(val, 2, 1000000, &frames)) {
-                fprintf(stderr, "lidarsim bench dataset: --frames '%s': expected 2..1000000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-        } else if (lsim_arg_long(val, 1, 1000, &repeat)) { /* --repeat */
-            fprintf(stderr, "lidarsim bench dataset: --repeat '%s': expected 1..1000\n", val);
-            return LSIM_EXIT_USAGE;
-        }
-    }
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        fprintf(stderr, "lidarsim bench dataset: cannot find this program (/proc/self/exe)\n");
-        return LSIM_EXIT_FAILURE;
-    }
-    self[n] = 0;
-    const int mpi = lsim_cli_mpi_built() && system("command -v mpirun >/dev/null 2>&1") == 0;
-    lsim_bench_dataset_result r;
-    char err[1024];
-    if (lsim_bench_dataset_run(self, config, frames, (int)repeat, mpi, &r, err, sizeof err)) {
-        fprintf(stderr, "lidarsim bench dataset: %s\n", err);
-        return LSIM_EXIT_FAILURE;
-    }
-    const double f = (double)frames;
-    printf("{\"frames\": %ld, \"serial_1core_s\": %.3f, \"serial_1core_fps\": %.2f, \"serial_2threads_s\": %.3f, "
-           "\"serial_2threads_fps\": %.2f, \"shards2_s\": %.3f, \"shards2_fps\": %.2f, \"shards2_efficiency\": %.3f",
-           frames, r.serial1_s, f / r.serial1_s, r.serial2_s, f / r.serial2_s, r.shards2_s, f / r.shards2_s,
-           r.serial1_s / (2.0 * r.shards2_s));
-    if (r.mpi)
-        printf(", \"mpi2_s\": %.3f, \"mpi2_fps\": %.2f, \"mpi2_efficiency\": %.3f", r.mpi2_s, f / r.mpi2_s,
-               r.serial1_s / (2.0 * r.mpi2_s));
-    else
-        printf(", \"mpi2_s\": null");
-    printf("}\n");
-    return LSIM_EXIT_OK;
-}
-
-static int bench_fit(int argc, char **argv)
-{
-    const char *dir = "examples/cw", *baselines = NULL;
-    long repeat = 3;
-    static const struct option longopts[] = {
-        LSIM_OPTS_COMMON,
-        {"scenes", required_argument, NULL, 0},
-        {"baselines", required_argument, NULL, 0},
-        {"repeat", required_argument, NULL, 0},
-        {0, 0, 0, 0}};
-    lsim_opts g;
-    lsim_opts_init(&g, "bench fit", argc - 1, argv + 1, "h", longopts, bench_usage);
-    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
-        if (c == LSIM_OPT_ERROR)
-            return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_EXIT)
-            return LSIM_EXIT_OK;
-        if (c == LSIM_OPT_ARG) {
-            fprintf(stderr, "lidarsim bench fit: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
-            return LSIM_EXIT_USAGE;
-        }
-        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
-        if (strcmp(opt, "--scenes") == 0) {
-            dir = val;
-        } else if (strcmp(opt, "--baselines") == 0) {
-            baselines = val;
-        } else if (lsim_arg_long(val, 1, 1000, &repeat)) { /* --repeat */
-            fprintf(stderr, "lidarsim bench fit: --repeat '%s': expected 1..1000\n", val);
-            return LSIM_EXIT_USAGE;
-        }
-    }
-    lsim_bench_fit_case c[LSIM_BENCH_FIT_CASES];
-    char err[1024];
-    if (lsim_bench_fit_run(dir, (int)repeat, baselines, c, err, sizeof err)) {
-        fprintf(stderr, "lidarsim bench fit: %s\n", err);
-        return LSIM_EXIT_FAILURE;
-    }
-    printf("%-20s %6s %11s %6s %10s %10s %10s %7s %8s %6s %9s\n", "experiment", "scans", "iterations", "sims",
-           "fit_ms", "error_mm", "error_deg", "beams", "bounced", "edges", "unmatched");
-    for (int k = 0; k < LSIM_BENCH_FIT_CASES; ++k)
-        printf("%-20s %6d %11d %6d %10.1f %10.3f %10.4f %7zu %8zu %6zu %9zu\n", c[k].name, c[k].scans_in_sequence,
-               c[k].iterations, c[k].evaluations, c[k].best_ms, c[k].error_mm, c[k].error_deg, c[k].beams_used,
-               c[k].bounced_beams, c[k].silhouette_beams, c[k].unmatched_beams);
-    return LSIM_EXIT_OK;
-}
-
-static int bench_pulses(int argc, char **argv)
-{
-    int threads = 0, repeat = 5, json = 0;
-    long rings = 2;
-    static const struct option longopts[] = {
-        LSIM_OPTS_COMMON,
-        {"threads", required_argument, NULL, 0},
-        {"repeat", required_argument, NULL, 0},
-        {"rings", required_argument, NULL, 0},
-        {"json", no_argument, NULL, 0},
-        {0, 0, 0, 0}};
-    lsim_opts g;
-    lsim_opts_init(&g, "bench pulses", argc - 1, argv + 1, "h", longopts, bench_usage);
-    for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
-        if (c == LSIM_OPT_ERROR)
-            return LSIM_EXIT_USAGE;
-        if (c == LSIM_OPT_EXIT)
-            return LSIM_EXIT_OK;
-        if (c == LSIM_OPT_ARG) {
-            fprintf(stderr, "lidarsim bench pulses: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
-            return LSIM_EXIT_USAGE;
-        }
-        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
-        const int common = common_option("bench pulses", opt, val, &threads, &repeat);
-        if (common < 0)
-            return LSIM_EXIT_USAGE;
-        if (common) {
-            continue;
-        } else if (strcmp(opt, "--json") == 0) {
-            json = 1;
-        } else if (lsim_arg_long(val, 1, 8, &rings)) { /* --rings */
-            fprintf(stderr, "lidarsim bench pulses: --rings '%s': expected 1..8\n", val);
-            return LSIM_EXIT_USAGE;
-        }
-    }
-    lsim_bench_mesh mesh;
-    if (lsim_bench_mesh_make(1000000, &mesh)) {
-        fprintf(stderr, "lidarsim bench pulses: out of memory for the mesh\n");
-        return LSIM_EXIT_FAILURE;
-    }
-    lsim_bench_pulses_result r;
-    char err[512];
-    int rc = lsim_bench_pulses_run(&mesh, threads, repeat, (int)rings, &r, err, sizeof err);
-    lsim_bench_mesh_free(&mesh);
-    if (rc) {
-        fprintf(stderr, "lidarsim bench pulses: %s\n", err);
-        return LSIM_EXIT_FAILURE;
-    }
-    if (!json)
-        printf("%-10s %-8s %-8s %5s %10s %13s %13s %9s   %-18s %10s %10s\n", "beam", "pulses", "threads", "rays",
-               "frame_ms", "pulses/s", "rays/s", "points", "trace/shade/noise", "engine_ms", "embree1_ms");
-    print_pulses_case("single", &r.single, &r, json);
-    char name[16];
-    snprintf(name, sizeof name, "rings%d", r.rays.rings);
-    print_pulses_case(name, &r.rays, &r, json);
-    return LSIM_EXIT_OK;
-}
-
 int lsim_cmd_bench(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "blooming") == 0)
-        return bench_blooming(argc, argv);
-    if (argc >= 2 && strcmp(argv[1], "pulses") == 0)
-        return bench_pulses(argc, argv);
-    if (argc >= 2 && strcmp(argv[1], "fit") == 0)
-        return bench_fit(argc, argv);
-    if (argc >= 2 && strcmp(argv[1], "dataset") == 0)
-        return bench_dataset(argc, argv);
-    size_t sizes[16] = {1000, 10000, 100000, 1000000, 10000000};
-    int nsizes = 5, threads = 0, repeat = 5, json = 0, noise = 1, engine = LSIM_ENGINE_EMBREE, moving = 0, quiet = 0;
-    uint32_t fields = 0;
-    long triangles = 1000000;
-    static const struct option longopts[] = {
-        LSIM_OPTS_COMMON,
-        {"quiet", no_argument, NULL, 0},
-        {"beams", required_argument, NULL, 0},
-        {"fields", required_argument, NULL, 0},
-        {"engine", required_argument, NULL, 0},
-        {"noise", required_argument, NULL, 0},
-        {"triangles", required_argument, NULL, 0},
-        {"threads", required_argument, NULL, 0},
-        {"repeat", required_argument, NULL, 0},
-        {"json", no_argument, NULL, 0},
-        {"moving", no_argument, NULL, 0},
-        {"quick", no_argument, NULL, 0},
-        {0, 0, 0, 0}};
+    lsim_bench_kind kind = LSIM_BENCH_FRAME;
+    char command[32] = "bench";
+    for (size_t k = 0; argc >= 2 && k < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; ++k)
+        if (strcmp(argv[1], SUBCOMMANDS[k].word) == 0) {
+            kind = SUBCOMMANDS[k].kind;
+            snprintf(command, sizeof command, "bench %s", SUBCOMMANDS[k].word);
+            --argc, ++argv; /* the subcommand's word is its argv[0] */
+            break;
+        }
+    lsim_bench_options o;
+    lsim_bench_options_init(&o, kind);
+    o.progress = LSIM_PROGRESS_BAR;
+
+    struct option longopts[OPTION_COUNT + 3] = {LSIM_OPTS_COMMON};
+    int n = 2;
+    for (int k = 0; k < OPTION_COUNT; ++k)
+        if (OPTIONS[k].kinds & K(kind))
+            longopts[n++] = (struct option){OPTIONS[k].name, OPTIONS[k].has_arg, NULL, 0};
+    longopts[n] = (struct option){0, 0, 0, 0};
     lsim_opts g;
-    lsim_opts_init(&g, "bench", argc, argv, "h", longopts, bench_usage);
+    lsim_opts_init(&g, command, argc, argv, "h", longopts, bench_usage);
     for (int c; (c = lsim_opts_next(&g)) != LSIM_OPT_END;) {
         if (c == LSIM_OPT_ERROR)
             return LSIM_EXIT_USAGE;
         if (c == LSIM_OPT_EXIT)
             return LSIM_EXIT_OK;
         if (c == LSIM_OPT_ARG) {
-            fprintf(stderr, "lidarsim bench: unexpected argument '%s' (see lidarsim bench --help)\n", g.arg);
+            fprintf(stderr, "lidarsim %s: unexpected argument '%s' (see lidarsim bench --help)\n", command, g.arg);
             return LSIM_EXIT_USAGE;
         }
-        const char *opt = g.name, *val = g.arg; /* the option getopt_long matched, and its value */
-        long v;
-        if (strcmp(opt, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(opt, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(opt, "--moving") == 0) {
-            moving = 1;
-        } else if (strcmp(opt, "--quick") == 0) {
-            nsizes = 3;
-            repeat = 3;
-        } else if (strcmp(opt, "--beams") == 0) {
-            nsizes = 0;
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", val);
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                if (nsizes == 16 || lsim_arg_long(tok, 128, 100000000, &v)) {
-                    fprintf(stderr, "lidarsim bench: --beams '%s': expected up to 16 counts in 128..100000000\n", val);
-                    return LSIM_EXIT_USAGE;
-                }
-                sizes[nsizes++] = (size_t)v;
-            }
-        } else if (strcmp(opt, "--fields") == 0) {
-            if (strcmp(val, "all") == 0)
-                fields = 0;
-            else if (lsim_arg_fields("bench", val, &fields))
+        for (int k = 0; k < OPTION_COUNT; ++k)
+            if (strcmp(g.name + 2, OPTIONS[k].name) == 0 && set_option(command, &OPTIONS[k], g.arg, &o))
                 return LSIM_EXIT_USAGE;
-        } else if (strcmp(opt, "--engine") == 0) {
-            if (strcmp(val, "raycast") == 0) {
-                engine = LSIM_ENGINE_EMBREE;
-            } else if (strcmp(val, "raster") == 0) {
-                engine = LSIM_ENGINE_RASTER;
-            } else {
-                fprintf(stderr, "lidarsim bench: --engine '%s': expected raycast or raster\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-        } else if (strcmp(opt, "--noise") == 0) {
-            if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) {
-                fprintf(stderr, "lidarsim bench: --noise '%s': expected on or off\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-            noise = strcmp(val, "on") == 0;
-        } else if (strcmp(opt, "--triangles") == 0) {
-            if (lsim_arg_long(val, 64, 100000000, &triangles)) {
-                fprintf(stderr, "lidarsim bench: --triangles '%s': expected 64..100000000\n", val);
-                return LSIM_EXIT_USAGE;
-            }
-        } else if (common_option("bench", opt, val, &threads, &repeat) < 0) {
-            return LSIM_EXIT_USAGE;
-        }
     }
-    lsim_bench_mesh mesh;
-    if (lsim_bench_mesh_make((size_t)triangles, &mesh)) {
-        fprintf(stderr, "lidarsim bench: out of memory for the mesh\n");
+
+    char self[4096];
+    if (kind == LSIM_BENCH_DATASET) { /* the runs spawn this very program */
+        const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0) {
+            fprintf(stderr, "lidarsim %s: cannot find this program (/proc/self/exe)\n", command);
+            return LSIM_EXIT_FAILURE;
+        }
+        self[len] = 0;
+        o.program = self;
+        o.mpi = lsim_cli_mpi_built();
+    }
+    lsim_context *ctx;
+    if (lsim_context_create(&ctx) != LSIM_OK) {
+        fprintf(stderr, "lidarsim %s: out of memory\n", command);
         return LSIM_EXIT_FAILURE;
     }
-    if (!json) {
-        printf("%-9s %-10s %-10s %-8s %12s %12s %12s %11s %11s %7s   %s\n", "engine", "beams", "triangles", "threads",
-               "raw_ms", "first_ms", "frame_ms", "raw_Mray/s", "lsim_Mray/s", "ratio", "frame split trace/shade/noise ms");
-    }
-    int rc = LSIM_EXIT_OK;
-    /* a bar on a terminal (stderr), in beams: each size's time grows with its beam count */
-    double beams_total = 0.0, beams_done = 0.0;
-    for (int s = 0; s < nsizes; ++s)
-        beams_total += (double)sizes[s];
-    lsim_progress bar;
-    lsim_progress_start(&bar, quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR, stderr, "bench", "beams", beams_total,
-                        1.0);
-    for (int s = 0; s < nsizes; ++s) {
-        lsim_bench_result r;
-        char err[512];
-        if (lsim_bench_run(&mesh, sizes[s], engine, moving, threads, repeat, fields, noise, &r, err, sizeof err)) {
-            fprintf(stderr, "lidarsim bench: %s\n", err);
-            rc = LSIM_EXIT_FAILURE;
-            break;
-        }
-        lsim_progress_clear(&bar); /* the row starts on a line of its own */
-        double ratio = r.raw_ms / r.frame_ms;
-        const char *name = engine == LSIM_ENGINE_RASTER ? (moving ? "raster/m" : "raster")
-                                                        : (moving ? "raycast/m" : "raycast");
-        if (json)
-            printf("{\"engine\": \"%s\", \"moving\": %s, \"beams\": %zu, \"triangles\": %zu, \"threads\": %d, "
-                   "\"raw_embree_ms\": %.3f, \"first_ms\": %.3f, \"frame_ms\": %.3f, \"trace_ms\": %.3f, "
-                   "\"shade_ms\": %.3f, \"noise_ms\": %.3f, \"ratio\": %.3f, \"points\": %zu}\n",
-                   engine == LSIM_ENGINE_RASTER ? "raster" : "raycast", moving ? "true" : "false", r.beams, r.triangles,
-                   r.threads, r.raw_ms, r.first_ms, r.frame_ms, r.trace_ms, r.shade_ms,
-                   r.noise_ms, ratio, r.frame_points);
-        else
-            printf("%-9s %-10zu %-10zu %-8d %12.3f %12.3f %12.3f %11.2f %11.2f %7.3f   %.2f/%.2f/%.2f\n", name, r.beams,
-                   r.triangles, r.threads, r.raw_ms, r.first_ms, r.frame_ms, (double)r.beams / r.raw_ms / 1e3,
-                   (double)r.beams / r.frame_ms / 1e3, ratio, r.trace_ms, r.shade_ms, r.noise_ms);
-        fflush(stdout);
-        beams_done += (double)sizes[s];
-        lsim_progress_update(&bar, beams_done);
-    }
-    lsim_progress_finish(&bar, rc == LSIM_EXIT_OK);
-    lsim_bench_mesh_free(&mesh);
-    return rc;
+    const lsim_status st = lsim_bench_run(ctx, &o);
+    if (st != LSIM_OK)
+        fprintf(stderr, "lidarsim %s: %s\n", command, lsim_context_last_error(ctx));
+    lsim_context_destroy(ctx);
+    return st == LSIM_OK ? LSIM_EXIT_OK : LSIM_EXIT_FAILURE;
 }

@@ -2,9 +2,9 @@
  *   lidarsim calibrate CONFIG -o CALIBRATION.yaml            (data.config or YAML, several materials)
  *   lidarsim calibrate --scan FILE --name NAME --width W -o CALIBRATION.yaml   (one material)
  * The work is the library's (lsim_calibrate_run); this file parses the arguments. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

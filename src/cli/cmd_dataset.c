@@ -2,10 +2,10 @@
  * [--progress auto|lines|off] [--quiet]: a labelled dataset in the SemanticKITTI tree
  * (lsim_dataset_run in include/lidarsim.h), resumable, split by shards and, in an MPI build under
  * mpirun, ranks (cli/mpi_ranks.h: MPI is the CLI's; the rank and rank count go in the options). */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
-#include "cli/mpi_ranks.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
+#include "mpi_ranks.h"
 
 #include "lidarsim.h"
 

@@ -1,9 +1,9 @@
 /* lidarsim fit FIT.yaml -o FITTED.yaml: the parameters a fit file names, fitted to a real scan
  * (lsim_fit_*, L-BFGS), written into a copy of the scene file (lsim_fit_file_run in
  * include/lidarsim.h). */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

@@ -1,8 +1,8 @@
 /* lidarsim pattern from-scan SCAN -o PATTERN.csv: a pattern file (beam table) from a scan of a flat
  * wall (raster paper §3.3; lsim_pattern_from_scan in include/lidarsim.h). */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

@@ -1,6 +1,6 @@
 /* `lidarsim presets [NAME [--beams]]`: list the built-in sensors, show one, or dump its beams. */
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

@@ -1,8 +1,8 @@
 /* lidarsim render POINTS -o PNG: a picture of a point file lidarsim wrote, read with
  * lsim_points_read and drawn by lsim_points_render. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

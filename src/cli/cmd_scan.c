@@ -1,7 +1,7 @@
 /* lidarsim scan SCENE.yaml -o OUT: one frame of the scene's sensor into a point cloud. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

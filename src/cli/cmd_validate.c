@@ -1,9 +1,9 @@
 /* lidarsim validate CONFIG -o OUTDIR: calibrate each material from its real scan, re-simulate
  * the setup with the calibration and with a BRDF-only model, and compare bin by bin. The work is
  * the library's (lsim_validate_run); this file parses the arguments. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

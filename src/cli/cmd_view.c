@@ -1,9 +1,9 @@
 /* lidarsim view SCENE.yaml: a live OpenGL viewer of the scene, its sensor, beams and points, or
- * one frame of it as a PNG (--screenshot); view/view.h. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
-#include "view/view.h"
+ * one frame of it as a PNG (--screenshot). This file parses the arguments into lsim_view_options;
+ * lsim_view_run (include/lidarsim.h, section D) does the rest. */
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 
@@ -171,8 +171,6 @@ int lsim_cmd_view(int argc, char **argv)
     lsim_status st = lsim_view_run(ctx, &o);
     if (st != LSIM_OK)
         fprintf(stderr, "lidarsim view: %s\n", lsim_context_last_error(ctx));
-    else if (o.screenshot && !o.quiet)
-        printf("wrote %s (%dx%d)\n", o.screenshot, o.width, o.height);
     lsim_context_destroy(ctx);
     return st == LSIM_OK ? LSIM_EXIT_OK : LSIM_EXIT_FAILURE;
 }

@@ -1,7 +1,7 @@
 /* lidarsim command-line tool: dispatch to one subcommand per file. */
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/opts.h"
+#include "args.h"
+#include "commands.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

@@ -2,7 +2,7 @@
  * launch by mpirun/mpiexec (its environment names a world size), MPI is initialised and the
  * frames split over the ranks; otherwise the run is serial. A launch by mpirun of a build without
  * MPI is refused, so that K copies never each write every frame. */
-#include "cli/mpi_ranks.h"
+#include "mpi_ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* getopt_long with lidarsim's usage messages (cli/opts.h). */
-#include "cli/opts.h"
+#include "opts.h"
 
 #include "lidarsim.h"
 

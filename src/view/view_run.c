@@ -48,6 +48,8 @@ typedef struct viewer {
 
 void lsim_view_options_init(lsim_view_options *o)
 {
+    if (!o)
+        return;
     memset(o, 0, sizeof *o);
     o->width = 1280;
     o->height = 800;
@@ -306,8 +308,42 @@ static void initial_camera(viewer *v)
     lsim_view_camera_look(&v->cam, eye, v->position);
 }
 
+/* The options' values in range; LSIM_OK or the message naming the field. */
+static lsim_status check_options(lsim_context *ctx, const lsim_view_options *opt)
+{
+    if (!opt)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: no options given (lsim_view_options_init fills them)");
+    if (!opt->scene || !*opt->scene)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: no scene file given (options.scene)");
+    if (opt->screenshot && !*opt->screenshot)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: the screenshot path is empty (NULL: the window)");
+    if (opt->width < 16 || opt->height < 16 || opt->width > 8192 || opt->height > 8192)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "size %d x %d is outside 16..8192 pixels a side",
+                         opt->width, opt->height);
+    if (opt->max_beams < 0 || opt->max_beams > 100000000L)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: max_beams %ld is outside 0..100000000",
+                         opt->max_beams);
+    if (opt->threads < 0 || opt->threads > 1024)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: threads %d is outside 0..1024 (0: all cores)",
+                         opt->threads);
+    const double *vec[3] = {opt->eye, opt->target, opt->sensor_position};
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i)
+            if (!isfinite(vec[k][i]))
+                return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: %s is not finite",
+                                 k == 0 ? "eye" : k == 1 ? "target" : "sensor_position");
+    if (!isfinite(opt->sensor_yaw_deg))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "view: sensor_yaw_deg is not finite");
+    return LSIM_OK;
+}
+
 lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *opt)
 {
+    if (!ctx)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_status bad = check_options(ctx, opt);
+    if (bad != LSIM_OK)
+        return bad;
     viewer v;
     memset(&v, 0, sizeof v);
     v.ctx = ctx, v.opt = opt, v.button = -1;
@@ -317,9 +353,6 @@ lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *opt)
     v.scan.frame = LSIM_FRAME_WORLD;
     v.scan.fields = LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |
                     LSIM_FIELD_BIT(LSIM_FIELD_INTENSITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL);
-    if (opt->width < 16 || opt->height < 16 || opt->width > 8192 || opt->height > 8192)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "size %d x %d is outside 16..8192 pixels a side",
-                         opt->width, opt->height);
     if (!opt->screenshot && !opt->quiet)
         print_help();
     lsim_status st = opt->screenshot ? lsim_atomic_check(ctx, opt->screenshot) : LSIM_OK;
@@ -362,5 +395,9 @@ lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *opt)
     lsim_points_destroy(v.frame);
     lsim_sensor_destroy(v.sensor);
     lsim_scene_destroy(v.scene);
+    if (st == LSIM_OK && opt->screenshot && !opt->quiet) {
+        printf("wrote %s (%dx%d)\n", opt->screenshot, opt->width, opt->height);
+        fflush(stdout);
+    }
     return st;
 }

@@ -1,4 +1,4 @@
-#include "bench_scene.h"
+#include "bench/bench_scene.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "bench_run.h"
+#include "bench/bench_frame.h"
 
 #include "pipeline/frame.h"
 #include "points/points.h"
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int moving, int threads, int repeat,
-                   uint32_t fields, int noise, lsim_bench_result *out, char *error, size_t error_size)
+int lsim_bench_frame_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int moving, int threads, int repeat,
+                   uint32_t fields, int noise, lsim_bench_frame_result *out, char *error, size_t error_size)
 {
     memset(out, 0, sizeof *out);
     lsim_context *ctx = NULL;

@@ -6,7 +6,7 @@
  * retroreflective plate and tail lights, a truck with contour marking, two traffic signs and
  * roadside delineator posts (retroreflectors: 1000x the intensity of a white wall). Intensity is
  * the single-bounce rho cos(theta) / r^2; the detection threshold lets the road be seen to ~40 m. */
-#include "bench_blooming.h"
+#include "bench/bench_blooming.h"
 
 #include "core/clock.h"
 #include "optics/blooming.h"

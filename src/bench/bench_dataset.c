@@ -7,7 +7,7 @@
  *   to a core) when lidarsim is built with MPI and mpirun is on the PATH.
  * Scale-out efficiency at 2 = t(serial, 1 core) / (2 x t(2 ranks or 2 shards)). */
 #define _GNU_SOURCE /* nftw, sched_setaffinity */
-#include "bench_dataset.h"
+#include "bench/bench_dataset.h"
 
 #include <fcntl.h>
 #include <ftw.h>

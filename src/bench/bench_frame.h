@@ -1,12 +1,12 @@
 /* One benchmark size: the lidarsim frame vs raw Embree on the same rays and mesh. */
-#ifndef LSIM_BENCH_RUN_H
-#define LSIM_BENCH_RUN_H
+#ifndef LSIM_BENCH_FRAME_H
+#define LSIM_BENCH_FRAME_H
 
-#include "bench_scene.h"
+#include "bench/bench_scene.h"
 
 #include <stddef.h>
 
-typedef struct lsim_bench_result {
+typedef struct lsim_bench_frame_result {
     size_t beams, triangles;
     int threads;
     int engine;           /* lsim_engine_kind of the frames: LSIM_ENGINE_EMBREE or LSIM_ENGINE_RASTER */
@@ -17,7 +17,7 @@ typedef struct lsim_bench_result {
                            * shade + noise + points */
     double trace_ms, shade_ms, noise_ms; /* split of the best lidarsim frame */
     size_t raw_hits, frame_points;
-} lsim_bench_result;
+} lsim_bench_frame_result;
 
 /* Run `repeat` frames of each kind, alternating, keeping the best (the lidarsim frame: the best
  * after the first, which is reported alone). The frames are traced by `engine` (an
@@ -27,7 +27,7 @@ typedef struct lsim_bench_result {
  * 1 ms group of firing, every frame; raw Embree traces the frame's rays from their own origins).
  * The frame fills the point fields of `fields` (LSIM_FIELD_BIT mask; 0: every field), with noise on
  * or off. 0 on success. */
-int lsim_bench_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int moving, int threads, int repeat,
-                   uint32_t fields, int noise, lsim_bench_result *out, char *error, size_t error_size);
+int lsim_bench_frame_run(const lsim_bench_mesh *mesh, size_t beams, int engine, int moving, int threads, int repeat,
+                   uint32_t fields, int noise, lsim_bench_frame_result *out, char *error, size_t error_size);
 
 #endif

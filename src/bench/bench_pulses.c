@@ -1,4 +1,4 @@
-#include "bench_pulses.h"
+#include "bench/bench_pulses.h"
 
 #include "core/clock.h"
 #include "geometry/embree_reference.h"

@@ -1,5 +1,5 @@
 /* The cw paper's experiments 1-3 as a benchmark (see bench_fit.h). */
-#include "bench_fit.h"
+#include "bench/bench_fit.h"
 
 #include "core/clock.h"
 #include "lidarsim.h"

@@ -5,7 +5,7 @@
 #ifndef LSIM_BENCH_PULSES_H
 #define LSIM_BENCH_PULSES_H
 
-#include "bench_scene.h"
+#include "bench/bench_scene.h"
 
 #include <stddef.h>
 #include <stdint.h>
