@@ -564,7 +564,9 @@ typedef enum lsim_progress_mode {
     LSIM_PROGRESS_BAR = 3    /* a bar on a terminal (after 1 s), nothing otherwise (the CLI's long runs) */
 } lsim_progress_mode;
 
-/* ---- section A: scan files, point files, render (CLI: scan, render) ---- */
+/* ---------------------------------------------------------------------------------------------- */
+/* Point files: output checks before a scan, a scan written with progress, files read back,
+ * pictures (what `lidarsim scan` and `lidarsim render` do) */
 /* Output formats by name. lsim_format_name: "pcd", "pcd-ascii", "ply", "kitti", "csv", "las",
  * "mcap" or "auto" (a static string; "unknown" for a value outside lsim_format). */
 LSIM_API const char *lsim_format_name(lsim_format format);
@@ -666,7 +668,8 @@ LSIM_API lsim_status lsim_points_render(const lsim_points *points, const char *p
                                         const lsim_render_options *options, lsim_render_layout *layout);
 
 
-/* ---- section B: calibrate, validate, output sets (CLI: calibrate, validate) ---- */
+/* ---------------------------------------------------------------------------------------------- */
+/* Calibrated noise from real scans, and its validation (`lidarsim calibrate`, `lidarsim validate`) */
 /* Calibrating materials from real scans of benchmark boards and validating the calibration
  * (docs/calibration.md; `lidarsim calibrate`, `lidarsim validate`). Both runs write every output
  * atomically and together: all of them appear, or none (nor an output folder the run created).
@@ -761,7 +764,9 @@ LSIM_API lsim_status lsim_validate_run(lsim_context *ctx, const char *config_pat
                                        const lsim_validate_options *options, lsim_validate_result *result);
 
 
-/* ---- section C: fit files, patterns, datasets (CLI: fit, pattern, dataset) ---- */
+/* ---------------------------------------------------------------------------------------------- */
+/* File-driven tools: fit files, beam patterns from a wall scan, labelled datasets
+ * (`lidarsim fit`, `lidarsim pattern from-scan`, `lidarsim dataset`) */
 /* Fit files (`lidarsim fit`): the parameters a fit file names (the sensor's pose, named objects'
  * poses, Lambertian reflectances, the CW receiver's bias) fitted to a real scan with lsim_fit_run,
  * and written into a copy of the scene file. The fit file's keys: `lidarsim fit --help` and
@@ -904,7 +909,8 @@ LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *o
                                       const lsim_dataset_run_options *options, lsim_dataset_run_stats *stats);
 
 
-/* ---- section D: bench, viewer (CLI: bench, view) ---- */
+/* ---------------------------------------------------------------------------------------------- */
+/* Benchmarks and the live viewer (`lidarsim bench`, `lidarsim view`) */
 
 /* Benchmarks (`lidarsim bench`, README "Performance"): one run function for all of them; the
  * options say which one and hold its settings, and its report goes to standard output (exactly what
@@ -1016,7 +1022,6 @@ LSIM_API void lsim_view_options_init(lsim_view_options *options);
 LSIM_API lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *options);
 
 
-/* ---- end of sections ---- */
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* The benchmarks and the viewer through the public header only (include/lidarsim.h, section D):
+/* The benchmarks and the viewer through the public header only (include/lidarsim.h):
  * lsim_bench_kind_name, lsim_bench_options_init, lsim_bench_run, lsim_view_options_init,
  * lsim_view_run. A tiny frame benchmark's report (every beam of the closed sphere returns with
  * noise off), the defaults of every kind, options out of range naming the field and leaving no

@@ -1,4 +1,4 @@
-/* The public calibrate / validate runs (include/lidarsim.h, section B): lsim_calibrate_run and
+/* The public calibrate / validate runs (include/lidarsim.h): lsim_calibrate_run and
  * lsim_validate_run on a synthetic RPLIDAR-like scan of a board 0.6 m away, turned 2 deg
  * (normal at 182 deg, i.e. -178), through the public header only:
  *   - defaults of the options; lsim_calibration_name_valid;

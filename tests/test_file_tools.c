@@ -1,4 +1,4 @@
-/* The public API of the fit, pattern and dataset tools (include/lidarsim.h, section C), through the
+/* The public API of the fit, pattern and dataset tools (include/lidarsim.h), through the
  * header alone:
  *   a  lsim_pattern_from_scan: a wall at x = 5 with known points -> the plane (distance, normal,
  *      rms 0), the pattern's rows (atan2), the time shift, the ring; a tilted non-planar set warns;

@@ -1,4 +1,4 @@
-"""The benchmarks and the viewer (include/lidarsim.h section D: lsim_bench_run, lsim_view_run),
+"""The benchmarks and the viewer (include/lidarsim.h: lsim_bench_run, lsim_view_run),
 re-exported as lidarsim.tools.bench and lidarsim.tools.view."""
 import ctypes
 import os

@@ -1,4 +1,4 @@
-"""Point files and pictures of points (include/lidarsim.h, "section A"): read a point file that
+"""Point files and pictures of points (include/lidarsim.h): read a point file that
 lidarsim wrote back into Points (lsim_points_read), draw points as a PNG (lsim_points_render, what
 `lidarsim render` draws), and the output checks `lidarsim scan` makes before a scan (format from a
 path, whether a file can be written there)."""

@@ -142,7 +142,7 @@ class FitResult(ctypes.Structure):
     ]
 
 
-# section C structures: fit files, patterns, datasets (include/lidarsim.h, section C)
+# structures of the file-driven tools: fit files, patterns, datasets
 FIT_FILE_MAX_PARAMETERS = 8  # LSIM_FIT_FILE_MAX_PARAMETERS
 FIT_FILE_NAME_MAX = 256  # LSIM_FIT_FILE_NAME_MAX
 
@@ -195,7 +195,7 @@ class DatasetRunStats(ctypes.Structure):
 PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)
 
 
-# section A structures
+# structures of point files and pictures
 class RenderOptions(ctypes.Structure):
     """struct lsim_render_options."""
     _fields_ = [("view", ctypes.c_int), ("color", ctypes.c_int), ("width", ctypes.c_int), ("height", ctypes.c_int),
@@ -210,7 +210,7 @@ class RenderLayout(ctypes.Structure):
         ("classes", ctypes.c_int)]
 
 
-# section B structures: calibrate, validate
+# structures of calibrate and validate
 
 
 class CalibrateOptions(ctypes.Structure):
@@ -242,7 +242,7 @@ class ValidateResult(ctypes.Structure):
 
 
 
-# section D structures (bench, viewer)
+# structures of the benchmarks and the viewer
 class BenchOptions(ctypes.Structure):
     """struct lsim_bench_options."""
     _fields_ = [
@@ -375,7 +375,7 @@ _SIGNATURES = {
     "lsim_fit_evaluate": (status, [vp, c_double_p, c_double_p, c_double_p]),
     "lsim_fit_get_residuals": (status, [vp, size_t, c_uint8_p, c_float_p, c_double_p]),
     "lsim_fit_run": (status, [vp, i32, PROGRESS, vp, _P(FitResult)]),
-    # ---- section A: scan files, point files, render ----
+    # point files: output checks, reading back, pictures
     "lsim_format_name": (cstr, [i32]),
     "lsim_format_resolve": (status, [vp, cstr, i32, _P(i32)]),
     "lsim_points_check_output": (status, [vp, cstr, i32, _P(i32)]),
@@ -387,7 +387,7 @@ _SIGNATURES = {
     "lsim_render_options_init": (None, [_P(RenderOptions)]),
     "lsim_points_render": (status, [vp, cstr, _P(RenderOptions), _P(RenderLayout)]),
 
-    # ---- section B: calibrate, validate, output sets ----
+    # calibrate, validate, output sets
     "lsim_context_remove_partial_outputs": (status, [vp]),
     "lsim_calibration_name_valid": (i32, [cstr]),
     "lsim_calibrate_options_init": (None, [_P(CalibrateOptions)]),
@@ -395,7 +395,7 @@ _SIGNATURES = {
     "lsim_validate_options_init": (None, [_P(ValidateOptions)]),
     "lsim_validate_run": (status, [vp, cstr, cstr, _P(ValidateOptions), _P(ValidateResult)]),
 
-    # ---- section C: fit files, patterns, datasets ----
+    # fit files, patterns, datasets
     "lsim_fit_file_options_init": (None, [_P(FitFileOptions)]),
     "lsim_fit_file_run": (status, [vp, cstr, cstr, _P(FitFileOptions), _P(FitFileResult)]),
     "lsim_pattern_options_init": (None, [_P(PatternOptions)]),
@@ -405,14 +405,13 @@ _SIGNATURES = {
     "lsim_dataset_run_options_init": (None, [_P(DatasetRunOptions)]),
     "lsim_dataset_run": (status, [vp, cstr, _P(DatasetRunOptions), _P(DatasetRunStats)]),
 
-    # ---- section D: bench, viewer ----
+    # benchmarks, viewer
     "lsim_bench_kind_name": (cstr, [i32]),
     "lsim_bench_options_init": (None, [_P(BenchOptions), i32]),
     "lsim_bench_run": (status, [vp, _P(BenchOptions)]),
     "lsim_view_options_init": (None, [_P(ViewOptions)]),
     "lsim_view_run": (status, [vp, _P(ViewOptions)]),
 
-    # ---- end of sections ----
 }
 
 for _name, (_res, _args) in _SIGNATURES.items():

@@ -410,5 +410,5 @@ def scan(scene_yaml, output, *extra, **options):
     return run("scan", scene_yaml, "-o", output, *extra, *_opts(**options))
 
 
-# section D: bench and view through the library (python/lidarsim/_bench_view.py)
+# bench and view through the library (python/lidarsim/_bench_view.py)
 from ._bench_view import bench, bench_options, view, view_options  # noqa: E402,F401

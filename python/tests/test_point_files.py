@@ -1,4 +1,4 @@
-"""Point files and pictures (section A of the header): lidarsim.read (lsim_points_read) gives back what
+"""Point files and pictures: lidarsim.read (lsim_points_read) gives back what
 lidarsim wrote, lidarsim.render (lsim_points_render) draws it, and the output checks the scan makes
 before it runs (lsim_format_resolve, lsim_points_check_output, lsim_path_check_writable,
 lsim_points_file_remove, lsim_scene_scan_write_progress)."""

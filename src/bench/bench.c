@@ -1,4 +1,4 @@
-/* lsim_bench_run (include/lidarsim.h, section D): the benchmarks of `lidarsim bench`, chosen by
+/* lsim_bench_run (include/lidarsim.h): the benchmarks of `lidarsim bench`, chosen by
  * kind from one table (name, default repetitions, runner), with their options checked here and
  * their reports written to standard output or, atomically, to a report file. The runners call
  * the measuring code of this folder (bench_frame.c, bench_blooming.c, bench_pulses.c,

@@ -1,4 +1,4 @@
-/* lidarsim bench: the benchmarks of lsim_bench_run (include/lidarsim.h, section D). This file
+/* lidarsim bench: the benchmarks of lsim_bench_run (include/lidarsim.h). This file
  * parses the arguments into lsim_bench_options; the library runs the benchmark and prints its report. */
 #include "args.h"
 #include "commands.h"

@@ -1,6 +1,6 @@
 /* lidarsim view SCENE.yaml: a live OpenGL viewer of the scene, its sensor, beams and points, or
  * one frame of it as a PNG (--screenshot). This file parses the arguments into lsim_view_options;
- * lsim_view_run (include/lidarsim.h, section D) does the rest. */
+ * lsim_view_run (include/lidarsim.h) does the rest. */
 #include "args.h"
 #include "commands.h"
 #include "opts.h"

@@ -46,50 +46,50 @@ static void route_termination_signals(void)
     }
 }
 
+/* The commands, in the order `lidarsim --help` lists them: name, entry point, synopsis, summary. */
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *synopsis, *summary;
+} command;
+
+static const command COMMANDS[] = {
+    {"scan", lsim_cmd_scan, "scan SCENE.yaml -o OUT", "simulate one frame of the scene's sensor, write a point cloud"},
+    {"presets", lsim_cmd_presets, "presets [NAME [--beams]]", "list sensor presets, show one, or print its beam table (CSV)"},
+    {"bench", lsim_cmd_bench, "bench [--quick]", "frame time vs raw Embree on the same rays (1K..10M beams)"},
+    {"calibrate", lsim_cmd_calibrate, "calibrate CONFIG -o CAL", "calibrated noise from real scans of benchmark boards (YAML)"},
+    {"validate", lsim_cmd_validate, "validate CONFIG -o DIR", "calibrated and BRDF-only simulations vs the real scans, per bin"},
+    {"fit", lsim_cmd_fit, "fit FIT.yaml -o OUT.yaml", "fit sensor / object poses, reflectances, CW bias to a real scan"},
+    {"pattern", lsim_cmd_pattern, "pattern from-scan SCAN -o PATTERN.csv", "a pattern file from a scan of a flat wall"},
+    {"dataset", lsim_cmd_dataset, "dataset CONFIG.yaml -o DIR", "a labelled SemanticKITTI dataset (shards, MPI, resume)"},
+    {"render", lsim_cmd_render, "render POINTS -o PNG", "a picture of a point file (bev, range, perspective)"},
+    {"view", lsim_cmd_view, "view SCENE.yaml [--screenshot PNG]", "live OpenGL viewer: scene, sensor, beams, points"},
+};
+enum { COMMAND_COUNT = sizeof COMMANDS / sizeof COMMANDS[0] };
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "lidarsim %d.%d.%d — LiDAR and time-of-flight sensor simulator\n\n"
-            "usage: lidarsim COMMAND [ARGS]\n\n"
-            "commands:\n"
-            "  scan SCENE.yaml -o OUT   simulate one frame of the scene's sensor, write a point cloud\n"
-            "  presets [NAME [--beams]] list sensor presets, show one, or print its beam table (CSV)\n"
-            "  bench [--quick]          frame time vs raw Embree on the same rays (1K..10M beams)\n"
-            "  calibrate CONFIG -o CAL  calibrated noise from real scans of benchmark boards (YAML)\n"
-            "  validate CONFIG -o DIR   calibrated and BRDF-only simulations vs the real scans, per bin\n"
-            "  fit FIT.yaml -o OUT.yaml fit sensor / object poses, reflectances, CW bias to a real scan\n"
-            "  pattern from-scan SCAN -o PATTERN.csv   a pattern file from a scan of a flat wall\n"
-            "  dataset CONFIG.yaml -o DIR              a labelled SemanticKITTI dataset (shards, MPI, resume)\n"
-            "  render POINTS -o PNG                    a picture of a point file (bev, range, perspective)\n"
-            "  view SCENE.yaml [--screenshot PNG]      live OpenGL viewer: scene, sensor, beams, points\n\n"
-            "Run `lidarsim COMMAND --help` (or `lidarsim help COMMAND`) for a command's options;\n"
-            "`lidarsim --version` (or `lidarsim COMMAND --version`) prints the version.\n",
-            LSIM_VERSION_MAJOR, LSIM_VERSION_MINOR, LSIM_VERSION_PATCH);
+    fprintf(out, "lidarsim %s — LiDAR and time-of-flight sensor simulator\n\nusage: lidarsim COMMAND [ARGS]\n\ncommands:\n",
+            lsim_version_string());
+    int column = 0; /* the summaries line up after the longest synopsis */
+    for (int i = 0; i < COMMAND_COUNT; ++i)
+        if ((int)strlen(COMMANDS[i].synopsis) > column)
+            column = (int)strlen(COMMANDS[i].synopsis);
+    for (int i = 0; i < COMMAND_COUNT; ++i)
+        fprintf(out, "  %-*s  %s\n", column, COMMANDS[i].synopsis, COMMANDS[i].summary);
+    fprintf(out, "\nRun `lidarsim COMMAND --help` (or `lidarsim help COMMAND`) for a command's options;\n"
+                 "`lidarsim --version` (or `lidarsim COMMAND --version`) prints the version.\n");
 }
 
 static int run_command(const char *cmd, int argc, char **argv)
 {
-    if (strcmp(cmd, "scan") == 0)
-        return lsim_cmd_scan(argc, argv);
-    if (strcmp(cmd, "presets") == 0)
-        return lsim_cmd_presets(argc, argv);
-    if (strcmp(cmd, "bench") == 0)
-        return lsim_cmd_bench(argc, argv);
-    if (strcmp(cmd, "calibrate") == 0)
-        return lsim_cmd_calibrate(argc, argv);
-    if (strcmp(cmd, "validate") == 0)
-        return lsim_cmd_validate(argc, argv);
-    if (strcmp(cmd, "fit") == 0)
-        return lsim_cmd_fit(argc, argv);
-    if (strcmp(cmd, "pattern") == 0)
-        return lsim_cmd_pattern(argc, argv);
-    if (strcmp(cmd, "dataset") == 0)
-        return lsim_cmd_dataset(argc, argv);
-    if (strcmp(cmd, "render") == 0)
-        return lsim_cmd_render(argc, argv);
-    if (strcmp(cmd, "view") == 0)
-        return lsim_cmd_view(argc, argv);
-    fprintf(stderr, "lidarsim: unknown command '%s'; valid: scan, presets, bench, calibrate, validate, fit, pattern, dataset, render, view (see lidarsim --help)\n", cmd);
+    for (int i = 0; i < COMMAND_COUNT; ++i)
+        if (strcmp(cmd, COMMANDS[i].name) == 0)
+            return COMMANDS[i].run(argc, argv);
+    fprintf(stderr, "lidarsim: unknown command '%s'; valid:", cmd);
+    for (int i = 0; i < COMMAND_COUNT; ++i)
+        fprintf(stderr, "%s %s", i ? "," : "", COMMANDS[i].name);
+    fprintf(stderr, " (see lidarsim --help)\n");
     return LSIM_EXIT_USAGE;
 }
 
