@@ -688,6 +688,10 @@ LSIM_API lsim_status lsim_context_remove_partial_outputs(lsim_context *ctx);
 /* 1 when `name` can name a calibrated material or a sensor in a calibration file: 1 to 63
  * characters of letters, digits, '_', '-', '.' (it appears in a scene's `FILE#name`); else 0. */
 LSIM_API int lsim_calibration_name_valid(const char *name);
+/* The BRDF a calibration config names (as its `brdf` column or key, and `lidarsim calibrate
+ * --brdf`): "ON"/"oren-nayar", "CT"/"cook-torrance", "L"/"lambertian", case-insensitive. 1 and
+ * *out set (LSIM_MATERIAL_OREN_NAYAR, _COOK_TORRANCE, _LAMBERTIAN) when it is one; else 0. */
+LSIM_API int lsim_calibration_brdf_parse(const char *text, lsim_material_type *out);
 
 /* What a run prints when it succeeds. */
 typedef enum lsim_report_format {

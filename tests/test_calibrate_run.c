@@ -1,7 +1,7 @@
 /* The public calibrate / validate runs (include/lidarsim.h): lsim_calibrate_run and
  * lsim_validate_run on a synthetic RPLIDAR-like scan of a board 0.6 m away, turned 2 deg
  * (normal at 182 deg, i.e. -178), through the public header only:
- *   - defaults of the options; lsim_calibration_name_valid;
+ *   - defaults of the options; lsim_calibration_name_valid, lsim_calibration_brdf_parse;
  *   - calibrate from data.config and in the one-material form: the calibration file, the JSON
  *     report (fitted distance within 2 mm of 0.6 m, normal within 0.3 deg of -178, bin width),
  *     the text report's lines, the view PNG (900 px);
@@ -128,6 +128,13 @@ static void test_defaults(void)
     name[63] = 'x';
     name[64] = 0;
     CHECK(lsim_calibration_name_valid(name) == 0);
+
+    lsim_material_type type = LSIM_MATERIAL_LAMBERTIAN;
+    CHECK(lsim_calibration_brdf_parse("CT", &type) == 1 && type == LSIM_MATERIAL_COOK_TORRANCE);
+    CHECK(lsim_calibration_brdf_parse("oren-nayar", &type) == 1 && type == LSIM_MATERIAL_OREN_NAYAR);
+    CHECK(lsim_calibration_brdf_parse("Lambertian", &type) == 1 && type == LSIM_MATERIAL_LAMBERTIAN);
+    CHECK(lsim_calibration_brdf_parse("phong", &type) == 0 && type == LSIM_MATERIAL_LAMBERTIAN);
+    CHECK(lsim_calibration_brdf_parse(NULL, &type) == 0 && lsim_calibration_brdf_parse("L", NULL) == 0);
 }
 
 static void test_calibrate(lsim_context *ctx)

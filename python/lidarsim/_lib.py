@@ -390,6 +390,7 @@ _SIGNATURES = {
     # calibrate, validate, output sets
     "lsim_context_remove_partial_outputs": (status, [vp]),
     "lsim_calibration_name_valid": (i32, [cstr]),
+    "lsim_calibration_brdf_parse": (i32, [cstr, _P(i32)]),
     "lsim_calibrate_options_init": (None, [_P(CalibrateOptions)]),
     "lsim_calibrate_run": (status, [vp, cstr, cstr, _P(CalibrateOptions)]),
     "lsim_validate_options_init": (None, [_P(ValidateOptions)]),

@@ -1,6 +1,7 @@
 """lidarsim.tools.calibrate and validate through the library (lsim_calibrate_run, lsim_validate_run):
 the same summary, calibration file and verdicts as the `lidarsim` binary on a synthetic board scan;
 errors raise lidarsim.Error naming the file or value and leave nothing behind."""
+import ctypes
 import json
 import math
 import os
@@ -122,6 +123,9 @@ def test_validate_failed_verdict_raises(board, monkeypatch):
 def test_bound_helpers():
     assert _lib.lib.lsim_calibration_name_valid(b"rplidar-a1") == 1
     assert _lib.lib.lsim_calibration_name_valid(b"no spaces") == 0
+    kind = ctypes.c_int(-1)
+    assert _lib.lib.lsim_calibration_brdf_parse(b"cook-torrance", ctypes.byref(kind)) == 1 and kind.value == 2
+    assert _lib.lib.lsim_calibration_brdf_parse(b"phong", ctypes.byref(kind)) == 0 and kind.value == 2
     assert _lib.lib.lsim_context_remove_partial_outputs(None) == 1  # LSIM_ERR_INVALID_ARGUMENT
     o = _lib.CalibrateOptions()
     _lib.lib.lsim_calibrate_options_init(o)

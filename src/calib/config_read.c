@@ -60,6 +60,17 @@ int lsim_calib_brdf_parse(const char *text, lsim_brdf_kind *out)
     return 0;
 }
 
+int lsim_calibration_brdf_parse(const char *text, lsim_material_type *out)
+{
+    lsim_brdf_kind kind;
+    if (!out || lsim_calib_brdf_parse(text, &kind))
+        return 0;
+    *out = kind == LSIM_BRDF_COOK_TORRANCE ? LSIM_MATERIAL_COOK_TORRANCE
+         : kind == LSIM_BRDF_LAMBERTIAN    ? LSIM_MATERIAL_LAMBERTIAN
+                                           : LSIM_MATERIAL_OREN_NAYAR;
+    return 1;
+}
+
 int lsim_calib_apply_fresnel(lsim_brdf *brdf, double fresnel)
 {
     if (!isfinite(fresnel) || fresnel < 0.0 || fresnel > 10.0)

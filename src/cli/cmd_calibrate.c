@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 typedef struct calib_args {
@@ -53,20 +52,6 @@ static void calibrate_usage(FILE *out)
 static int bad(const char *opt, const char *value, const char *valid)
 {
     return lsim_arg_invalid("calibrate", opt, value, valid);
-}
-
-/* "ON"/"oren-nayar", "CT"/"cook-torrance", "L"/"lambertian" (case-insensitive), as in data.config. */
-static int parse_brdf(const char *text, lsim_material_type *out)
-{
-    if (strcasecmp(text, "ON") == 0 || strcasecmp(text, "oren-nayar") == 0)
-        *out = LSIM_MATERIAL_OREN_NAYAR;
-    else if (strcasecmp(text, "CT") == 0 || strcasecmp(text, "cook-torrance") == 0)
-        *out = LSIM_MATERIAL_COOK_TORRANCE;
-    else if (strcasecmp(text, "L") == 0 || strcasecmp(text, "lambertian") == 0)
-        *out = LSIM_MATERIAL_LAMBERTIAN;
-    else
-        return -1;
-    return 0;
 }
 
 static int parse_args(int argc, char **argv, calib_args *a)
@@ -145,7 +130,7 @@ static int parse_args(int argc, char **argv, calib_args *a)
                 return bad("--distance", val, "metres >= 0 (0 = not measured)");
             a->single = 1;
         } else if (strcmp(opt, "--brdf") == 0) {
-            if (parse_brdf(val, &o->brdf))
+            if (!lsim_calibration_brdf_parse(val, &o->brdf))
                 return bad("--brdf", val, "oren-nayar, cook-torrance or lambertian");
             a->single = 1;
         } else if (strcmp(opt, "--roughness") == 0) {
