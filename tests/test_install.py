@@ -4,7 +4,8 @@
 usage: test_install.py LIDARSIM_BINARY WORK_DIR   (the build folder is the binary's)
 
   a  the files: include/lidarsim.h, liblidarsim.so.X.Y.Z + .so.X + .so, liblidarsim.a, bin/lidarsim,
-     the man page, the examples, lidarsim.pc, lidarsimConfig.cmake + lidarsimConfigVersion.cmake, LICENSE
+     the man page, the examples, lidarsim.pc, lidarsimConfig.cmake + lidarsimConfigVersion.cmake, LICENSE;
+     bin/lidarsim needs liblidarsim.so.X and, copied with its prefix elsewhere, loads the copy's
   b  one version: CMakeLists.txt's project(VERSION) = the header's LSIM_VERSION_* = the library's
      file name and soname (major) = lsim_version_string() (c) = pkg-config --modversion =
      `lidarsim --version` = the man page's header line
@@ -57,6 +58,22 @@ out = must(["readelf", "-d", SHARED], "readelf") or ""
 check("[liblidarsim.so.%s]" % MAJOR in out, "soname liblidarsim.so.%s (readelf -d: %s)" % (MAJOR, out[:300]))
 out = must([os.path.join(PREFIX, "bin", "lidarsim"), "--version"], "lidarsim --version") or ""
 check(out.strip() == "lidarsim " + VERSION, "lidarsim --version says %r" % out.strip())
+# the installed CLI is a program of the shared library, which it finds beside its prefix: moved
+# elsewhere, the whole prefix still runs (RUNPATH $ORIGIN/../LIBDIR), with the moved library
+dyn = must(["readelf", "-d", os.path.join(PREFIX, "bin", "lidarsim")], "readelf bin/lidarsim") or ""
+check("[liblidarsim.so.%s]" % MAJOR in dyn and "$ORIGIN/../" in dyn,
+      "bin/lidarsim needs liblidarsim.so.%s through a RUNPATH $ORIGIN/../...: %s" % (MAJOR, dyn[:600]))
+MOVED = os.path.join(WORK, "moved-prefix")
+shutil.copytree(PREFIX, MOVED, symlinks=True)
+env_no_build = {"LD_LIBRARY_PATH": ""}
+out = must([os.path.join(MOVED, "bin", "lidarsim"), "--version"], "moved prefix: lidarsim --version",
+           env=env_no_build) or ""
+check(out.strip() == "lidarsim " + VERSION, "moved prefix: lidarsim --version says %r" % out.strip())
+out = must(["ldd", os.path.join(MOVED, "bin", "lidarsim")], "ldd moved bin/lidarsim", env=env_no_build) or ""
+loaded = [line.split("=>")[1].split("(")[0].strip() for line in out.splitlines() if "liblidarsim" in line and "=>" in line]
+check(len(loaded) == 1 and loaded[0].startswith(MOVED + "/"),
+      "moved prefix: bin/lidarsim loads %s, expected the moved prefix's liblidarsim" % loaded)
+shutil.rmtree(MOVED)
 PKG_ENV = {"PKG_CONFIG_PATH": os.path.join(LIBDIR, "pkgconfig")}
 out = must(["pkg-config", "--modversion", "lidarsim"], "pkg-config --modversion", env=PKG_ENV) or ""
 check(out.strip() == VERSION, "pkg-config --modversion %r" % out.strip())
