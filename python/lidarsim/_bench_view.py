@@ -9,7 +9,6 @@ from ._lib import BenchOptions, ViewOptions, lib
 
 BENCH_KINDS = ("frame", "blooming", "pulses", "fit", "dataset")  # lsim_bench_kind 0..4
 _ENGINES = {"raycast": 0, "embree": 0, "raster": 2}
-_PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
 
 
 def bench_options(kind="frame"):
@@ -47,7 +46,7 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
         if value is not None:
             setattr(o, name, 1 if value else 0)
     if progress is not None:
-        o.progress = _core._enum(_PROGRESS, progress, "progress mode")
+        o.progress = _core._progress_mode(progress)
     if engine is not None:
         o.engine = _core._enum(_ENGINES, engine, "engine")
     if fields is not None:

@@ -562,6 +562,16 @@ _FRAMES = {"sensor": 0, "world": 1}
 _PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
 
 
+def _progress_mode(progress):
+    """lsim_progress_mode of a `progress=` argument: None or False "off", True "auto", a name of
+    _PROGRESS ("off", "auto", "lines", "bar") or its number; InvalidArgumentError otherwise."""
+    if progress is None or progress is False:
+        return 0
+    if progress is True:
+        return 1
+    return _enum(_PROGRESS, progress, "progress mode")
+
+
 class Scene:
     """A scene (lsim_scene): objects with materials and labels, atmosphere and engine. Build it in
     code (Scene(), add_box, add_sphere, add_plane, add_mesh, add_triangles, ...) or load it from a
@@ -794,7 +804,7 @@ class Scene:
         s = _lib.ScanStats()
         if progress not in (None, False, "off", 0):
             st = lib.lsim_scene_scan_write_progress(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),
-                                                    _format(format), _enum(_PROGRESS, progress, "progress mode"),
+                                                    _format(format), _progress_mode(progress),
                                                     ctypes.byref(s))
         elif frames != 1:
             st = lib.lsim_scene_scan_write_frames(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),

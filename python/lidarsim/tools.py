@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 
 from . import _lib
-from ._core import _b, _Context
+from ._core import _b, _Context, _progress_mode
 from ._fit import _STOP, FitResult
 from ._lib import lib
 
@@ -82,10 +82,6 @@ def _opts(**kw):
 
 # ---- calibrate and validate: through the library (lsim_calibrate_run, lsim_validate_run) ----
 
-_BRDFS = {"oren-nayar": 1, "on": 1, "cook-torrance": 2, "ct": 2, "lambertian": 0, "l": 0}
-_PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
-
-
 def _cli_tokens(extra, flags):
     """CLI-style tokens ("--bin-width", "3", "--json", "--seed=4") as keyword options."""
     out, tokens = {}, [os.fspath(t) if isinstance(t, os.PathLike) else str(t) for t in extra]
@@ -124,11 +120,7 @@ def _path(v, keep):
 
 def _progress(options):
     p = options.pop("progress", None)
-    if options.pop("quiet", False) or p is None:
-        return 0
-    if p not in _PROGRESS:
-        raise ValueError("lidarsim: progress=%r is invalid; valid: %s" % (p, ", ".join(_PROGRESS)))
-    return _PROGRESS[p]
+    return 0 if options.pop("quiet", False) else _progress_mode(p)
 
 
 def _unknown(options, what):
@@ -162,9 +154,11 @@ def calibrate(config, output, *extra, **options):
     o.distance_m = _num(options, "distance", 0.0)
     brdf = options.pop("brdf", None)
     if brdf is not None:
-        if str(brdf).lower() not in _BRDFS:
-            raise ValueError("lidarsim: brdf=%r is invalid; valid: oren-nayar, cook-torrance, lambertian" % brdf)
-        o.brdf = _BRDFS[str(brdf).lower()]
+        kind = ctypes.c_int()
+        if not _lib.lib.lsim_calibration_brdf_parse(str(brdf).encode(), ctypes.byref(kind)):
+            raise ValueError("lidarsim: brdf=%r is invalid; valid: oren-nayar (ON), cook-torrance (CT), "
+                             "lambertian (L)" % brdf)
+        o.brdf = kind.value
     o.roughness = _num(options, "roughness")
     o.ior = _num(options, "ior")
     o.bin_width_deg = _num(options, "bin_width")
@@ -239,19 +233,6 @@ def validate(config, outdir, *extra, **options):
     if check and result["failed"]:
         raise ValidationFailed(result)
     return result
-
-
-_PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
-
-
-def _progress_mode(progress):
-    if progress is None or progress is False:
-        return 0
-    if progress is True:
-        return 1
-    if progress not in _PROGRESS:
-        raise ValueError("lidarsim: progress=%r is invalid; expected one of %s" % (progress, ", ".join(_PROGRESS)))
-    return _PROGRESS[progress]
 
 
 def _legacy_flags(function, extra, known):
