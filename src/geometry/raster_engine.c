@@ -53,6 +53,9 @@
 #define RASTER_NEAR 0.01
 #define RASTER_FAR_DEFAULT 1000.0
 #define RASTER_CENTRE_TOL 0.01
+/* The view cache's memory: before a view is drawn, the least recently used others are freed
+ * until they and it fit (one view alone may exceed it: a 4096^2 cube is 1.2 GB). */
+#define RASTER_VIEW_BUDGET ((size_t)1 << 30)
 
 typedef struct raster_state {
     lsim_scene *scene;
@@ -255,6 +258,7 @@ static const raster_view *render_view(raster_state *s, const raster_layout *L, c
     v->far_m = q->far_m;
     v->group = q->group;
     v->layout_id = L->id;
+    raster_views_trim(s->view, RASTER_VIEWS, v, raster_view_bytes_needed(v), RASTER_VIEW_BUDGET);
     lsim_status st = LSIM_OK;
     if (s->motion)
         st = lsim_raster_gl_set_time(s->gl, v->time);

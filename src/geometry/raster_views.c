@@ -242,7 +242,7 @@ void raster_view_set_sector(raster_view *v, const raster_group *g, const double 
 lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m)
 {
     const size_t face = (size_t)v->w * v->h, px = (size_t)v->faces * face;
-    if (px > v->capacity) {
+    if (px > v->capacity || px < v->capacity / 4) { /* grow, or give back most of a much larger buffer */
         free(v->range);
         free(v->object);
         free(v->prim);
@@ -277,6 +277,33 @@ void raster_view_free(raster_view *v)
     free(v->object);
     free(v->prim);
     memset(v, 0, sizeof *v);
+}
+
+enum { RASTER_PIXEL_BYTES = sizeof(float) + 2 * sizeof(uint32_t) }; /* range, object, prim */
+
+size_t raster_view_bytes(const raster_view *v) { return v->capacity * RASTER_PIXEL_BYTES; }
+
+size_t raster_view_bytes_needed(const raster_view *v)
+{
+    return (size_t)v->faces * v->w * v->h * RASTER_PIXEL_BYTES;
+}
+
+size_t raster_views_trim(raster_view *view, int n, const raster_view *keep, size_t need, size_t budget)
+{
+    while (1) {
+        size_t held = 0;
+        raster_view *oldest = NULL;
+        for (int i = 0; i < n; ++i) {
+            if (&view[i] == keep || !view[i].capacity)
+                continue;
+            held += raster_view_bytes(&view[i]);
+            if (!oldest || !view[i].valid || (oldest->valid && view[i].stamp < oldest->stamp))
+                oldest = &view[i];
+        }
+        if (!oldest || held + need <= budget)
+            return held;
+        raster_view_free(oldest); /* invalid afterwards: it is rendered again when asked for */
+    }
 }
 
 size_t raster_view_pixel(const raster_view *v, const double w[3], double dir[3])

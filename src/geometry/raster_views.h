@@ -78,6 +78,13 @@ void raster_view_set_sector(raster_view *v, const raster_group *g, const double 
 /* Draw v (its buffers grow as needed). */
 lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m);
 void raster_view_free(raster_view *v);
+/* Bytes a view's buffers hold, and would hold for its current size (faces x w x h). */
+size_t raster_view_bytes(const raster_view *v);
+size_t raster_view_bytes_needed(const raster_view *v);
+/* The cache's memory bound: free the least recently used of view[0..n), never `keep`, until
+ * what the others hold plus `need` bytes fits in `budget` (or none is left to free). Returns the
+ * bytes the others hold afterwards. Under the engine's write lock. */
+size_t raster_views_trim(raster_view *view, int n, const raster_view *keep, size_t need, size_t budget);
 /* The pixel of world direction w (any length) and its centre's unit direction `dir`;
  * RASTER_NO_PIXEL when the view does not hold w. */
 size_t raster_view_pixel(const raster_view *v, const double w[3], double dir[3]);
