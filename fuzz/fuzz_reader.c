@@ -3,7 +3,8 @@
  * (ApolloSim CSV lines and ROS LaserScan dumps), trajectory CSV (t,x,y,z,roll,pitch,yaw), real
  * units' sensor calibrations (Ouster / Velodyne JSON, ROS YAML, VeloView XML), `lidarsim fit`'s
  * fit file (read, its scene loaded, the fit set up and run for a few iterations, the fitted scene
- * written) and its real scans (CSV, PCD, PLY). */
+ * written) and its real scans (CSV, PCD, PLY), and lsim_points_read (the point files lidarsim
+ * writes: the input's first byte picks CSV, PCD, PLY or a KITTI .bin with a .label beside it). */
 #include "fuzz_common.h"
 
 #include "calib/calib_config.h"
@@ -130,8 +131,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = lsim_fit_scan_read(ctx, fuzz_path("input.scan"), size & 1, 1000, &scan);
     if (st == LSIM_OK)
         lsim_fit_scan_free(&scan);
+#elif FUZZ_READER == 10
+    static const char *const names[] = {"input.csv", "input.pcd", "input.ply", "input.bin"};
+    const char *name = names[size ? data[0] % 4 : 0];
+    const uint8_t *body = size ? data + 1 : data;
+    const size_t n = size ? size - 1 : 0;
+    if (name[6] == 'b') { /* the .bin's first 4/5, its .label the rest (misaligned sizes included) */
+        fuzz_put(name, body, n * 4 / 5);
+        fuzz_put("input.label", body + n * 4 / 5, n - n * 4 / 5);
+    } else {
+        fuzz_put(name, body, n);
+    }
+    lsim_points *points = NULL;
+    st = lsim_points_read(ctx, fuzz_path(name), size > 1 && (data[1] & 1) ? 0x7u : 0, &points);
+    if (st == LSIM_OK) {
+        const size_t count = lsim_points_count(points);
+        const float *x = lsim_points_column(points, LSIM_FIELD_X);
+        volatile float sum = 0.0f;
+        for (size_t i = 0; i < count; ++i)
+            sum += x[i]; /* every row readable */
+        (void)sum;
+    }
+    lsim_points_destroy(points);
 #else
-#error "FUZZ_READER must be 1..9"
+#error "FUZZ_READER must be 1..10"
 #endif
     must_say_why(ctx, st);
     lsim_context_destroy(ctx);
