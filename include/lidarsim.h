@@ -673,6 +673,9 @@ LSIM_API lsim_status lsim_points_render(const lsim_points *points, const char *p
 /* Calibrating materials from real scans of benchmark boards and validating the calibration
  * (docs/calibration.md; `lidarsim calibrate`, `lidarsim validate`). Both runs write every output
  * atomically and together: all of them appear, or none (nor an output folder the run created).
+ * The report (options' report_path) is written after them, atomically on its own: a report that
+ * cannot be written is an error while the outputs stay in place. An output that is an input (the
+ * config, a scan, the other output) is refused before any work.
  * While a run writes, its temporary files and staging folder are registered in its context, so
  * that a SIGINT / SIGTERM handler can remove them (lsim_context_remove_partial_outputs). */
 
@@ -682,7 +685,9 @@ LSIM_API lsim_status lsim_points_render(const lsim_points *points, const char *p
  * safe (unlink and rmdir only; no message is set); call it in the thread that runs the run (the
  * run holds SIGINT, SIGTERM and SIGHUP back in its thread while it changes the set, so the handler
  * never sees it half-changed). LSIM_OK, also when nothing is being written;
- * LSIM_ERR_INVALID_ARGUMENT for a NULL context. */
+ * LSIM_ERR_INVALID_ARGUMENT for a NULL context. Where the file system has no O_TMPFILE (files
+ * then written under a temporary name first), a file being written when the signal came can
+ * keep the staging folder from being removed. */
 LSIM_API lsim_status lsim_context_remove_partial_outputs(lsim_context *ctx);
 
 /* 1 when `name` can name a calibrated material or a sensor in a calibration file: 1 to 63
@@ -729,7 +734,10 @@ LSIM_API void lsim_calibrate_options_init(lsim_calibrate_options *options);
 /* Calibrate the materials of `config_path` (the thesis's data.config or YAML; scan paths relative
  * to its folder), or the one material of options->scan_path when config_path is NULL, and write
  * the calibration file `out_path` (YAML; NULL: none, e.g. for a JSON report only). Every output
- * path is checked before any scan is read. Errors: LSIM_ERR_INVALID_ARGUMENT (a bad option,
+ * path is checked before any scan is read. With a view folder, `out_path` must be a regular file
+ * (or not exist yet): it is replaced together with the views, keeping the mode the file had (a
+ * link is followed); without one it is written as any output (standard output for "-").
+ * Errors: LSIM_ERR_INVALID_ARGUMENT (a bad option,
  * named), LSIM_ERR_IO (a file cannot be read or written), LSIM_ERR_PARSE (a config or scan line,
  * "material NAME (CONFIG:LINE): SCAN:LINE: ..."), LSIM_ERR_NOT_FOUND ("material NAME ...: board
  * not found ..."), with the context's message naming the file and what to do; nothing is
@@ -1022,7 +1030,8 @@ LSIM_API void lsim_view_options_init(lsim_view_options *options);
  * message: LSIM_ERR_INVALID_ARGUMENT (no scene, a size, beam or thread count out of range), the
  * scene loader's FILE:LINE message, LSIM_ERR_IO for no display (the message names xvfb-run and
  * DISPLAY), a window or OpenGL 3.3 context GLFW cannot make, or a PNG that cannot be written
- * (nothing is left at its path). */
+ * (nothing is left at its path). GLFW is process-wide: call it from the main thread, one view at
+ * a time. */
 LSIM_API lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *options);
 
 

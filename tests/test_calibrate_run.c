@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static uint64_t rng_state = 7;
 
@@ -225,6 +226,67 @@ static void test_calibrate(lsim_context *ctx)
     CHECK(!exists(cal) && !exists(views) && count_entries(scratch_dir, ".part.") == 0);
 }
 
+/* The calibration written together with the views: the mode a file there has is kept (a new one
+ * gets 0666 less the umask, not mkstemp's 0600); a link is written through, not replaced; standard
+ * output and FIFOs are refused (they cannot be renamed into place). Outputs that are inputs are
+ * refused before any work. */
+static void test_calibrate_outputs(lsim_context *ctx)
+{
+    char config[256], cal[256], views[256], link_path[256], fifo[256];
+    path_join(config, sizeof config, scratch_dir, "data.config");
+    path_join(cal, sizeof cal, scratch_dir, "modes.yaml");
+    path_join(views, sizeof views, scratch_dir, "modeviews");
+    lsim_calibrate_options o;
+    lsim_calibrate_options_init(&o);
+    o.report = LSIM_REPORT_NONE;
+    o.view_dir = views;
+    const mode_t mask = umask(022);
+    remove(cal);
+    REQUIRE_OK(ctx, lsim_calibrate_run(ctx, config, cal, &o));
+    struct stat info;
+    CHECK(stat(cal, &info) == 0 && (info.st_mode & 0777) == 0644);
+    CHECK(chmod(cal, 0640) == 0);
+    REQUIRE_OK(ctx, lsim_calibrate_run(ctx, config, cal, &o));
+    CHECK(stat(cal, &info) == 0 && (info.st_mode & 0777) == 0640);
+    umask(mask);
+
+    path_join(link_path, sizeof link_path, scratch_dir, "link.yaml");
+    remove(link_path);
+    CHECK(symlink("modes.yaml", link_path) == 0);
+    REQUIRE_OK(ctx, lsim_calibrate_run(ctx, config, link_path, &o));
+    struct stat l;
+    CHECK(lstat(link_path, &l) == 0 && S_ISLNK(l.st_mode) && stat(cal, &info) == 0 && S_ISREG(info.st_mode));
+    CHECK(count_entries(scratch_dir, ".part.") == 0);
+
+    CHECK(lsim_calibrate_run(ctx, config, "-", &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "standard output", "regular file"));
+    path_join(fifo, sizeof fifo, scratch_dir, "cal.fifo");
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(lsim_calibrate_run(ctx, config, fifo, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "cal.fifo", "FIFO or device"));
+    CHECK(stat(fifo, &info) == 0 && S_ISFIFO(info.st_mode));
+    remove(fifo);
+
+    /* inputs never overwritten: the config, the scan, one file for two outputs */
+    char scan[256], report[256];
+    path_join(scan, sizeof scan, scratch_dir, "board.txt");
+    char *before = slurp(config);
+    CHECK(lsim_calibrate_run(ctx, config, config, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "the calibration", "is the config file"));
+    CHECK(lsim_calibrate_run(ctx, config, scan, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "is the scan of material 'board'", NULL));
+    o.report = LSIM_REPORT_TEXT;
+    path_join(report, sizeof report, scratch_dir, "./modes.yaml");
+    o.report_path = report;
+    CHECK(lsim_calibrate_run(ctx, config, cal, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "the calibration and the report are both", NULL));
+    char *after = slurp(config);
+    CHECK(before && after && strcmp(before, after) == 0);
+    free(before);
+    free(after);
+}
+
 static void test_validate(lsim_context *ctx)
 {
     char config[256], out[256], report[256], p[256];
@@ -264,6 +326,23 @@ static void test_validate(lsim_context *ctx)
     CHECK(lsim_validate_run(ctx, config, out, &o, NULL) == LSIM_ERR_INVALID_ARGUMENT &&
           message_has(ctx, "threads -1", NULL));
 
+    /* a config inside the output folder under an output's name is refused, not overwritten */
+    char inside[256];
+    path_join(inside, sizeof inside, out, "validation.csv");
+    char *cfg_text = slurp(config);
+    FILE *f = fopen(inside, "w");
+    if (f) {
+        fputs(cfg_text ? cfg_text : "", f);
+        fclose(f);
+    }
+    o.threads = 0;
+    CHECK(lsim_validate_run(ctx, inside, out, &o, NULL) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "validation.csv is the config file", NULL));
+    char *kept = slurp(inside);
+    CHECK(cfg_text && kept && strcmp(cfg_text, kept) == 0);
+    free(cfg_text);
+    free(kept);
+
     CHECK(lsim_context_remove_partial_outputs(NULL) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_context_remove_partial_outputs(ctx) == LSIM_OK); /* nothing being written */
 }
@@ -275,6 +354,7 @@ int main(void)
     scratch_make("calibrate_run");
     test_defaults();
     test_calibrate(ctx);
+    test_calibrate_outputs(ctx);
     test_validate(ctx);
     lsim_context_destroy(ctx);
     scratch_remove();

@@ -227,6 +227,10 @@ static void part_b(lsim_context *ctx)
     free(after);
     st = lsim_fit_file_run(ctx, WORK "/fit/fit.yaml", WORK "/fit/fit.yaml", NULL, NULL);
     CHECK(st == LSIM_ERR_INVALID_ARGUMENT && has(lsim_context_last_error(ctx), "is the fit file"));
+    /* the caller's arguments: INVALID_ARGUMENT, never PARSE */
+    CHECK(lsim_fit_file_run(NULL, WORK "/fit/fit.yaml", WORK "/fit/out.yaml", NULL, NULL) == LSIM_ERR_INVALID_ARGUMENT);
+    st = lsim_fit_file_run(ctx, WORK "/fit/fit.yaml", "", NULL, NULL);
+    CHECK(st == LSIM_ERR_INVALID_ARGUMENT && has(lsim_context_last_error(ctx), "NULL or empty"));
     o.max_iterations = 20000;
     st = lsim_fit_file_run(ctx, WORK "/fit/fit.yaml", WORK "/fit/out.yaml", &o, NULL);
     CHECK(st == LSIM_ERR_INVALID_ARGUMENT && has(lsim_context_last_error(ctx), "max_iterations 20000"));

@@ -41,7 +41,7 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
     for name, value in (("threads", threads), ("repeat", repeat), ("triangles", triangles), ("rings", rings),
                         ("frames", frames)):
         if value is not None:
-            setattr(o, name, int(value))
+            _core._set_int(o, name, value)
     for name, value in (("json", json), ("moving", moving), ("noise", noise), ("mpi", mpi)):
         if value is not None:
             setattr(o, name, 1 if value else 0)
@@ -118,7 +118,8 @@ def view(scene, screenshot=None, *, size=None, camera=None, sensor_position=None
         keep.append(_core._b(screenshot))
         o.screenshot = keep[-1]
     if size is not None:
-        o.width, o.height = int(size[0]), int(size[1])
+        _core._set_int(o, "width", size[0], "size")
+        _core._set_int(o, "height", size[1], "size")
     if camera is not None:
         c = _core._dvec(camera, 6, "camera")
         o.eye[:] = c[:3].tolist()
@@ -131,11 +132,11 @@ def view(scene, screenshot=None, *, size=None, camera=None, sensor_position=None
         o.sensor_yaw_deg = float(sensor_yaw)
         o.has_sensor_yaw = 1
     if beams is not None:
-        o.max_beams = int(beams)
+        _core._set_int(o, "max_beams", beams, "beams")
     o.hide_beams = 1 if hide_beams else 0
     o.colour_by_label = _core._enum({"intensity": 0, "label": 1}, color, "point colour")
     o.colour_by_material = _core._enum({"label": 0, "material": 1}, scene_color, "scene colour")
-    o.threads = int(threads)
+    _core._set_int(o, "threads", threads)
     o.quiet = 1 if quiet else 0
     ctx = _core._Context()
     ctx.check(lib.lsim_view_run(ctx.h, ctypes.byref(o)))

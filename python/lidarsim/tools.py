@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 
 from . import _lib
-from ._core import _b, _Context, _progress_mode
+from ._core import _b, _Context, _progress_mode, _set_int
 from ._fit import _STOP, FitResult
 from ._lib import lib
 
@@ -167,7 +167,7 @@ def calibrate(config, output, *extra, **options):
     o.window_deg = _num(options, "window")
     seed = options.pop("seed", None)
     if seed is not None:
-        o.seed = int(seed)
+        _set_int(o, "seed", seed)
     o.view_dir = _path(options.pop("view", None), keep)
     o.progress = _progress(options)
     _unknown(options, "calibrate")
@@ -211,10 +211,10 @@ def validate(config, outdir, *extra, **options):
     o.bin_width_deg = _num(options, "bin_width")
     seed = options.pop("seed", None)
     if seed is not None:
-        o.seed = int(seed)
+        _set_int(o, "seed", seed)
     threads = options.pop("threads", None)
     if threads is not None:
-        o.threads = int(threads)
+        _set_int(o, "threads", threads)
     holdout = options.pop("holdout", False)
     o.holdout = 1 if holdout not in (False, None, 0, "0") else 0
     o.progress = _progress(options)
@@ -276,19 +276,21 @@ def dataset(config, outdir, frames=None, seed=None, shard=None, threads=None, *e
     o = _lib.DatasetRunOptions()
     lib.lsim_dataset_run_options_init(ctypes.byref(o))
     if frames is not None:
-        o.frames = int(frames)
+        _set_int(o, "frames", frames)
         if o.frames < 1:
             raise ValueError("lidarsim.tools.dataset: frames=%r; give 1 or more" % (frames,))
     if seed is not None:
-        o.seed_given, o.seed = 1, int(seed)
+        _set_int(o, "seed", seed)
+        o.seed_given = 1
     if shard is not None:
         i, n = (shard.split("/") if isinstance(shard, str) else shard)
-        o.shard, o.shards = int(i), int(n)
+        _set_int(o, "shard", i)
+        _set_int(o, "shards", n)
     if threads is not None:
-        o.threads = int(threads)
+        _set_int(o, "threads", threads)
     o.progress = _progress_mode(progress)
     if stop_after is not None:
-        o.stop_after = int(stop_after)
+        _set_int(o, "stop_after", stop_after)
     ctx = _Context()
     h = ctypes.c_void_p()
     ctx.check(lib.lsim_dataset_load(ctx.h, _b(config), ctypes.byref(h)))
@@ -324,9 +326,9 @@ def fit_file(fit_yaml, output, max_iterations=None, *extra, progress="off", repo
     o = _lib.FitFileOptions()
     lib.lsim_fit_file_options_init(ctypes.byref(o))
     if max_iterations is not None:
-        o.max_iterations = int(max_iterations)
-        if not 1 <= o.max_iterations <= 10000:
+        if not 1 <= int(max_iterations) <= 10000:
             raise ValueError("lidarsim.tools.fit_file: max_iterations=%r; give 1..10000" % (max_iterations,))
+        o.max_iterations = int(max_iterations)
     o.progress = 0 if flags.get("quiet") else _progress_mode(progress)
     o.report = 0 if flags.get("quiet") else int(bool(report))
     ctx = _Context()
@@ -368,7 +370,7 @@ def pattern_from_scan(scan, output, wall_distance=None, report=False, warnings=T
     does, through the library (lsim_pattern_from_scan). wall_distance: the wall's known distance (m),
     checked against the fitted plane; report: print the CLI's summary on stdout; warnings: print the
     warnings (not planar, wrong distance) on stderr. Returns a PatternInfo; raises lidarsim.Error:
-    InvalidArgumentError when output is the scan itself or wall_distance <= 0, ParseError for a
+    InvalidArgumentError when output is the scan itself, ValueError for wall_distance <= 0, ParseError for a
     malformed scan or one without a plane (fewer than 3 points, all on a line), FileError for an
     unreadable scan or an unwritable output (nothing is left behind)."""
     o = _lib.PatternOptions()

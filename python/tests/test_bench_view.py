@@ -111,3 +111,19 @@ def test_view_errors_before_any_window(tmp_path, monkeypatch):
         tools.view(str(scene), screenshot=str(shot), quiet=True)
     assert "no display" in str(e.value) and "xvfb-run" in str(e.value)
     assert not os.path.exists(shot)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tools.bench("frame", threads=2 ** 32),
+    lambda: tools.bench("frame", repeat=2 ** 40),
+    lambda: tools.dataset("unused.yaml", "unused", frames=-1),
+    lambda: tools.dataset("unused.yaml", "unused", stop_after=-1),
+    lambda: tools.dataset("unused.yaml", "unused", seed=-1),
+    lambda: tools.validate("unused.config", "unused", seed=2 ** 64),
+    lambda: tools.view("unused.yaml", size=(2 ** 31, 10)),
+])
+def test_integers_out_of_range_are_refused(call):
+    """An integer a C option cannot hold is refused before any work, not wrapped by ctypes (-1 as
+    2^64 - 1 frames, 2^32 threads as 0 = all cores)."""
+    with pytest.raises(lidarsim.InvalidArgumentError, match="out of range"):
+        call()

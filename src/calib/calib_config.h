@@ -47,6 +47,14 @@ typedef struct lsim_calib_config {
 lsim_status lsim_calib_config_read(lsim_context *ctx, const char *path, lsim_calib_config *out);
 void lsim_calib_config_free(lsim_calib_config *cfg);
 
+/* Refuse outputs that would overwrite an input: each of outputs[0..n) (NULL entries skipped)
+ * against the config file `config_path` (may be NULL), each material's scan, and the other
+ * outputs. LSIM_ERR_INVALID_ARGUMENT naming both when two are one file (compared by device and
+ * inode, so "a.csv", "./a.csv" and a link are one); LSIM_OK otherwise. `what[i]` names output i
+ * in the message ("the calibration", "the report"). */
+lsim_status lsim_calib_config_check_outputs(lsim_context *ctx, const lsim_calib_config *cfg, const char *config_path,
+                                            const char *const *outputs, const char *const *what, size_t n);
+
 /* A material name is 1..63 characters of [A-Za-z0-9_.-] (it appears in `FILE#name`). */
 int lsim_calib_name_valid(const char *name);
 /* "ON"/"oren-nayar", "CT"/"cook-torrance", "L"/"lambertian" (case-insensitive) -> kind; 0 on success. */

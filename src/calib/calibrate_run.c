@@ -214,6 +214,11 @@ lsim_status lsim_calibrate_run(lsim_context *ctx, const char *config_path, const
     lsim_calib_config cfg;
     memset(&cfg, 0, sizeof cfg);
     st = config_path ? lsim_calib_config_read(ctx, config_path, &cfg) : single_config(ctx, o, &cfg);
+    if (st == LSIM_OK) {
+        const char *outputs[2] = {out_path, o->report != LSIM_REPORT_NONE ? o->report_path : NULL};
+        const char *what[2] = {"the calibration", "the report"};
+        st = lsim_calib_config_check_outputs(ctx, &cfg, config_path, outputs, what, 2);
+    }
     /* Every output named, and the view folder made writable, before any work; on any failure none
      * of them is left, nor the view folder when this run created it. */
     lsim_output_set outs;

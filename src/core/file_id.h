@@ -31,4 +31,11 @@ static inline int lsim_file_id_same(const lsim_file_id *a, const char *path_a, c
     return a->known && b->known ? a->dev == b->dev && a->ino == b->ino : strcmp(path_a, path_b) == 0;
 }
 
+/* 1 if the existing files `a` and `b` are one file (a path that does not exist yet is none). */
+static inline int lsim_file_same_existing(const char *a, const char *b)
+{
+    const lsim_file_id x = lsim_file_id_of(a), y = lsim_file_id_of(b);
+    return x.known && y.known && lsim_file_id_same(&x, a, &y, b);
+}
+
 #endif

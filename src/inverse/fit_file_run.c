@@ -54,12 +54,6 @@ static void progress(void *user, int iteration, double loss)
 }
 
 /* The output must not replace one of the inputs. */
-static int same_file(const char *a, const char *b)
-{
-    const lsim_file_id x = lsim_file_id_of(a), y = lsim_file_id_of(b);
-    return x.known && y.known && lsim_file_id_same(&x, a, &y, b);
-}
-
 /* A failure once the arguments are accepted is the files' content: LSIM_ERR_INVALID_ARGUMENT (a
  * library call refusing a value the fit file gave) becomes LSIM_ERR_PARSE, the message kept, so that
  * INVALID_ARGUMENT means the caller's arguments alone. `prefix` (may be "") goes before the message. */
@@ -78,7 +72,11 @@ static lsim_status check_writable(lsim_context *ctx, const char *path)
                          path);
     /* probe without opening a FIFO or device (its reader would see an empty stream) */
     const lsim_status st = lsim_atomic_check(ctx, path);
-    return st == LSIM_OK ? st : content_error(ctx, st, "cannot write the fitted scene: ");
+    if (st == LSIM_OK)
+        return st;
+    char why[LSIM_ERROR_MAX]; /* an argument's fault (an empty path) stays LSIM_ERR_INVALID_ARGUMENT */
+    snprintf(why, sizeof why, "%s", lsim_context_last_error(ctx));
+    return lsim_fail(ctx, st, "cannot write the fitted scene: %s", why);
 }
 
 static void print_value(FILE *out, const char *name, double v)
@@ -181,15 +179,17 @@ static lsim_status run_file(lsim_context *ctx, lsim_fit_file *ff, const char *fi
 lsim_status lsim_fit_file_run(lsim_context *ctx, const char *fit_path, const char *out_path,
                               const lsim_fit_file_options *options, lsim_fit_file_result *result)
 {
+    if (!ctx)
+        return LSIM_ERR_INVALID_ARGUMENT;
     lsim_fit_file_options defaults;
     lsim_fit_file_options_init(&defaults);
     const lsim_fit_file_options *o = options ? options : &defaults;
     lsim_fit_file_result local;
     lsim_fit_file_result *r = result ? result : &local;
     memset(r, 0, sizeof *r);
-    if (!fit_path || !out_path)
+    if (!fit_path || !out_path || !*fit_path || !*out_path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_fit_file_run: the fit file and output paths must not "
-                         "be NULL");
+                         "be NULL or empty");
     if (o->max_iterations < 0 || o->max_iterations > 10000)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_fit_file_run: max_iterations %d is out of range; give "
                          "1..10000, or 0 for the fit file's", o->max_iterations);
@@ -202,7 +202,7 @@ lsim_status lsim_fit_file_run(lsim_context *ctx, const char *fit_path, const cha
         return content_error(ctx, st, "");
     const char *inputs[3] = {fit_path, ff.scene, ff.scan}, *what[3] = {"fit file", "scene file", "scan"};
     for (int i = 0; i < 3 && st == LSIM_OK; ++i)
-        if (same_file(out_path, inputs[i]))
+        if (lsim_file_same_existing(out_path, inputs[i]))
             st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "-o %s is the %s; give the fitted scene a name of its own",
                            out_path, what[i]);
     if (st == LSIM_OK) {

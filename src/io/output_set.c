@@ -1,4 +1,5 @@
 /* Outputs committed together (io/output_set.h). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "io/output_set.h"
 
 #include "core/context.h"
@@ -6,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -198,22 +200,45 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
     struct stat info;
     if (!path || !*path)
         return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "no output file given");
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+    const int exists = stat(path, &info) == 0; /* through a symbolic link: what it names */
+    if (exists && S_ISDIR(info.st_mode))
         return lsim_fail(o->ctx, LSIM_ERR_IO, "'%s' is a folder; give a file name", path);
-    int n = snprintf(out, size, "%s.part.XXXXXX", path);
-    if (n < 0 || (size_t)n >= size)
-        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long (at most %zu bytes)",
-                         path, size - 20);
+    if (strcmp(path, "-") == 0 || (exists && !S_ISREG(info.st_mode)))
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "'%s' is %s, which cannot be replaced together with the "
+                         "other outputs; give a regular file", path,
+                         strcmp(path, "-") == 0 ? "standard output" : "a FIFO or device");
+    /* a link is followed: its target is written beside itself and replaced, the link stays */
+    char target[4096];
+    const char *final = path;
+    struct stat link;
+    if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode) && exists && realpath(path, target))
+        final = target;
+    /* the placeholder gets the mode the file has (or 0666 less the umask for a new one), so that
+     * renaming it into place keeps that mode as lsim_atomic does */
     sigset_t old; /* a signal must not land between creating the file and registering it */
     hold_signals(&old);
+    int fd = -1, err = 0;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        int n = snprintf(out, size, "%s.part.%ld.%d", final, (long)getpid(), attempt);
+        if (n < 0 || (size_t)n >= size) {
+            release_signals(&old);
+            return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long; give a path of "
+                             "at most %zu bytes", final, size > 32 ? size - 32 : 0);
+        }
+        fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        err = errno;
+        if (fd < 0 && err != EEXIST)
+            break;
+    }
     lsim_status st = LSIM_OK;
-    int fd = mkstemp(out);
     if (fd < 0) {
         st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot create a file beside %s: %s; give a path in a folder you can "
-                       "write to", path, strerror(errno));
+                       "write to", final, strerror(err));
     } else {
+        if (exists)
+            (void)fchmod(fd, info.st_mode & 07777);
         close(fd);
-        st = outputs_push(o, out, path);
+        st = outputs_push(o, out, final);
         if (st != LSIM_OK)
             unlink(out);
     }

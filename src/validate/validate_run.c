@@ -183,6 +183,16 @@ lsim_status lsim_validate_run(lsim_context *ctx, const char *config_path, const 
         if (!path || !v)
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    if (st == LSIM_OK) {
+        /* the report, and the files the output folder will get, against the inputs */
+        const char *outputs[3] = {o->report != LSIM_REPORT_NONE ? o->report_path : NULL, NULL, NULL};
+        const char *what[3] = {"the report", "the output", "the output"};
+        char csv[4096], yaml[4096];
+        snprintf(csv, sizeof csv, "%s/validation.csv", out_dir);
+        snprintf(yaml, sizeof yaml, "%s/calibration.yaml", out_dir);
+        outputs[1] = csv, outputs[2] = yaml;
+        st = lsim_calib_config_check_outputs(ctx, &cfg, config_path, outputs, what, 3);
+    }
     if (st == LSIM_OK)
         st = plan_outputs(&outs, out_dir, &cfg, path);
     size_t done = 0;
