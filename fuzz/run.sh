@@ -12,7 +12,7 @@ build="$(cd "${1:?usage: fuzz/run.sh BUILD_DIR [HARNESS ...]}" && pwd)"; shift
 seconds="${FUZZ_SECONDS:-180}"
 jobs="${FUZZ_JOBS:-1}"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan cli)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan points cli)
 shared="$here/../../shared/data/apollosim-rplidar"
 work="$build/fuzz"
 mkdir -p "$work/artifacts"
