@@ -16,7 +16,8 @@ cut to a few revolutions (720 beams each):
   - a folder in the place of one of the outputs: validate and calibrate --view fail with no output
     file at all (calibrate wrote calibration.yaml before), a folder they made is removed, a folder
     that was there keeps only what it had; success leaves no staging folder or temporary file;
-  - SIGINT or SIGTERM during validate or calibrate --view leaves nothing behind.
+  - SIGINT or SIGTERM during validate or calibrate --view leaves nothing behind;
+  - validate into a full file system names the output's path (not its staging copy) and leaves nothing.
 Standard library only. Exits 1 with one line per failed check.
 """
 import csv
@@ -232,6 +233,27 @@ def test_signals(wall):
                   (sig, listing(d), listing(views)))
 
 
+def test_full_disk(wall):
+    """validate into a full file system (a 16 KiB tmpfs): exit 1, the message names the output's own
+    path and the full disk -- not the staging copy, which is gone -- and nothing is left there."""
+    d = case("full_disk", wall[:3600])
+    tiny = os.path.join(d, "tiny")
+    os.makedirs(tiny)
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", tiny], capture_output=True, text=True)
+    if p.returncode != 0:
+        print("NOTE: full_disk: cannot mount a tmpfs (%s): not checked" % p.stderr.strip())
+        return
+    try:
+        rc, out, err = run(["validate", "data.config", "-o", "tiny/out", "--quiet"], d)
+        check(rc == 1, "full_disk: exit %d: %s" % (rc, err.strip()))
+        check(("no space left" in err.lower() or "disk space" in err) and ".lidarsim-validate" not in err and
+              "tiny/out/" in err,
+              "full_disk: the message should name the output in tiny/out/ and the full disk: %r" % err.strip())
+        check(listing(tiny) == [], "full_disk: left in the file system: %r" % listing(tiny))
+    finally:
+        subprocess.run(["umount", tiny], capture_output=True)
+
+
 def main():
     if not os.path.exists(WALL):
         print("NOTE: %s is absent: skipped" % WALL)
@@ -244,6 +266,7 @@ def main():
     test_degenerate(wall)
     test_unwritable(wall)
     test_half_way(wall)
+    test_full_disk(wall)
     test_signals(wall)
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)

@@ -249,6 +249,8 @@ lsim_status lsim_calibrate_run(lsim_context *ctx, const char *config_path, const
             st = wrap_error(ctx, st, prefix, "");
         }
     }
+    if (st != LSIM_OK)
+        lsim_output_set_name_finals(&outs); /* the message names the file, not its staging copy */
     if (st == LSIM_OK && o->view_dir && (st = lsim_output_set_commit(&outs)) != LSIM_OK)
         st = wrap_error(ctx, st, "", "; nothing was written");
     lsim_output_set_abort(&outs); /* after a failure: removes every temporary file; else nothing left */

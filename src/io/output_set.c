@@ -349,3 +349,20 @@ lsim_status lsim_output_check_file(lsim_context *ctx, const char *path, const ch
     }
     return LSIM_OK;
 }
+
+void lsim_output_set_name_finals(lsim_output_set *o)
+{
+    if (!o->ctx)
+        return;
+    for (size_t i = 0; i < o->count; ++i) {
+        const char *msg = lsim_context_last_error(o->ctx);
+        const char *at = strstr(msg, o->file[i].tmp);
+        if (!at)
+            continue;
+        char was[LSIM_ERROR_MAX];
+        snprintf(was, sizeof was, "%s", msg);
+        const size_t before = (size_t)(at - msg), tmp_len = strlen(o->file[i].tmp);
+        lsim_fail(o->ctx, lsim_context_last_status(o->ctx), "%.*s%s%s", (int)before, was, o->file[i].final,
+                  was + before + tmp_len);
+    }
+}

@@ -61,6 +61,9 @@ lsim_status lsim_output_set_commit(lsim_output_set *o);
 /* Remove every temporary file, the staging folder, and the output folder when this run made it
  * (if nothing else was put in it meanwhile). The set is empty afterwards. Idempotent. */
 void lsim_output_set_abort(lsim_output_set *o);
+/* After a writer failed on a registered file: the context's message names its final path instead
+ * of the temporary one (which the abort removes). Call before lsim_output_set_abort. */
+void lsim_output_set_name_finals(lsim_output_set *o);
 /* DIR/NAME followed by SUFFIX into out; LSIM_ERR_INVALID_ARGUMENT, with a message naming the path,
  * when it does not fit. */
 lsim_status lsim_output_path(lsim_context *ctx, char *out, size_t size, const char *dir, const char *name,

@@ -200,6 +200,8 @@ lsim_status lsim_validate_run(lsim_context *ctx, const char *config_path, const 
         st = validate_all(ctx, &cfg, sensor, &opt, o->progress, v, &done);
     if (st == LSIM_OK) {
         st = write_outputs(ctx, sensor, v, done, path);
+        if (st != LSIM_OK)
+            lsim_output_set_name_finals(&outs); /* the message names the file, not its staging copy */
         if (st == LSIM_OK)
             st = lsim_output_set_commit(&outs);
         if (st != LSIM_OK) {
