@@ -22,6 +22,9 @@ usage: test_las_mcap.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the 
      PCD scan of that frame (scan time and frame index), each TF equals the PCD's sensor pose
   e  @mcap/core (npm): McapStreamReader reads the same records and messages (and the data CRC);
      McapIndexedReader opens it from the Footer (summary CRC validated), schemas, topics, statistics
+  g  Foxglove's own ROS 2 libraries (npm @foxglove/rosmsg parses each Schema's ros2msg text,
+     @foxglove/rosmsg2-serialization deserialises each message, as Foxglove opens a ROS 2 MCAP):
+     every PointCloud2 and TFMessage equals the spec reader's, field by field (SKIP line as in c)
   f  errors: --frames 0, --frames 2 with PCD or LAS, LAS to standard output or a FIFO, LAS with
      --keep-misses (NaN coordinates), MCAP before time 0, unwritable paths: each refused with a
      message that names the problem, and no file left; MCAP to standard output (the file's bytes)
@@ -184,6 +187,68 @@ console.log(JSON.stringify(out));
 """)
 
 
+FOXGLOVE_JS = ("read_ros2.mjs", r"""
+import {McapStreamReader} from '@mcap/core';
+import {parse} from '@foxglove/rosmsg';
+import {MessageReader} from '@foxglove/rosmsg2-serialization';
+import {readFileSync} from 'fs';
+// As Foxglove opens a ROS 2 MCAP: each Schema's ros2msg text parsed into message definitions,
+// each cdr Message deserialised with them.
+const reader = new McapStreamReader({validateCrcs: true});
+reader.append(new Uint8Array(readFileSync(process.argv[2])));
+const readers = new Map(), schemaOf = new Map(), out = [];
+for (let rec; (rec = reader.nextRecord()) !== undefined;) {
+  if (rec.type === 'Schema')
+    readers.set(rec.id, new MessageReader(parse(Buffer.from(rec.data).toString('utf8'), {ros2: true})));
+  else if (rec.type === 'Channel') schemaOf.set(rec.id, rec.schemaId);
+  else if (rec.type === 'Message') {
+    const m = readers.get(schemaOf.get(rec.channelId)).readMessage(rec.data);
+    if (m.data !== undefined)
+      out.push({kind: 'cloud', stamp: [m.header.stamp.sec, m.header.stamp.nanosec], frame_id: m.header.frame_id,
+                height: m.height, width: m.width, fields: m.fields.map((f) => [f.name, f.offset, f.datatype, f.count]),
+                is_bigendian: m.is_bigendian, point_step: m.point_step, row_step: m.row_step, is_dense: m.is_dense,
+                data: Buffer.from(m.data).toString('base64')});
+    else
+      out.push({kind: 'tf', transforms: m.transforms.map((t) => [t.header.stamp.sec, t.header.stamp.nanosec,
+        t.header.frame_id, t.child_frame_id,
+        [t.transform.translation.x, t.transform.translation.y, t.transform.translation.z],
+        [t.transform.rotation.x, t.transform.rotation.y, t.transform.rotation.z, t.transform.rotation.w]])});
+  }
+}
+console.log(JSON.stringify(out));
+""")
+
+ROS2_TYPES = {1: "i1", 2: "u1", 3: "<i2", 4: "<u2", 5: "<i4", 6: "<u4", 7: "<f4", 8: "<f8"}
+
+
+def check_foxglove(got, m):
+    """Foxglove's decoding of every message equals the spec reader's (tests/las_mcap_readers.py)."""
+    check(len(got) == len(m["messages"]), "Foxglove: %d messages decoded, the file has %d" % (len(got),
+                                                                                          len(m["messages"])))
+    clouds = 0
+    for g, (cid, seq, log, pub, data) in zip(got, m["messages"]):
+        if g["kind"] == "tf":
+            mine = decode_tf(data)
+            check([tuple(t[:4]) for t in g["transforms"]] == [t[:4] for t in mine] and
+                  all(np.array_equal(t[4] + t[5], w[4] + w[5]) for t, w in zip(g["transforms"], mine)),
+                  "Foxglove tf %d: %s, spec reader %s" % (seq, g["transforms"], mine))
+            continue
+        clouds += 1
+        mine = decode_pointcloud2(data)
+        layout = ("height", "width", "point_step", "row_step", "is_bigendian", "is_dense")
+        check(tuple(g["stamp"]) == (mine["sec"], mine["nanosec"]) and g["frame_id"] == mine["frame_id"] and
+              [tuple(f) for f in g["fields"]] == [tuple(f) for f in mine["fields"]] and
+              all(int(g[q]) == int(mine[q]) for q in layout),
+              "Foxglove cloud %d: header or layout %s differ from the spec reader's" % (seq, {q: g[q] for q in layout}))
+        raw = base64.b64decode(g["data"])
+        dtype = np.dtype({"names": [f[0] for f in g["fields"]], "formats": [ROS2_TYPES[f[2]] for f in g["fields"]],
+                          "offsets": [f[1] for f in g["fields"]], "itemsize": g["point_step"]})
+        rows = np.frombuffer(raw, dtype=dtype, count=g["width"] * g["height"])
+        for f in g["fields"]:
+            check(np.array_equal(rows[f[0]], mine["points"][f[0]]), "Foxglove cloud %d: %s differs" % (seq, f[0]))
+    return clouds
+
+
 def main():
     if os.path.isdir(WORK):
         for name in os.listdir(WORK):  # keep the npm cache between runs
@@ -212,7 +277,8 @@ def main():
     print("b: world frame offset and --fields checked")
 
     # c: @loaders.gl/las
-    folder, why = npm_install(["@loaders.gl/core@4", "@loaders.gl/las@4", "@mcap/core@2"])
+    folder, why = npm_install(["@loaders.gl/core@4", "@loaders.gl/las@4", "@mcap/core@2", "@foxglove/rosmsg@5",
+                               "@foxglove/rosmsg2-serialization@3"])
     if why:
         print("SKIP c (@loaders.gl/las): " + why)
     else:
@@ -325,6 +391,16 @@ def main():
                                      "offsets": [0x03, 0x04, 0x0B]}, "@mcap/core McapIndexedReader: %s" % got["indexed"])
             print("e: @mcap/core McapStreamReader read %d messages; McapIndexedReader the summary (its CRC checked)"
                   % len(theirs))
+
+    # g: Foxglove's ROS 2 message libraries
+    if why:
+        print("SKIP g (@foxglove/rosmsg2-serialization): " + why)
+    else:
+        got = node(folder, FOXGLOVE_JS, mcap)
+        if got is not None:
+            clouds = check_foxglove(got, m)
+            print("g: @foxglove/rosmsg + rosmsg2-serialization decoded %d messages (%d PointCloud2, every field equal)"
+                  % (len(got), clouds))
 
     # f: errors, and no file left
     def refused(out, args, code, words, what):
