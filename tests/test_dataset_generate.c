@@ -426,33 +426,6 @@ static void check_bad_configs(lsim_context *ctx)
                       "layout.length", "10000");
 }
 
-/* lsim_dataset_run's points_format: formats other than PCD, PLY, LAS and CSV are refused before
- * anything is written; the config's points_format is read into the info. */
-static void check_points_format_option(lsim_context *ctx)
-{
-    write_file("ds_points.yaml", "points_format: las\nsensor: {type: planar, steps: 16, fov_deg: 90}\n"
-                                 "layout: {kind: scatter}\n");
-    lsim_dataset *ds = NULL;
-    REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_points.yaml", &ds));
-    lsim_dataset_info info;
-    lsim_dataset_get_info(ds, &info);
-    CHECK(info.points_format == LSIM_FORMAT_LAS);
-    const lsim_format bad[] = {LSIM_FORMAT_PCD_ASCII, LSIM_FORMAT_KITTI, LSIM_FORMAT_MCAP, (lsim_format)99};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
-        lsim_dataset_run_options o;
-        lsim_dataset_run_options_init(&o);
-        CHECK(o.points_format == LSIM_FORMAT_AUTO);
-        o.points_format = bad[i];
-        CHECK(lsim_dataset_run(ds, "ds_points_out", &o, NULL) == LSIM_ERR_INVALID_ARGUMENT);
-        CHECK(strstr(lsim_context_last_error(ctx), "pcd, ply, las, csv") != NULL);
-        FILE *f = fopen("ds_points_out/dataset.json", "r");
-        CHECK(f == NULL);
-        if (f)
-            fclose(f);
-    }
-    lsim_dataset_destroy(ds);
-}
-
 /* A config that passes the load-time area check but cannot be packed: the build fails, naming
  * the file, the entry's count and what to change. */
 static void check_build_failure(lsim_context *ctx)
@@ -630,7 +603,6 @@ int main(void)
     check_build_failure(ctx);
     check_place_budget(ctx);
     check_bad_configs(ctx);
-    check_points_format_option(ctx);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_dataset_generate");
 }
