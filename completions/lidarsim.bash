@@ -25,7 +25,7 @@ _lidarsim_options()
     validate) echo "-o --output --bin-width --holdout --seed --threads --quiet $common" ;;
     fit) echo "-o --output --max-iterations --quiet $common" ;;
     "pattern from-scan") echo "-o --output --wall-distance --quiet $common" ;;
-    dataset) echo "-o --output --frames --seed --shard --threads --progress --quiet $common" ;;
+    dataset) echo "-o --output --frames --seed --shard --threads --points-format --progress --quiet $common" ;;
     render) echo "-o --output --view --color --size --extent $common" ;;
     view) echo "--screenshot --size --camera --sensor-position --sensor-yaw --beams --no-beams --color
                 --scene-color --threads --quiet $common" ;;
@@ -117,6 +117,7 @@ _lidarsim()
     view:--color) _lidarsim_words "intensity label" "$cur"; return 0 ;;
     view:--scene-color) _lidarsim_words "label material" "$cur"; return 0 ;;
     dataset:--progress) _lidarsim_words "auto lines off" "$cur"; return 0 ;;
+    dataset:--points-format) _lidarsim_words "pcd ply las csv" "$cur"; return 0 ;;
     calibrate:--brdf) _lidarsim_words "oren-nayar cook-torrance lambertian" "$cur"; return 0 ;;
     calibrate:-o | calibrate:--output | fit:-o | fit:--output) _lidarsim_files "$cur" yaml yml; return 0 ;;
     calibrate:--scan) _lidarsim_files "$cur" txt csv log; return 0 ;;

@@ -897,6 +897,13 @@ typedef struct lsim_dataset_run_options {
     lsim_progress_mode progress; /* on stderr; default OFF */
     size_t stop_after;           /* return after writing this many frames (0, default: no limit); a later
                                     run resumes */
+    lsim_format points_format;   /* also write each frame's noisy points as sequences/SS/points/NNNNNN.EXT
+                                    with every field the format holds (lsim_format_fields), in the frame's
+                                    all-or-none write: LSIM_FORMAT_PCD (binary), _PLY, _LAS or _CSV, whatever
+                                    the config says; LSIM_FORMAT_AUTO (0, default): the config's
+                                    `points_format` (none when it has none). Other formats:
+                                    LSIM_ERR_INVALID_ARGUMENT. dataset.json records it: a resume with another
+                                    format is refused */
 } lsim_dataset_run_options;
 
 typedef struct lsim_dataset_run_stats {
@@ -914,8 +921,8 @@ LSIM_API void lsim_dataset_run_options_init(lsim_dataset_run_options *options);
  * parents), skipping those its manifest lists. options may be NULL (defaults); stats (may be NULL)
  * is filled also on failure (the frames written until then are kept and recorded). Errors (in the
  * dataset's context): LSIM_ERR_INVALID_ARGUMENT for shard >= shards, rank >= ranks, frames out of
- * range, or when out_dir holds a different dataset (its dataset.json names the seed, frames or
- * config that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be
+ * range, or when out_dir holds a different dataset (its dataset.json names the seed, frames,
+ * config or points format that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be
  * written; a NULL dataset is LSIM_ERR_INVALID_ARGUMENT with no message (no context to hold one). */
 LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir,
                                       const lsim_dataset_run_options *options, lsim_dataset_run_stats *stats);

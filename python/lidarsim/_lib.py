@@ -183,6 +183,7 @@ class DatasetRunOptions(ctypes.Structure):
         ("frames", ctypes.c_size_t), ("seed_given", ctypes.c_int), ("seed", ctypes.c_uint64),
         ("shard", ctypes.c_uint), ("shards", ctypes.c_uint), ("rank", ctypes.c_uint), ("ranks", ctypes.c_uint),
         ("threads", ctypes.c_int), ("progress", ctypes.c_int), ("stop_after", ctypes.c_size_t),
+        ("points_format", ctypes.c_int),
     ]
 
 

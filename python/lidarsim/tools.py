@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 
 from . import _lib
-from ._core import _b, _Context, _progress_mode, _set_int
+from ._core import _b, _Context, _format, _progress_mode, _set_int
 from ._fit import _STOP, FitResult
 from ._lib import lib
 
@@ -262,14 +262,16 @@ class DatasetStats:
 
 
 def dataset(config, outdir, frames=None, seed=None, shard=None, threads=None, *extra, progress="off",
-            stop_after=None, quiet=None):
+            stop_after=None, quiet=None, points_format=None):
     """Generate a labelled SemanticKITTI-layout dataset from the dataset config `config` into the folder
     `outdir` (created), as `lidarsim dataset CONFIG -o DIR` does, through the library (lsim_dataset_load,
     lsim_dataset_run; serial: one writer, no MPI). frames: frames in all (default: the config's); seed:
     instead of the config's; shard: "i/n" or (i, n), write only shard i of n; threads: per frame (0 or
     None: all cores); progress: "off" (default), "auto", "lines" or "bar", on stderr; stop_after: return
-    after writing that many frames (a later call resumes). A rerun writes only the frames the manifest
-    does not list. Returns a DatasetStats; raises lidarsim.Error (ParseError, FileError, ...) with the
+    after writing that many frames (a later call resumes); points_format: "pcd", "ply", "las" or "csv",
+    also write each frame's noisy points as sequences/SS/points/NNNNNN.EXT with every field the format
+    holds (instead of the config's `points_format`; None: the config's, none without one). A rerun
+    writes only the frames the manifest does not list (and is refused for another points format). Returns a DatasetStats; raises lidarsim.Error (ParseError, FileError, ...) with the
     library's message naming the file, line and key at fault. `extra` may hold "--quiet" (ignored:
     nothing is printed but the progress)."""
     _legacy_flags("dataset", extra, {"--quiet": "quiet"})
@@ -291,6 +293,11 @@ def dataset(config, outdir, frames=None, seed=None, shard=None, threads=None, *e
     o.progress = _progress_mode(progress)
     if stop_after is not None:
         _set_int(o, "stop_after", stop_after)
+    if points_format is not None:
+        if points_format not in ("pcd", "ply", "las", "csv"):
+            raise ValueError("lidarsim.tools.dataset: points_format=%r; give \"pcd\", \"ply\", \"las\" or \"csv\" "
+                             "(None: the config's)" % (points_format,))
+        o.points_format = _format(points_format)
     ctx = _Context()
     h = ctypes.c_void_p()
     ctx.check(lib.lsim_dataset_load(ctx.h, _b(config), ctypes.byref(h)))

@@ -135,3 +135,29 @@ def test_dataset(tmp_path):
         lidarsim.tools.dataset(config, tmp_path / "bad", shard=(2, 2))
     with pytest.raises(lidarsim.FileError):
         lidarsim.tools.dataset(tmp_path / "missing.yaml", tmp_path / "bad")
+
+
+def test_dataset_points_format(tmp_path):
+    config = tmp_path / "ds.yaml"
+    config.write_text("seed: 3\nframes: 2\nframes_per_sequence: 2\nsensor: {preset: urg-04lx, position: [0, 0, 0.5]}\n"
+                      "layout: {kind: scatter, extent: [6, 6]}\ntrajectory: {kind: straight, speed: 1}\n"
+                      "library:\n  - box: [0.5, 0.5, 1]\n    label: car\n    count: [4, 4]\n    on: ground\n")
+    out = tmp_path / "ds"
+    s = lidarsim.tools.dataset(config, out, threads=1, stop_after=1, points_format="ply")
+    assert s.written == 1
+    s = lidarsim.tools.dataset(config, out, threads=1, points_format="ply")
+    assert (s.done_before, s.written) == (1, 1)
+    for k in range(2):
+        seq = out / "sequences" / "00"
+        bin_rows = np.fromfile(seq / "velodyne" / ("%06d.bin" % k), dtype="<f4").reshape(-1, 4)
+        cloud = lidarsim.read(seq / "points" / ("%06d.ply" % k))
+        assert len(cloud) == len(bin_rows) > 0
+        assert np.array_equal(np.stack([cloud["x"], cloud["y"], cloud["z"]], axis=1), bin_rows[:, :3])
+        labels = np.fromfile(seq / "labels" / ("%06d.label" % k), dtype="<u4")
+        assert np.array_equal(cloud["label"], labels & 0xFFFF)
+    assert json.loads((out / "dataset.json").read_text())["points_format"] == "ply"
+    with pytest.raises(lidarsim.InvalidArgumentError, match="points format ply.*asks for pcd"):
+        lidarsim.tools.dataset(config, out, points_format="pcd")
+    with pytest.raises(ValueError, match="points_format"):
+        lidarsim.tools.dataset(config, tmp_path / "bad", points_format="kitti")
+    assert not (tmp_path / "bad").exists()

@@ -1,5 +1,5 @@
 /* lidarsim dataset CONFIG.yaml -o DIR [--frames N] [--seed S] [--shard i/n] [--threads N]
- * [--progress auto|lines|off] [--quiet]: a labelled dataset in the SemanticKITTI tree
+ * [--points-format pcd|ply|las|csv] [--progress auto|lines|off] [--quiet]: a labelled dataset in the SemanticKITTI tree
  * (lsim_dataset_run in include/lidarsim.h), resumable, split by shards and, in an MPI build under
  * mpirun, ranks (cli/mpi_ranks.h: MPI is the CLI's; the rank and rank count go in the options). */
 #include "args.h"
@@ -20,13 +20,14 @@ typedef struct dataset_args {
     uint64_t seed;
     unsigned shard, shards;
     lsim_progress_mode progress;
+    lsim_format points_format; /* LSIM_FORMAT_AUTO: the config's */
 } dataset_args;
 
 static void dataset_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim dataset CONFIG.yaml -o DIR [--frames N] [--seed S] [--shard i/n] [--threads N]\n"
-            "                        [--progress auto|lines|off] [--quiet]\n"
+            "                        [--points-format pcd|ply|las|csv] [--progress auto|lines|off] [--quiet]\n"
             "       mpirun -n K lidarsim dataset CONFIG.yaml -o DIR ...        (an MPI build)\n\n"
             "Generate a labelled dataset: random scenes from CONFIG (sensor, object library, layout, jitter,\n"
             "trajectory, moving actors; examples/dataset/README.md), each frame scanned with noise and\n"
@@ -40,6 +41,9 @@ static void dataset_usage(FILE *out)
             "                       dealt out to n shards (job arrays: Slurm, Kubernetes indexed jobs, GNU\n"
             "                       parallel); the shards' trees merge into one\n"
             "  --threads N          threads per frame, 0 = all cores (default 0)\n"
+            "  --points-format FMT  also write each frame's noisy points as DIR/sequences/SS/points/NNNNNN.FMT\n"
+            "                       with every field the format holds: pcd, ply, las or csv (instead of the\n"
+            "                       config's `points_format`; default: none)\n"
             "  --progress MODE      auto (a bar on a terminal, lines otherwise; default), lines, off\n"
             "  --quiet              no progress and no summary\n\n"
             "Under mpirun (a build with MPI: cmake -DLSIM_MPI=ON) the shard's blocks are dealt out again to\n"
@@ -84,6 +88,7 @@ static int parse_args(int argc, char **argv, dataset_args *a)
         {"seed", required_argument, NULL, 0},
         {"shard", required_argument, NULL, 0},
         {"threads", required_argument, NULL, 0},
+        {"points-format", required_argument, NULL, 0},
         {"progress", required_argument, NULL, 0},
         {"quiet", no_argument, NULL, 0},
         {0, 0, 0, 0}};
@@ -100,7 +105,7 @@ static int parse_args(int argc, char **argv, dataset_args *a)
             a->quiet = 1;
         } else if (!strcmp(opt, "-o") || !strcmp(opt, "--output") || !strcmp(opt, "--frames") ||
                    !strcmp(opt, "--seed") || !strcmp(opt, "--shard") || !strcmp(opt, "--threads") ||
-                   !strcmp(opt, "--progress")) {
+                   !strcmp(opt, "--progress") || !strcmp(opt, "--points-format")) {
             if (!strcmp(opt, "-o") || !strcmp(opt, "--output"))
                 a->out = val;
             else if (!strcmp(opt, "--frames") && lsim_arg_long(val, 1, 100000000, &a->frames))
@@ -113,7 +118,11 @@ static int parse_args(int argc, char **argv, dataset_args *a)
                 a->seed_given = 1;
             } else if (!strcmp(opt, "--shard") && parse_shard(val, &a->shard, &a->shards))
                 return lsim_arg_invalid("dataset", opt, val, "i/n with 0 <= i < n <= 1000000, e.g. 0/4");
-            else if (!strcmp(opt, "--progress")) {
+            else if (!strcmp(opt, "--points-format")) {
+                if (strcmp(val, "pcd") && strcmp(val, "ply") && strcmp(val, "las") && strcmp(val, "csv"))
+                    return lsim_arg_invalid("dataset", opt, val, "pcd, ply, las or csv");
+                lsim_format_parse(val, &a->points_format);
+            } else if (!strcmp(opt, "--progress")) {
                 if (!strcmp(val, "auto"))
                     a->progress = LSIM_PROGRESS_AUTO;
                 else if (!strcmp(val, "lines"))
@@ -165,6 +174,7 @@ int lsim_cmd_dataset(int argc, char **argv)
         o.rank = mpi.rank;
         o.ranks = mpi.ranks;
         o.threads = (int)a.threads;
+        o.points_format = a.points_format;
         o.progress = a.quiet || mpi.rank != 0 ? LSIM_PROGRESS_OFF : a.progress;
         st = lsim_dataset_run(d, a.out, &o, &stats);
     }

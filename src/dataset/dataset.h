@@ -29,6 +29,8 @@ typedef struct lsim_dataset_info {
     size_t frames;              /* the config's `frames` (--frames overrides it in the runner) */
     size_t frames_per_sequence; /* frames of one sequence: one random scene, one drive (>= 1) */
     uint64_t seed;              /* the config's `seed` (default 0; --seed overrides it) */
+    lsim_format points_format;  /* the config's `points_format` (--points-format overrides it);
+                                   LSIM_FORMAT_AUTO: none */
     double frame_period_s;      /* scene-clock time between a sequence's frames (1 / the sensor's rate) */
     const char *path;           /* the config file as given */
     const char *text;           /* the config file's bytes (for dataset.json), text_len of them */
@@ -36,6 +38,15 @@ typedef struct lsim_dataset_info {
 } lsim_dataset_info;
 
 void lsim_dataset_get_info(const lsim_dataset *dataset, lsim_dataset_info *out);
+
+/* The formats a dataset's point files may have (`points_format`, --points-format), for messages. */
+#define LSIM_DATASET_POINTS_FORMATS "pcd, ply, las, csv"
+/* 1 if `format` is one of them: PCD (binary), PLY, LAS, CSV. */
+static inline int lsim_dataset_points_format_ok(lsim_format format)
+{
+    return format == LSIM_FORMAT_PCD || format == LSIM_FORMAT_PLY || format == LSIM_FORMAT_LAS ||
+           format == LSIM_FORMAT_CSV;
+}
 
 /* The scene and the sensor of one sequence (deterministic in (seed, sequence)): the layout's
  * ground and buildings, the library's objects placed by the rules (no overlaps), the moving

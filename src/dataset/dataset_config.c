@@ -16,7 +16,7 @@
 #include <string.h>
 
 static const char *const root_keys[] = {"seed", "frames", "frames_per_sequence", "sensor", "materials", "layout",
-                                        "jitter", "trajectory", "library", NULL};
+                                        "jitter", "trajectory", "library", "points_format", NULL};
 static const char *const street_keys[] = {"kind", "length", "road_width", "sidewalk_width", "sidewalk_height",
                                           "setback", "building_height", "building_length", "building_gap",
                                           "building_depth", "materials", NULL};
@@ -396,6 +396,16 @@ static lsim_status read_config(lsim_yaml *y, lsim_dataset *ds)
             return st;
         ds->frames_per_sequence = (size_t)v;
     }
+    if ((n = lsim_yaml_get(y, root, "points_format"))) {
+        const char *name;
+        if ((st = lsim_yaml_string(y, n, "points_format", &name)) != LSIM_OK)
+            return st;
+        if (strcmp(name, "pcd") && strcmp(name, "ply") && strcmp(name, "las") && strcmp(name, "csv"))
+            return lsim_yaml_fail(y, n, LSIM_ERR_PARSE, "points_format",
+                                  "'%.100s' is not a point format; valid: %s (leave the key out for none)", name,
+                                  LSIM_DATASET_POINTS_FORMATS);
+        lsim_format_parse(name, &ds->points_format);
+    }
     if ((st = read_sensor(y, ds)) != LSIM_OK)
         return st;
     if (lsim_ds_drive_s(ds) > LSIM_MOTION_MAX_TIME) { /* the last frames' scan times would be refused */
@@ -491,6 +501,7 @@ void lsim_dataset_get_info(const lsim_dataset *ds, lsim_dataset_info *out)
     out->frames = ds->frames;
     out->frames_per_sequence = ds->frames_per_sequence;
     out->seed = ds->seed;
+    out->points_format = ds->points_format;
     out->frame_period_s = ds->frame_period_s;
     out->path = ds->path;
     out->text = ds->text;

@@ -58,7 +58,7 @@ static lsim_status make_dirs_to(lsim_context *ctx, const char *out)
     return make_dir(ctx, out);
 }
 
-lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence)
+lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence, lsim_format points)
 {
     char path[4096];
     lsim_status st = make_dirs_to(ctx, out);
@@ -74,8 +74,9 @@ lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t se
     lsim_dataset_sequence_dir(seq, sizeof seq, out, sequence);
     if (st == LSIM_OK)
         st = make_dir(ctx, seq);
-    static const char *const sub[] = {"velodyne", "labels", "time", "clean"};
-    for (size_t i = 0; i < sizeof sub / sizeof *sub && st == LSIM_OK; ++i) {
+    static const char *const sub[] = {"velodyne", "labels", "time", "clean", "points"};
+    const size_t subs = sizeof sub / sizeof *sub - (points == LSIM_FORMAT_AUTO); /* points/: with a format */
+    for (size_t i = 0; i < subs && st == LSIM_OK; ++i) {
         snprintf(path, sizeof path, "%s/%s", seq, sub[i]);
         st = make_dir(ctx, path);
     }
@@ -113,6 +114,11 @@ static void write_json(FILE *fp, const lsim_dataset_info *info, uint64_t seed, s
     fprintf(fp, ",\n  \"seed\": %llu,\n  \"frames\": %zu,\n  \"frames_per_sequence\": %zu,\n"
                 "  \"sequences\": %zu,\n  \"frame_period_s\": %.17g,\n",
             (unsigned long long)seed, frames, per, (frames + per - 1) / per, info->frame_period_s);
+    if (info->points_format != LSIM_FORMAT_AUTO) { /* only then: a tree without points keeps its bytes */
+        const char *name = lsim_format_name(info->points_format);
+        fprintf(fp, "  \"points_format\": \"%s\",\n  \"points\": \"sequences/SS/points/NNNNNN.%s: the noisy points, "
+                    "velodyne's rows in order, with every field the format holds\",\n", name, name);
+    }
     fputs("  \"layout\": {\"velodyne\": \"float32 x y z reflectance, sensor frame\", "
           "\"labels\": \"uint32 semantic | instance << 16\", \"time\": \"float32 s from the frame start\", "
           "\"clean\": \"the noise- and drop-out-free scan: row i = velodyne row i, then the dropped echoes\"}\n}\n",
@@ -163,6 +169,21 @@ lsim_status lsim_dataset_check_root(lsim_context *ctx, const char *out, const ls
         char seed_key[64], frames_key[64];
         snprintf(seed_key, sizeof seed_key, "\"seed\": %llu,", (unsigned long long)seed);
         snprintf(frames_key, sizeof frames_key, "\"frames\": %zu,", frames);
+        const char *fmt = lsim_format_name(info->points_format), *was = strstr(have, "\n  \"points_format\": \"");
+        char had[16] = "none";
+        if (was)
+            sscanf(was, "\n  \"points_format\": \"%15[a-z]\"", had);
+        if (strcmp(had, info->points_format == LSIM_FORMAT_AUTO ? "none" : fmt) != 0) {
+            st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                           "'%s' describes a dataset written with points format %s, this run asks for %s (the "
+                           "config's points_format or --points-format); resuming would leave frames without point "
+                           "files or with two formats. Give the same points format, a new -o folder, or remove "
+                           "'%s' to start over",
+                           path, had, info->points_format == LSIM_FORMAT_AUTO ? "none" : fmt, out);
+            free(want);
+            free(have);
+            return st;
+        }
         const char *what = !strstr(have, seed_key) ? "the seed" : !strstr(have, frames_key) ? "the frame count"
                                                                                             : "the config or lidarsim version";
         st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,

@@ -56,6 +56,7 @@ struct lsim_dataset {
     yaml_node_t *sensor_node, *materials_node;
     uint64_t seed;
     size_t frames, frames_per_sequence;
+    lsim_format points_format;  /* `points_format`: PCD, PLY, LAS or CSV; LSIM_FORMAT_AUTO: none */
     double frame_period_s;
     double mount_position[3], mount_rotation[3]; /* the sensor section's position / rotation */
     /* layout */

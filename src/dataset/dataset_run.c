@@ -39,6 +39,9 @@ typedef struct run_state {
     lsim_sensor *sensor;
     lsim_frame_workspace ws;
     lsim_points *noisy, *clean, *twin;
+    uint32_t fields;       /* the scans' (noisy and clean): FIELDS, and with a points format every field it
+                              holds (both scans alike: the workspace's echo arrays are not freed and
+                              regrown between them) */
     uint8_t *count_noisy, *count_clean;
     size_t *first_clean;
     size_t beams;
@@ -71,10 +74,11 @@ static lsim_status reserve(run_state *s)
     lsim_status st = LSIM_OK;
     lsim_points **p[3] = {&s->noisy, &s->clean, &s->twin};
     for (int k = 0; k < 3 && st == LSIM_OK; ++k) {
+        const uint32_t fields = k < 2 ? s->fields : FIELDS; /* twin: the KITTI columns */
         if (!*p[k])
-            st = lsim_points_alloc_fields(s->ctx, cap, FIELDS, p[k]);
+            st = lsim_points_alloc_fields(s->ctx, cap, fields, p[k]);
         else if ((*p[k])->capacity < cap)
-            st = lsim_points_reserve(*p[k], cap, FIELDS);
+            st = lsim_points_reserve(*p[k], cap, fields);
     }
     if (st != LSIM_OK)
         return st;
@@ -99,7 +103,8 @@ static lsim_status open_sequence(run_state *s, size_t q)
     if (st != LSIM_OK)
         return st;
     s->sequence = (long)q;
-    if ((st = reserve(s)) != LSIM_OK || (st = lsim_dataset_make_dirs(s->ctx, s->out_dir, q)) != LSIM_OK)
+    if ((st = reserve(s)) != LSIM_OK ||
+        (st = lsim_dataset_make_dirs(s->ctx, s->out_dir, q, s->info.points_format)) != LSIM_OK)
         return st;
     const size_t first = q * s->per, count = s->frames - first < s->per ? s->frames - first : s->per;
     double *pose = malloc(12 * count * sizeof *pose), *time = malloc(count * sizeof *time);
@@ -169,10 +174,10 @@ static void write_times(const lsim_points *p, FILE *fp, unsigned char *buf)
     }
 }
 
-/* The frame's six files, all or none. */
+/* The frame's six files, and its point file with a points format: all or none. */
 static lsim_status write_frame(run_state *s, size_t q, size_t index)
 {
-    char dir[4000], path[6][4096];
+    char dir[4000], path[7][4096];
     lsim_dataset_sequence_dir(dir, sizeof dir, s->out_dir, q);
     static const char *const name[6] = {"velodyne/%06zu.bin", "labels/%06zu.label", "time/%06zu.bin",
                                         "clean/%06zu.bin", "clean/%06zu.label", "clean/%06zu.time"};
@@ -192,6 +197,16 @@ static lsim_status write_frame(run_state *s, size_t q, size_t index)
         lsim_kitti_write_rows(s->twin, fp[3], fp[4], s->buf);
         write_times(s->twin, fp[5], s->buf);
     }
+    const lsim_format format = s->info.points_format;
+    if (st == LSIM_OK && format != LSIM_FORMAT_AUTO) { /* a stream in the same group: one commit */
+        snprintf(path[6], sizeof path[6], "%s/points/%06zu.%s", dir, index, lsim_format_name(format));
+        lsim_point_stream ps;
+        st = lsim_point_stream_begin_in(&ps, &g, path[6], format, lsim_format_fields(format), s->noisy->count,
+                                        s->noisy);
+        if (st == LSIM_OK)
+            st = lsim_point_stream_append(&ps, s->noisy);
+        st = lsim_point_stream_finish(&ps, st);
+    }
     return lsim_atomic_finish(&g, st);
 }
 
@@ -210,7 +225,7 @@ static lsim_status run_frame(run_state *s, size_t k)
     opt.frame_index = (uint32_t)k;
     opt.scan_time = scan_time;
     opt.threads = s->o->threads;
-    opt.fields = FIELDS;
+    opt.fields = s->fields;
     const size_t beams = s->sensor->beams.count;
     for (int clean = 0; clean < 2 && st == LSIM_OK; ++clean) {
         opt.noise = !clean;
@@ -261,6 +276,15 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
     s.seed = o->seed_given ? o->seed : s.info.seed;
     s.frames = o->frames ? o->frames : s.info.frames;
     s.per = s.info.frames_per_sequence;
+    if (o->points_format != LSIM_FORMAT_AUTO && !lsim_dataset_points_format_ok(o->points_format))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "points format %d (%s): give one of %s, or LSIM_FORMAT_AUTO "
+                         "for the config's", (int)o->points_format, lsim_format_name(o->points_format),
+                         LSIM_DATASET_POINTS_FORMATS);
+    if (o->points_format != LSIM_FORMAT_AUTO)
+        s.info.points_format = o->points_format;
+    s.fields = FIELDS;
+    if (s.info.points_format != LSIM_FORMAT_AUTO) /* only then: the default scans no more than it writes */
+        s.fields |= lsim_format_fields(s.info.points_format);
     if (o->shards == 0 || o->shard >= o->shards || o->ranks == 0 || o->rank >= o->ranks)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "shard %u of %u, rank %u of %u: need shard < shards, rank < ranks",
                          o->shard, o->shards, o->rank, o->ranks);
@@ -277,7 +301,7 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
     }
     lsim_status st = lsim_dataset_check_root(ctx, out_dir, &s.info, s.seed, s.frames);
     if (st == LSIM_OK)
-        st = lsim_dataset_make_dirs(ctx, out_dir, SIZE_MAX);
+        st = lsim_dataset_make_dirs(ctx, out_dir, SIZE_MAX, LSIM_FORMAT_AUTO);
     if (st == LSIM_OK)
         st = lsim_dataset_manifest_read(ctx, out_dir, s.frames, done);
     for (size_t k = 0; k < s.frames; ++k)

@@ -15,6 +15,8 @@
  *                                   first N rows are the noisy points' clean twins, row i of
  *                                   velodyne <-> row i of clean (NaN rows where the clean scan has
  *                                   no such echo), then the echoes the noisy scan dropped
+ *     points/NNNNNN.EXT             with a points format (pcd, ply, las, csv): the noisy points,
+ *                                   velodyne's rows in order, with every field the format holds
  *
  * Frame k is written by the writer that owns it (lsim_dataset_owns: blocks of consecutive frames
  * of a sequence dealt out to shards, then to MPI ranks within a shard). Every frame is a function of (config, seed, k) alone, so
@@ -58,10 +60,13 @@ static inline int lsim_dataset_owns(const lsim_dataset_split *s, size_t k)
 }
 
 /* The tree's files (dataset_files.c). make_dirs: OUT (with missing parents), its manifest and
- * sequences folders and, unless sequence is SIZE_MAX, the sequence's folders. */
-lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence);
+ * sequences folders and, unless sequence is SIZE_MAX, the sequence's folders (points/ when `points`
+ * is a format, not LSIM_FORMAT_AUTO). info->points_format is the run's (resolved) points format:
+ * dataset.json records it when there is one. */
+lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence, lsim_format points);
 /* LSIM_OK if OUT has no dataset.json yet or one that this run would write byte for byte; otherwise
- * an error naming it and what differs (seed, frames, config): a resume must not mix datasets. */
+ * an error naming it and what differs (points format, seed, frames, config): a resume must not mix
+ * datasets. */
 lsim_status lsim_dataset_check_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info, uint64_t seed,
                                     size_t frames);
 lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const lsim_dataset_info *info,

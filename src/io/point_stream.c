@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
-                                    uint32_t columns, size_t count, const lsim_points *frame)
+/* The stream's state (files: NULL for its own group) and the header. */
+static lsim_status begin(lsim_point_stream *s, lsim_context *ctx, lsim_atomic_group *files, const char *path,
+                         lsim_format format, uint32_t columns, size_t count, const lsim_points *frame)
 {
     const double *viewpoint = frame->viewpoint, *sensor_pose = frame->timed ? frame->sensor_pose : NULL;
     memset(s, 0, sizeof *s);
     lsim_atomic_begin(&s->group, ctx);
+    s->files = files ? files : &s->group;
     s->ctx = ctx;
     s->path = path;
     s->format = format;
@@ -30,11 +32,11 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
         if (!label_path || !yaml_path || !s->buf)
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
         if (st == LSIM_OK)
-            st = lsim_atomic_open(&s->group, path, &s->fp);
+            st = lsim_atomic_open(s->files, path, &s->fp);
         if (st == LSIM_OK)
-            st = lsim_atomic_open(&s->group, label_path, &s->label_fp);
+            st = lsim_atomic_open(s->files, label_path, &s->label_fp);
         if (st == LSIM_OK)
-            st = lsim_atomic_open(&s->group, yaml_path, &yaml_fp);
+            st = lsim_atomic_open(s->files, yaml_path, &yaml_fp);
         if (st == LSIM_OK)
             lsim_kitti_write_label_map(yaml_fp, frame->labels, frame->label_count);
         free(label_path);
@@ -46,7 +48,7 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
                          "cannot write LAS output to '%s': standard output, devices and FIFOs cannot seek, and a "
                          "LAS header's point counts and bounds are written at the end; give a regular file name",
                          path);
-    lsim_status st = lsim_atomic_open(&s->group, path, &s->fp);
+    lsim_status st = lsim_atomic_open(s->files, path, &s->fp);
     if (st != LSIM_OK)
         return st;
     switch (format) {
@@ -61,6 +63,18 @@ lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, con
                          lsim_format_name(format));
     }
     return LSIM_OK;
+}
+
+lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
+                                    uint32_t columns, size_t count, const lsim_points *frame)
+{
+    return begin(s, ctx, NULL, path, format, columns, count, frame);
+}
+
+lsim_status lsim_point_stream_begin_in(lsim_point_stream *s, lsim_atomic_group *group, const char *path,
+                                       lsim_format format, uint32_t columns, size_t count, const lsim_points *frame)
+{
+    return begin(s, group->ctx, group, path, format, columns, count, frame);
 }
 
 lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *points)
@@ -120,5 +134,7 @@ lsim_status lsim_point_stream_finish(lsim_point_stream *s, lsim_status status)
     free(s->buf);
     s->buf = NULL;
     s->fp = s->label_fp = NULL;
+    if (s->files != &s->group)
+        return status; /* the caller's group: committed or discarded by the caller */
     return lsim_atomic_finish(&s->group, status);
 }

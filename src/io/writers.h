@@ -33,6 +33,7 @@ typedef struct lsim_mcap_writer lsim_mcap_writer; /* io/mcap.c */
 
 typedef struct lsim_point_stream {
     lsim_atomic_group group; /* must not move while files are open: keep the stream in place */
+    lsim_atomic_group *files; /* where the files are opened: &group, or the caller's (begin_in) */
     lsim_context *ctx;
     const char *path;        /* as given (not copied: it must outlive the stream) */
     lsim_format format;      /* resolved, never AUTO */
@@ -54,13 +55,22 @@ typedef struct lsim_point_stream {
  * Always call lsim_point_stream_finish afterwards, whatever this returns. */
 lsim_status lsim_point_stream_begin(lsim_point_stream *s, lsim_context *ctx, const char *path, lsim_format format,
                                     uint32_t columns, size_t count, const lsim_points *frame);
+/* lsim_point_stream_begin with the files opened in the caller's atomic group (its context gets the
+ * messages), so that they appear together with the group's other files or not at all:
+ * lsim_point_stream_finish then completes the file (LAS: the header's counts and bounds) but does
+ * not commit; the caller passes its status on to lsim_atomic_finish(group, ...). The group must
+ * have room for the format's files (one; KITTI three) within LSIM_ATOMIC_MAX. */
+lsim_status lsim_point_stream_begin_in(lsim_point_stream *s, lsim_atomic_group *group, const char *path,
+                                       lsim_format format, uint32_t columns, size_t count, const lsim_points *frame);
 /* Start the next frame of `count` points (described by `frame`) in the same file, after exactly
  * the announced count of the current one: MCAP only (others hold one frame). */
 lsim_status lsim_point_stream_next_frame(lsim_point_stream *s, size_t count, const lsim_points *frame);
 /* Append the next points->count points (the columns the format writes must be present). */
 lsim_status lsim_point_stream_append(lsim_point_stream *s, const lsim_points *points);
 /* Commit when `status` is LSIM_OK and exactly the announced count was appended, else discard
- * every file; frees the stream's buffers. Returns the resulting status. */
+ * every file; frees the stream's buffers. Returns the resulting status. A stream begun in the
+ * caller's group (begin_in) is completed but neither committed nor discarded: the caller's
+ * lsim_atomic_finish does that with the status returned here. */
 lsim_status lsim_point_stream_finish(lsim_point_stream *s, lsim_status status);
 
 /* PCD v0.7 header, the fields of `columns`; binary != 0: "DATA binary" (packed rows), else "DATA ascii".
