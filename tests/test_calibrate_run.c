@@ -258,6 +258,16 @@ static void test_calibrate_outputs(lsim_context *ctx)
     CHECK(lstat(link_path, &l) == 0 && S_ISLNK(l.st_mode) && stat(cal, &info) == 0 && S_ISREG(info.st_mode));
     CHECK(count_entries(scratch_dir, ".part.") == 0);
 
+    /* a dangling link: its target is made, the link stays */
+    char dangling[256], made[256];
+    path_join(dangling, sizeof dangling, scratch_dir, "dangling.yaml");
+    path_join(made, sizeof made, scratch_dir, "made-by-link.yaml");
+    remove(dangling);
+    remove(made);
+    CHECK(symlink("made-by-link.yaml", dangling) == 0);
+    REQUIRE_OK(ctx, lsim_calibrate_run(ctx, config, dangling, &o));
+    CHECK(lstat(dangling, &l) == 0 && S_ISLNK(l.st_mode) && stat(made, &info) == 0 && S_ISREG(info.st_mode));
+
     CHECK(lsim_calibrate_run(ctx, config, "-", &o) == LSIM_ERR_INVALID_ARGUMENT &&
           message_has(ctx, "standard output", "regular file"));
     path_join(fifo, sizeof fifo, scratch_dir, "cal.fifo");
@@ -281,6 +291,16 @@ static void test_calibrate_outputs(lsim_context *ctx)
     o.report_path = report;
     CHECK(lsim_calibrate_run(ctx, config, cal, &o) == LSIM_ERR_INVALID_ARGUMENT &&
           message_has(ctx, "the calibration and the report are both", NULL));
+    /* one new file spelled two ways is one output too; the null device twice is fine */
+    remove(cal);
+    char spelled[256];
+    path_join(spelled, sizeof spelled, scratch_dir, "./modes.yaml");
+    o.view_dir = NULL;
+    o.report_path = spelled;
+    CHECK(lsim_calibrate_run(ctx, config, cal, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "the calibration and the report are both", NULL) && !exists(cal));
+    o.report_path = "/dev/null";
+    REQUIRE_OK(ctx, lsim_calibrate_run(ctx, config, "/dev/null", &o));
     char *after = slurp(config);
     CHECK(before && after && strcmp(before, after) == 0);
     free(before);

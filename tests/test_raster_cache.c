@@ -37,6 +37,13 @@ int main(void)
     CHECK(raster_view_bytes(&v[0]) == BYTES);
     v[0].faces = 6, v[0].w = 100, v[0].h = 50;
     CHECK(raster_view_bytes_needed(&v[0]) == 6u * 100 * 50 * 12);
+    /* once drawn: a buffer kept up to 4x its view (1000 >= 4 x 250), a new one beyond (249) */
+    v[0].faces = 1, v[0].w = 250, v[0].h = 1;
+    CHECK(raster_view_bytes_after(&v[0]) == BYTES);
+    v[0].w = 249;
+    CHECK(raster_view_bytes_after(&v[0]) == 249u * 12);
+    v[0].w = 1001;
+    CHECK(raster_view_bytes_after(&v[0]) == 1001u * 12);
     raster_view_free(&v[0]);
     CHECK(v[0].capacity == 0 && !v[0].range && !v[0].valid && raster_view_bytes(&v[0]) == 0);
 

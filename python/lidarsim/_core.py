@@ -562,21 +562,21 @@ _FRAMES = {"sensor": 0, "world": 1}
 _PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
 
 
-_INT_TYPES = {ctypes.c_int8: (True, 8), ctypes.c_int16: (True, 16), ctypes.c_int32: (True, 32),
-              ctypes.c_int64: (True, 64), ctypes.c_uint8: (False, 8), ctypes.c_uint16: (False, 16),
-              ctypes.c_uint32: (False, 32), ctypes.c_uint64: (False, 64)}
-
-
 def _set_int(struct, field, value, what=None):
     """struct.field = int(value), refusing (InvalidArgumentError naming `what`, default the field) a
     value the C field cannot hold -- ctypes would silently wrap -1 into 2^64 - 1 or 2^32 + 5 into 5."""
     ctype = dict(struct._fields_)[field]
     while getattr(ctype, "_length_", None):  # an array's element
         ctype = ctype._type_
-    signed, bits = _INT_TYPES.get(ctype, (ctype(-1).value < 0, 8 * ctypes.sizeof(ctype)))
-    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if getattr(ctype, "_type_", None) not in tuple("bBhHiIlLqQ"):
+        raise TypeError("lidarsim: %s.%s is not an integer field" % (type(struct).__name__, field))
+    bits = 8 * ctypes.sizeof(ctype)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ctype._type_.islower() else (0, (1 << bits) - 1)
     try:
         v = int(value)
+    except OverflowError:  # an infinite float
+        raise InvalidArgumentError(1, "lidarsim: %s=%r is out of range; give %d..%d" % (what or field, value, lo,
+                                                                                          hi)) from None
     except (TypeError, ValueError):
         raise InvalidArgumentError(1, "lidarsim: %s=%r is not an integer" % (what or field, value)) from None
     if not lo <= v <= hi:

@@ -121,6 +121,7 @@ def test_view_errors_before_any_window(tmp_path, monkeypatch):
     lambda: tools.dataset("unused.yaml", "unused", seed=-1),
     lambda: tools.validate("unused.config", "unused", seed=2 ** 64),
     lambda: tools.view("unused.yaml", size=(2 ** 31, 10)),
+    lambda: tools.dataset("unused.yaml", "unused", frames=float("inf")),
 ])
 def test_integers_out_of_range_are_refused(call):
     """An integer a C option cannot hold is refused before any work, not wrapped by ctypes (-1 as

@@ -49,8 +49,9 @@ void lsim_calib_config_free(lsim_calib_config *cfg);
 
 /* Refuse outputs that would overwrite an input: each of outputs[0..n) (NULL entries skipped)
  * against the config file `config_path` (may be NULL), each material's scan, and the other
- * outputs. LSIM_ERR_INVALID_ARGUMENT naming both when two are one file (compared by device and
- * inode, so "a.csv", "./a.csv" and a link are one); LSIM_OK otherwise. `what[i]` names output i
+ * outputs. LSIM_ERR_INVALID_ARGUMENT naming both when two would write one regular file
+ * (core/file_id.h lsim_file_same_output: "a.csv", "./a.csv" and a link are one, also before the
+ * file exists; "-", devices and FIFOs never clash); LSIM_OK otherwise. `what[i]` names output i
  * in the message ("the calibration", "the report"). */
 lsim_status lsim_calib_config_check_outputs(lsim_context *ctx, const lsim_calib_config *cfg, const char *config_path,
                                             const char *const *outputs, const char *const *what, size_t n);

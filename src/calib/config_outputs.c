@@ -10,15 +10,15 @@ lsim_status lsim_calib_config_check_outputs(lsim_context *ctx, const lsim_calib_
     for (size_t i = 0; i < n; ++i) {
         if (!outputs[i])
             continue;
-        if (config_path && lsim_file_same_existing(outputs[i], config_path))
+        if (config_path && lsim_file_same_output(outputs[i], config_path))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s %s is the config file; give it a name of its own",
                              what[i], outputs[i]);
         for (size_t k = 0; cfg && k < cfg->count; ++k)
-            if (cfg->inputs[k].scan_path && lsim_file_same_existing(outputs[i], cfg->inputs[k].scan_path))
+            if (cfg->inputs[k].scan_path && lsim_file_same_output(outputs[i], cfg->inputs[k].scan_path))
                 return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s %s is the scan of material '%s'; give it a "
                                  "name of its own", what[i], outputs[i], cfg->inputs[k].name);
         for (size_t k = 0; k < i; ++k)
-            if (outputs[k] && (lsim_file_same_existing(outputs[i], outputs[k]) || strcmp(outputs[i], outputs[k]) == 0))
+            if (outputs[k] && lsim_file_same_output(outputs[i], outputs[k]))
                 return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s and %s are both %s; give each its own file",
                                  what[k], what[i], outputs[i]);
     }

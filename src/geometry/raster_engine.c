@@ -258,9 +258,7 @@ static const raster_view *render_view(raster_state *s, const raster_layout *L, c
     v->far_m = q->far_m;
     v->group = q->group;
     v->layout_id = L->id;
-    /* what v will hold: a new buffer of its size, or the one it keeps (raster_view_render) */
-    const size_t need = raster_view_bytes_needed(v), held = raster_view_bytes(v);
-    raster_views_trim(s->view, RASTER_VIEWS, v, need > held || need < held / 4 ? need : held, RASTER_VIEW_BUDGET);
+    raster_views_trim(s->view, RASTER_VIEWS, v, raster_view_bytes_after(v), RASTER_VIEW_BUDGET);
     lsim_status st = LSIM_OK;
     if (s->motion)
         st = lsim_raster_gl_set_time(s->gl, v->time);

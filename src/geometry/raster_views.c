@@ -239,10 +239,14 @@ void raster_view_set_sector(raster_view *v, const raster_group *g, const double 
     v->h = raster_view_side(g->y1 - g->y0, pitch);
 }
 
+/* A view of px pixels in a buffer of `capacity`: a new buffer when it grows, or to give back most
+ * of one four times larger; else the buffer is kept. */
+static int reallocates(size_t px, size_t capacity) { return px > capacity || px < capacity / 4; }
+
 lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m)
 {
     const size_t face = (size_t)v->w * v->h, px = (size_t)v->faces * face;
-    if (px > v->capacity || px < v->capacity / 4) { /* grow, or give back most of a much larger buffer */
+    if (reallocates(px, v->capacity)) {
         free(v->range);
         free(v->object);
         free(v->prim);
@@ -286,6 +290,12 @@ size_t raster_view_bytes(const raster_view *v) { return v->capacity * RASTER_PIX
 size_t raster_view_bytes_needed(const raster_view *v)
 {
     return (size_t)v->faces * v->w * v->h * RASTER_PIXEL_BYTES;
+}
+
+size_t raster_view_bytes_after(const raster_view *v)
+{
+    const size_t px = (size_t)v->faces * v->w * v->h;
+    return (reallocates(px, v->capacity) ? px : v->capacity) * RASTER_PIXEL_BYTES;
 }
 
 size_t raster_views_trim(raster_view *view, int n, const raster_view *keep, size_t need, size_t budget)

@@ -81,6 +81,9 @@ void raster_view_free(raster_view *v);
 /* Bytes a view's buffers hold, and would hold for its current size (faces x w x h). */
 size_t raster_view_bytes(const raster_view *v);
 size_t raster_view_bytes_needed(const raster_view *v);
+/* The bytes v will hold once drawn at its current size: a new buffer of that size, or the one it
+ * keeps (raster_view_render's rule). */
+size_t raster_view_bytes_after(const raster_view *v);
 /* The cache's memory bound: free the least recently used of view[0..n), never `keep`, until
  * what the others hold plus `need` bytes fits in `budget` (or none is left to free). Returns the
  * bytes the others hold afterwards. Under the engine's write lock. */

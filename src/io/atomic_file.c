@@ -162,7 +162,7 @@ static char *dir_of(const char *path)
 
 /* Follow `path` through symlinks to the file a write should replace (which need not exist).
  * Returns a malloc'd path, or NULL with errno set (ENOMEM, ELOOP, or readlink's error). */
-static char *resolve_links(const char *path)
+char *lsim_atomic_resolve_links(const char *path)
 {
     char *cur = lsim_strdup(path);
     if (!cur) {
@@ -353,7 +353,7 @@ lsim_status lsim_atomic_open(lsim_atomic_group *group, const char *path, FILE **
     if (kind == LSIM_ATOMIC_DIRECT) {
         st = open_direct(ctx, f);
     } else {
-        f->target = resolve_links(path);
+        f->target = lsim_atomic_resolve_links(path);
         if (!f->target) {
             int err = errno;
             st = err == ENOMEM ? lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory opening '%s'", path)
@@ -540,7 +540,7 @@ void lsim_atomic_remove(const char *path)
     struct stat st;
     if (!path || !*path || is_stdout(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return;
-    char *target = resolve_links(path);
+    char *target = lsim_atomic_resolve_links(path);
     if (target)
         unlink(target);
     free(target);

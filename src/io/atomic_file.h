@@ -100,4 +100,9 @@ lsim_status lsim_atomic_check(lsim_context *ctx, const char *path);
  * devices, FIFOs) and directories are left alone. */
 void lsim_atomic_remove(const char *path);
 
+/* `path` followed through symbolic links to the file a write there replaces (it need not exist; a
+ * relative link is taken from its own folder): a malloc'd path, or NULL with errno set (ENOMEM,
+ * ELOOP, or readlink's error). */
+char *lsim_atomic_resolve_links(const char *path);
+
 #endif

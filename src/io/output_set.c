@@ -1,9 +1,9 @@
 /* Outputs committed together (io/output_set.h). */
-#define _DEFAULT_SOURCE /* realpath */
 #include "io/output_set.h"
 
 #include "core/context.h"
 #include "core/text.h"
+#include "io/atomic_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -207,12 +207,13 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
         return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "'%s' is %s, which cannot be replaced together with the "
                          "other outputs; give a regular file", path,
                          strcmp(path, "-") == 0 ? "standard output" : "a FIFO or device");
-    /* a link is followed: its target is written beside itself and replaced, the link stays */
-    char target[4096];
-    const char *final = path;
-    struct stat link;
-    if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode) && exists && realpath(path, target))
-        final = target;
+    /* a link is followed (as lsim_atomic does, to a target that need not exist yet): the target is
+     * written beside itself and replaced, the link stays */
+    char *target = lsim_atomic_resolve_links(path);
+    if (!target)
+        return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot follow the link %s: %s; give the file itself", path,
+                         strerror(errno));
+    const char *final = target;
     /* the placeholder gets the mode the file has (or 0666 less the umask for a new one), so that
      * renaming it into place keeps that mode as lsim_atomic does */
     sigset_t old; /* a signal must not land between creating the file and registering it */
@@ -222,8 +223,10 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
         int n = snprintf(out, size, "%s.part.%ld.%d", final, (long)getpid(), attempt);
         if (n < 0 || (size_t)n >= size) {
             release_signals(&old);
-            return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long; give a path of "
-                             "at most %zu bytes", final, size > 32 ? size - 32 : 0);
+            lsim_status too_long = lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "the output path %s is too long; "
+                                             "give a path of at most %zu bytes", final, size > 32 ? size - 32 : 0);
+            free(target);
+            return too_long;
         }
         fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         err = errno;
@@ -243,6 +246,7 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
             unlink(out);
     }
     release_signals(&old);
+    free(target);
     return st;
 }
 
