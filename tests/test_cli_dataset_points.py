@@ -31,6 +31,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dataset_common import tree  # noqa: E402
+
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -54,19 +57,6 @@ def check(ok, what):
 
 def run(args, **kw):
     return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=600, **kw)
-
-
-def tree(root):
-    """{relative path: bytes} of every file but the manifest."""
-    out = {}
-    for d, _, files in os.walk(root):
-        for f in files:
-            p = os.path.join(d, f)
-            rel = os.path.relpath(p, root)
-            if not rel.startswith("manifest"):
-                with open(p, "rb") as fp:
-                    out[rel] = fp.read()
-    return out
 
 
 def dataset(out, *extra, frames=FRAMES, config=CONFIG, fresh=True):
