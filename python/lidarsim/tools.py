@@ -12,12 +12,15 @@ then `lidarsim` on PATH.
 bench and view (the benchmarks of `lidarsim bench` and the viewer of `lidarsim view`) run in this
 process through the public API (lsim_bench_run, lsim_view_run); see their docstrings.
 """
+import contextlib
 import ctypes
 import json
 import os
+import signal
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 
 from . import _lib
@@ -82,6 +85,26 @@ def _opts(**kw):
 
 # ---- calibrate and validate: through the library (lsim_calibrate_run, lsim_validate_run) ----
 
+@contextlib.contextmanager
+def _termination_after_run():
+    """SIGTERM and SIGHUP that arrive during a calibrate or validate run take effect once the run has
+    put every output in place or none (their default would end the process half-way, leaving the
+    run's staging folder): while their action is the default, in the main thread, they are held as
+    Python holds SIGINT (KeyboardInterrupt comes after the call) and sent again afterwards."""
+    held, old = [], {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                old[sig] = signal.signal(sig, lambda number, frame: held.append(number))
+    try:
+        yield
+    finally:
+        for sig, action in old.items():
+            signal.signal(sig, action)
+        for sig in held:
+            os.kill(os.getpid(), sig)
+
+
 def _cli_tokens(extra, flags):
     """CLI-style tokens ("--bin-width", "3", "--json", "--seed=4") as keyword options."""
     out, tokens = {}, [os.fspath(t) if isinstance(t, os.PathLike) else str(t) for t in extra]
@@ -136,7 +159,8 @@ def calibrate(config, output, *extra, **options):
     file to write (YAML; None: none). Options, as keywords or CLI-style `extra` tokens
     ("--bin-width", "3"): bin_width (degrees), sensor, direction, window (degrees), seed,
     view (a folder for NAME_view.png), progress ("off" (default), "auto", "lines", "bar");
-    json and quiet are accepted and change nothing. Every output appears, or none.
+    json and quiet are accepted and change nothing. Every output appears, or none; a SIGTERM or
+    SIGHUP during the run ends the process once it is over (see _termination_after_run).
 
     Returns the summary as a dict (what `lidarsim calibrate --json` prints: "sensor", "version",
     "output", "materials": per material its fitted board, BRDF and bins). Raises lidarsim.Error
@@ -176,7 +200,9 @@ def calibrate(config, output, *extra, **options):
         o.report = 2  # LSIM_REPORT_JSON
         o.report_path = _path(report, keep)
         ctx = _Context()
-        ctx.check(_lib.lib.lsim_calibrate_run(ctx.h, _path(config, keep), _path(output, keep), ctypes.byref(o)))
+        with _termination_after_run():
+            st = _lib.lib.lsim_calibrate_run(ctx.h, _path(config, keep), _path(output, keep), ctypes.byref(o))
+        ctx.check(st)
         with open(report) as f:
             return json.load(f)
 
@@ -194,7 +220,8 @@ def validate(config, outdir, *extra, **options):
     """Validate the calibration of `config`'s materials (`lidarsim validate`, through the library's
     lsim_validate_run): calibrate each from its real scan, simulate the setup with the calibration
     and with a BRDF-only model, compare per incidence bin, and write outdir/validation.csv,
-    calibration.yaml, NAME_validation.png and NAME_view.png (all or none). Options, as keywords
+    calibration.yaml, NAME_validation.png and NAME_view.png (all or none; a SIGTERM or SIGHUP
+    during the run ends the process once it is over). Options, as keywords
     or CLI-style `extra` tokens: bin_width (degrees), seed (default 1), threads (0: all cores),
     holdout (True: calibrate on the even revolutions, compare with the odd ones), progress
     ("off" (default), "auto", "lines", "bar"; quiet is accepted), check (default True).
@@ -225,8 +252,10 @@ def validate(config, outdir, *extra, **options):
         o.report = 1  # LSIM_REPORT_TEXT
         o.report_path = _path(report, keep)
         ctx = _Context()
-        ctx.check(_lib.lib.lsim_validate_run(ctx.h, _path(config, keep), _path(outdir, keep), ctypes.byref(o),
-                                             ctypes.byref(res)))
+        with _termination_after_run():
+            st = _lib.lib.lsim_validate_run(ctx.h, _path(config, keep), _path(outdir, keep), ctypes.byref(o),
+                                            ctypes.byref(res))
+        ctx.check(st)
         with open(report) as f:
             verdicts = [line.rstrip("\n") for line in f if line.strip()]
     result = {"materials": int(res.materials), "failed": int(res.failed), "verdicts": verdicts}

@@ -133,3 +133,32 @@ def test_bound_helpers():
     v = _lib.ValidateOptions()
     _lib.lib.lsim_validate_options_init(v)
     assert math.isnan(v.bin_width_deg) and v.seed == 1 and v.threads == 0 and v.report == 1
+
+
+def test_sigterm_during_validate_leaves_every_output(tmp_path):
+    """SIGTERM in the middle of lidarsim.tools.validate takes effect after the run: the process still
+    ends by SIGTERM, but with every output in place and no staging folder (the CLI instead removes
+    them in its handler; Python cannot run a handler during the C call, so it holds the signal)."""
+    import signal
+    import sys
+    import time
+    (tmp_path / "board.txt").write_text(synthetic_scan(revolutions=60))
+    (tmp_path / "data.config").write_text("".join("b%d,board.txt,0.6,1.0,ON,0.5,0.0\n" % i for i in range(4)))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(lidarsim.__file__))))
+    code = "import lidarsim; lidarsim.tools.validate('data.config', 'out', check=False)"
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    out, staged = tmp_path / "out", False
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline:
+        if out.is_dir() and any(n.startswith(".lidarsim-validate.") for n in os.listdir(out)):
+            staged = True
+            p.send_signal(signal.SIGTERM)
+            break
+        time.sleep(0.002)
+    err = p.communicate(timeout=300)[1]
+    if not staged:
+        pytest.skip("validate finished before its staging folder was seen (rc %s: %s)" % (p.returncode, err[-300:]))
+    assert p.returncode == -signal.SIGTERM, err
+    names = sorted(os.listdir(out))
+    assert names == sorted(["validation.csv", "calibration.yaml"] + ["b%d_%s.png" % (i, k) for i in range(4)
+                                                                      for k in ("validation", "view")]), names
