@@ -47,6 +47,17 @@ int lsim_arg_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+int lsim_arg_size(const char *s, long lo, long hi, long *width, long *height)
+{
+    const char *x = s ? strchr(s, 'x') : NULL;
+    char w[32];
+    if (!x || (size_t)(x - s) >= sizeof w)
+        return -1;
+    memcpy(w, s, (size_t)(x - s));
+    w[x - s] = '\0';
+    return lsim_arg_long(w, lo, hi, width) || lsim_arg_long(x + 1, lo, hi, height) ? -1 : 0;
+}
+
 int lsim_arg_invalid(const char *command, const char *opt, const char *value, const char *valid)
 {
     fprintf(stderr, "lidarsim %s: %s '%s' is invalid; expected %s\n", command, opt, value ? value : "", valid);

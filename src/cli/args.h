@@ -11,6 +11,9 @@ int lsim_arg_long(const char *s, long lo, long hi, long *out);
 int lsim_arg_u64(const char *s, uint64_t *out);
 /* Parse a whole string as a finite double in [lo, hi]; 0 on success. */
 int lsim_arg_double(const char *s, double lo, double hi, double *out);
+/* Parse "WIDTHxHEIGHT", each a whole integer in [lo, hi]; 0 on success, -1 otherwise (when
+ * the height is bad, *width may already be set). */
+int lsim_arg_size(const char *s, long lo, long hi, long *width, long *height);
 
 #include "lidarsim.h"
 

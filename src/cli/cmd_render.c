@@ -51,18 +51,6 @@ static int pick(const char *opt, const char *val, const char *const *names, int 
     return -1;
 }
 
-static int parse_size(const char *val, long *w, long *h)
-{
-    char a[32];
-    const char *x = strchr(val, 'x');
-    if (!x || (size_t)(x - val) >= sizeof a)
-        return -1;
-    memcpy(a, val, (size_t)(x - val));
-    a[x - val] = 0;
-    return lsim_arg_long(a, LSIM_RENDER_MIN_SIDE, LSIM_RENDER_MAX_SIDE, w) ||
-           lsim_arg_long(x + 1, LSIM_RENDER_MIN_SIDE, LSIM_RENDER_MAX_SIDE, h);
-}
-
 static int parse_args(int argc, char **argv, render_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -100,7 +88,7 @@ static int parse_args(int argc, char **argv, render_args *a)
                     return LSIM_EXIT_USAGE;
                 a->color = val;
             } else if (!strcmp(opt, "--size")) {
-                if (parse_size(val, &a->width, &a->height))
+                if (lsim_arg_size(val, LSIM_RENDER_MIN_SIDE, LSIM_RENDER_MAX_SIDE, &a->width, &a->height))
                     return lsim_arg_invalid("render", opt, val, "WIDTHxHEIGHT, each 200..8192 pixels (e.g. 1024x768)");
             } else if (lsim_arg_double(val, 1e-3, 1e6, &a->extent)) {
                 return lsim_arg_invalid("render", opt, val, "a number of metres > 0");

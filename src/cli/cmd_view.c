@@ -62,21 +62,6 @@ static int parse_numbers(const char *s, int n, double *out)
     return k == n ? 0 : -1;
 }
 
-static int parse_size(const char *s, int *w, int *h)
-{
-    const char *x = strchr(s, 'x');
-    if (!x || x - s >= 16)
-        return -1;
-    char a[16];
-    memcpy(a, s, (size_t)(x - s));
-    a[x - s] = '\0';
-    long lw, lh;
-    if (lsim_arg_long(a, 16, 8192, &lw) || lsim_arg_long(x + 1, 16, 8192, &lh))
-        return -1;
-    *w = (int)lw, *h = (int)lh;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, lsim_view_options *o)
 {
     lsim_view_options_init(o);
@@ -107,8 +92,10 @@ static int parse_args(int argc, char **argv, lsim_view_options *o)
         if (strcmp(opt, "--screenshot") == 0) {
             o->screenshot = val;
         } else if (strcmp(opt, "--size") == 0) {
-            if (parse_size(val, &o->width, &o->height))
+            long w, h;
+            if (lsim_arg_size(val, 16, 8192, &w, &h))
                 return lsim_arg_invalid("view", opt, val, "WxH, each 16..8192 pixels (e.g. 640x480)");
+            o->width = (int)w, o->height = (int)h;
         } else if (strcmp(opt, "--camera") == 0) {
             double c[6];
             if (parse_numbers(val, 6, c))
