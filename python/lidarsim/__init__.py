@@ -12,9 +12,11 @@ The shared library is found through LIDARSIM_LIBRARY, next to the package, or in
 (lidarsim._lib's docstring gives the order). lidarsim.tools has the command line's tools as calls
 into the library: calibrate, validate, dataset, fit_file, pattern_from_scan.
 """
-from ._core import (Error, InvalidArgumentError, FileError, ParseError, OutOfMemoryError, EngineError,  # noqa: F401
-                    NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields,
-                    preset_names, preset_description, Sensor, Scene, Points, PointBuffer, write, load, version)
+from ._base import (Error, InvalidArgumentError, FileError, ParseError, OutOfMemoryError, EngineError,  # noqa: F401
+                    NotFoundError, StateError, FIELD_NAMES, FIELDS_ALL, field_dtype, fields_mask, format_fields)
+from ._sensor import preset_names, preset_description, Sensor  # noqa: F401
+from ._points import Points, PointBuffer, write  # noqa: F401
+from ._scene import Scene, load, version  # noqa: F401
 from ._fit import Fit, FitResult  # noqa: F401
 from ._files import read, render, format_name, format_resolve, check_output, check_writable, remove_file  # noqa: F401
 from ._lib import library_path  # noqa: F401

@@ -4,7 +4,7 @@ import ctypes
 import os
 import tempfile
 
-from . import _core
+from . import _base
 from ._lib import BenchOptions, ViewOptions, lib
 
 BENCH_KINDS = ("frame", "blooming", "pulses", "fit", "dataset")  # lsim_bench_kind 0..4
@@ -14,7 +14,7 @@ _ENGINES = {"raycast": 0, "embree": 0, "raster": 2}
 def bench_options(kind="frame"):
     """The defaults of a `kind` benchmark (lsim_bench_options_init) as a ctypes BenchOptions."""
     if kind not in BENCH_KINDS:
-        raise _core.InvalidArgumentError(1, "lidarsim: unknown benchmark '%s' (one of %s)" % (kind, ", ".join(BENCH_KINDS)))
+        raise _base.InvalidArgumentError(1, "lidarsim: unknown benchmark '%s' (one of %s)" % (kind, ", ".join(BENCH_KINDS)))
     o = BenchOptions()
     lib.lsim_bench_options_init(ctypes.byref(o), BENCH_KINDS.index(kind))
     return o
@@ -41,47 +41,47 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
     for name, value in (("threads", threads), ("repeat", repeat), ("triangles", triangles), ("rings", rings),
                         ("frames", frames)):
         if value is not None:
-            _core._set_int(o, name, value)
+            _base._set_int(o, name, value)
     for name, value in (("json", json), ("moving", moving), ("noise", noise), ("mpi", mpi)):
         if value is not None:
             setattr(o, name, 1 if value else 0)
     if progress is not None:
-        o.progress = _core._progress_mode(progress)
+        o.progress = _base._progress_mode(progress)
     if engine is not None:
-        o.engine = _core._enum(_ENGINES, engine, "engine")
+        o.engine = _base._enum(_ENGINES, engine, "engine")
     if fields is not None:
-        o.fields = _core.fields_mask(fields)
+        o.fields = _base.fields_mask(fields)
     if beams is not None:
         counts = [int(b) for b in ([beams] if isinstance(beams, int) else beams)]
         if not 1 <= len(counts) <= len(o.beams):
-            raise _core.InvalidArgumentError(1, "lidarsim: bench takes 1..%d beam counts, got %d" % (len(o.beams),
+            raise _base.InvalidArgumentError(1, "lidarsim: bench takes 1..%d beam counts, got %d" % (len(o.beams),
                                                                                                   len(counts)))
         for i, b in enumerate(counts):
             if b < 0:
-                raise _core.InvalidArgumentError(1, "lidarsim: beam count %d is negative" % b)
+                raise _base.InvalidArgumentError(1, "lidarsim: beam count %d is negative" % b)
             o.beams[i] = b
         o.beam_count = len(counts)
     keep = []  # the bytes the struct's char pointers point into
     for name, value in (("scenes_dir", scenes_dir), ("baselines_dir", baselines_dir), ("config", config)):
         if value is not None:
-            keep.append(_core._b(value))
+            keep.append(_base._b(value))
             setattr(o, name, keep[-1])
     if kind == "dataset" or program is not None:
-        keep.append(_core._b(program if program is not None else _find_binary()))
+        keep.append(_base._b(program if program is not None else _find_binary()))
         o.program = keep[-1]
-    ctx = _core._Context()
+    ctx = _base._Context()
     if report_path == "-":  # standard output, as `lidarsim bench` prints it
         ctx.check(lib.lsim_bench_run(ctx.h, ctypes.byref(o)))
         return None
     if report_path is not None:
-        keep.append(_core._b(report_path))
+        keep.append(_base._b(report_path))
         o.report_path = keep[-1]
         ctx.check(lib.lsim_bench_run(ctx.h, ctypes.byref(o)))
         with open(report_path) as f:
             return f.read()
     with tempfile.TemporaryDirectory(prefix="lidarsim-bench-") as tmp:
         path = os.path.join(tmp, "report.txt")
-        o.report_path = _core._b(path)
+        o.report_path = _base._b(path)
         keep.append(o.report_path)
         ctx.check(lib.lsim_bench_run(ctx.h, ctypes.byref(o)))
         with open(path) as f:
@@ -112,31 +112,31 @@ def view(scene, screenshot=None, *, size=None, camera=None, sensor_position=None
     key help, no "wrote FILE" line). Needs a display (DISPLAY; headless: xvfb-run). Raises
     lidarsim.Error with the library's message (no display, the scene's FILE:LINE, ...)."""
     o = view_options()
-    keep = [_core._b(scene)]
+    keep = [_base._b(scene)]
     o.scene = keep[0]
     if screenshot is not None:
-        keep.append(_core._b(screenshot))
+        keep.append(_base._b(screenshot))
         o.screenshot = keep[-1]
     if size is not None:
-        _core._set_int(o, "width", size[0], "size")
-        _core._set_int(o, "height", size[1], "size")
+        _base._set_int(o, "width", size[0], "size")
+        _base._set_int(o, "height", size[1], "size")
     if camera is not None:
-        c = _core._dvec(camera, 6, "camera")
+        c = _base._dvec(camera, 6, "camera")
         o.eye[:] = c[:3].tolist()
         o.target[:] = c[3:].tolist()
         o.has_camera = 1
     if sensor_position is not None:
-        o.sensor_position[:] = _core._dvec(sensor_position, 3, "sensor_position").tolist()
+        o.sensor_position[:] = _base._dvec(sensor_position, 3, "sensor_position").tolist()
         o.has_sensor_position = 1
     if sensor_yaw is not None:
         o.sensor_yaw_deg = float(sensor_yaw)
         o.has_sensor_yaw = 1
     if beams is not None:
-        _core._set_int(o, "max_beams", beams, "beams")
+        _base._set_int(o, "max_beams", beams, "beams")
     o.hide_beams = 1 if hide_beams else 0
-    o.colour_by_label = _core._enum({"intensity": 0, "label": 1}, color, "point colour")
-    o.colour_by_material = _core._enum({"label": 0, "material": 1}, scene_color, "scene colour")
-    _core._set_int(o, "threads", threads)
+    o.colour_by_label = _base._enum({"intensity": 0, "label": 1}, color, "point colour")
+    o.colour_by_material = _base._enum({"label": 0, "material": 1}, scene_color, "scene colour")
+    _base._set_int(o, "threads", threads)
     o.quiet = 1 if quiet else 0
-    ctx = _core._Context()
+    ctx = _base._Context()
     ctx.check(lib.lsim_view_run(ctx.h, ctypes.byref(o)))

@@ -6,8 +6,9 @@ import ctypes
 
 from . import _lib
 from ._lib import lib
-from ._core import (_Context, _Buffer, Points, _to_array, _b, _format, _enum, _FIELD_INDEX, fields_mask,
-                    InvalidArgumentError, NotFoundError)
+from ._base import (_Context, _b, _format, _enum, _FIELD_INDEX, fields_mask, InvalidArgumentError,
+                    NotFoundError)
+from ._points import _Buffer, Points, _to_array
 
 _VIEWS = {"bev": 0, "birdseye": 0, "range": 1, "perspective": 2}
 

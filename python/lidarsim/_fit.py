@@ -5,7 +5,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lib
-from ._core import _b, _dp, _enum, Scene, Sensor
+from ._base import _b, _dp, _enum
+from ._scene import Scene
+from ._sensor import Sensor
 from ._lib import lib
 
 _DOF = {"fixed": 0, "se2": 3, "se3": 6}

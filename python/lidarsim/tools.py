@@ -24,7 +24,7 @@ import threading
 from dataclasses import dataclass
 
 from . import _lib
-from ._core import _b, _Context, _format, _progress_mode, _set_int
+from ._base import _b, _Context, _format, _progress_mode, _set_int
 from ._fit import _STOP, FitResult
 from ._lib import lib
 
@@ -166,7 +166,7 @@ def calibrate(config, output, *extra, **options):
     "output", "materials": per material its fitted board, BRDF and bins). Raises lidarsim.Error
     (InvalidArgumentError, FileError, ParseError, NotFoundError for "board not found", ...) with
     the library's message naming the file, line or value at fault."""
-    from ._core import _Context
+    from ._base import _Context
     options = dict(_cli_tokens(extra, ("json", "quiet")), **options)
     options.pop("json", None)
     keep = []
@@ -229,7 +229,7 @@ def validate(config, outdir, *extra, **options):
     Returns {"materials": N, "failed": K, "verdicts": [one line per material, as the CLI prints]}.
     With check, a FAIL verdict raises ValidationFailed (carrying that dict); errors raise
     lidarsim.Error with the library's message."""
-    from ._core import _Context
+    from ._base import _Context
     options = dict(_cli_tokens(extra, ("holdout", "quiet")), **options)
     check = options.pop("check", True)
     keep = []
