@@ -195,13 +195,13 @@ def calibrate(config, output, *extra, **options):
     o.view_dir = _path(options.pop("view", None), keep)
     o.progress = _progress(options)
     _unknown(options, "calibrate")
-    with tempfile.TemporaryDirectory(prefix="lidarsim-calibrate-") as tmp:
+    # the signals held around the temporary folder too, so that it is gone before they take effect
+    with _termination_after_run(), tempfile.TemporaryDirectory(prefix="lidarsim-calibrate-") as tmp:
         report = os.path.join(tmp, "summary.json")
         o.report = 2  # LSIM_REPORT_JSON
         o.report_path = _path(report, keep)
         ctx = _Context()
-        with _termination_after_run():
-            st = _lib.lib.lsim_calibrate_run(ctx.h, _path(config, keep), _path(output, keep), ctypes.byref(o))
+        st = _lib.lib.lsim_calibrate_run(ctx.h, _path(config, keep), _path(output, keep), ctypes.byref(o))
         ctx.check(st)
         with open(report) as f:
             return json.load(f)
@@ -247,14 +247,14 @@ def validate(config, outdir, *extra, **options):
     o.progress = _progress(options)
     _unknown(options, "validate")
     res = _lib.ValidateResult()
-    with tempfile.TemporaryDirectory(prefix="lidarsim-validate-") as tmp:
+    # the signals held around the temporary folder too, so that it is gone before they take effect
+    with _termination_after_run(), tempfile.TemporaryDirectory(prefix="lidarsim-validate-") as tmp:
         report = os.path.join(tmp, "verdicts.txt")
         o.report = 1  # LSIM_REPORT_TEXT
         o.report_path = _path(report, keep)
         ctx = _Context()
-        with _termination_after_run():
-            st = _lib.lib.lsim_validate_run(ctx.h, _path(config, keep), _path(outdir, keep), ctypes.byref(o),
-                                            ctypes.byref(res))
+        st = _lib.lib.lsim_validate_run(ctx.h, _path(config, keep), _path(outdir, keep), ctypes.byref(o),
+                                        ctypes.byref(res))
         ctx.check(st)
         with open(report) as f:
             verdicts = [line.rstrip("\n") for line in f if line.strip()]

@@ -144,7 +144,9 @@ def test_sigterm_during_validate_leaves_every_output(tmp_path):
     import time
     (tmp_path / "board.txt").write_text(synthetic_scan(revolutions=60))
     (tmp_path / "data.config").write_text("".join("b%d,board.txt,0.6,1.0,ON,0.5,0.0\n" % i for i in range(4)))
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(lidarsim.__file__))))
+    (tmp_path / "tmp").mkdir()  # the child's TMPDIR: its temporary verdicts folder must be gone too
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(lidarsim.__file__))),
+               TMPDIR=str(tmp_path / "tmp"))
     code = "import lidarsim; lidarsim.tools.validate('data.config', 'out', check=False)"
     p = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
     out, staged = tmp_path / "out", False
@@ -159,6 +161,37 @@ def test_sigterm_during_validate_leaves_every_output(tmp_path):
     if not staged:
         pytest.skip("validate finished before its staging folder was seen (rc %s: %s)" % (p.returncode, err[-300:]))
     assert p.returncode == -signal.SIGTERM, err
+    assert os.listdir(tmp_path / "tmp") == [], os.listdir(tmp_path / "tmp")
     names = sorted(os.listdir(out))
     assert names == sorted(["validation.csv", "calibration.yaml"] + ["b%d_%s.png" % (i, k) for i in range(4)
                                                                       for k in ("validation", "view")]), names
+
+
+@pytest.mark.parametrize("tool", ["calibrate", "validate"])
+def test_sigterm_during_the_call_leaves_no_temporary_folder(board, tool):
+    """A SIGTERM that arrives while lsim_calibrate_run / lsim_validate_run runs (sent from inside the call
+    here, so no race) ends the process once the call is over, by SIGTERM, with the outputs written and
+    the tool's temporary report folder removed from TMPDIR."""
+    import signal
+    import sys
+    (board / "tmp").mkdir()
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(lidarsim.__file__))),
+               TMPDIR=str(board / "tmp"))
+    run = "lsim_%s_run" % tool
+    out = "cal.yaml" if tool == "calibrate" else "out"
+    code = ("import os, signal, lidarsim\n"
+            "from lidarsim import _lib\n"
+            "real = _lib.lib.%s\n"
+            "def run(*args):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return real(*args)\n"
+            "_lib.lib.%s = run\n"
+            "lidarsim.tools.%s('data.config', %r%s)\n"
+            "print('not ended')\n" % (run, run, tool, out, ", check=False" if tool == "validate" else ""))
+    p = subprocess.run([sys.executable, "-c", code], cwd=board, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == -signal.SIGTERM and "not ended" not in p.stdout, (p.returncode, p.stdout, p.stderr)
+    assert os.listdir(board / "tmp") == [], os.listdir(board / "tmp")
+    if tool == "calibrate":
+        assert "name: board" in (board / out).read_text()
+    else:
+        assert "validation.csv" in os.listdir(board / out)
