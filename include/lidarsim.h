@@ -675,7 +675,8 @@ LSIM_API lsim_status lsim_points_render(const lsim_points *points, const char *p
  * atomically and together: all of them appear, or none (nor an output folder the run created).
  * The report (options' report_path) is written after them, atomically on its own: a report that
  * cannot be written is an error while the outputs stay in place. An output that is an input (the
- * config, a scan, the other output) is refused before any work.
+ * config, a scan) or another output (the calibration, the report, a picture of the view or output
+ * folder) is refused before any work (LSIM_ERR_INVALID_ARGUMENT naming both).
  * While a run writes, its temporary files and staging folder are registered in its context, so
  * that a SIGINT / SIGTERM handler can remove them (lsim_context_remove_partial_outputs). */
 

@@ -301,6 +301,25 @@ static void test_calibrate_outputs(lsim_context *ctx)
           message_has(ctx, "the calibration and the report are both", NULL) && !exists(cal));
     o.report_path = "/dev/null";
     REQUIRE_OK(ctx, lsim_calibrate_run(ctx, config, "/dev/null", &o));
+    /* nor a picture of the view folder: the calibration or the report under its name (also spelled
+     * another way) is refused, and the (existing) view folder gets nothing */
+    char clash_views[256], clash[256];
+    path_join(clash_views, sizeof clash_views, scratch_dir, "clash_views");
+    CHECK(mkdir(clash_views, 0755) == 0);
+    o.view_dir = clash_views;
+    o.report_path = NULL;
+    path_join(clash, sizeof clash, clash_views, "board_view.png");
+    CHECK(lsim_calibrate_run(ctx, config, clash, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "board_view.png", "another output of this run"));
+    path_join(clash, sizeof clash, clash_views, "./board_view.png");
+    CHECK(lsim_calibrate_run(ctx, config, clash, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "board_view.png", "another output of this run"));
+    o.report_path = clash;
+    CHECK(lsim_calibrate_run(ctx, config, cal, &o) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "the report", "another output") && !exists(cal));
+    CHECK(count_entries(clash_views, NULL) == 0);
+    o.view_dir = NULL;
+    o.report_path = NULL;
     char *after = slurp(config);
     CHECK(before && after && strcmp(before, after) == 0);
     free(before);
@@ -362,6 +381,31 @@ static void test_validate(lsim_context *ctx)
     CHECK(cfg_text && kept && strcmp(cfg_text, kept) == 0);
     free(cfg_text);
     free(kept);
+
+    /* the report under the name of one of the folder's pictures, or a scan that is one of them:
+     * refused before any work, the picture as it was */
+    char picture[256];
+    path_join(picture, sizeof picture, out, "board_view.png");
+    size_t png_size = 0, png_after_size = 0;
+    unsigned char *png = read_file_bytes(picture, &png_size);
+    o.report_path = picture;
+    CHECK(lsim_validate_run(ctx, config, out, &o, NULL) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "the report", "board_view.png, another output"));
+    char scan_cfg[256];
+    path_join(scan_cfg, sizeof scan_cfg, scratch_dir, "scan_is_output.config");
+    f = fopen(scan_cfg, "w");
+    if (f) {
+        fputs("board,out/board_view.png,0.6,1.0,ON,0.5,0.0\n", f);
+        fclose(f);
+    }
+    o.report_path = report;
+    CHECK(lsim_validate_run(ctx, scan_cfg, out, &o, NULL) == LSIM_ERR_INVALID_ARGUMENT &&
+          message_has(ctx, "the output", "is the scan of material 'board'"));
+    unsigned char *png_after = read_file_bytes(picture, &png_after_size);
+    CHECK(png && png_after && png_size > 1000 && png_size == png_after_size && memcmp(png, png_after, png_size) == 0 &&
+          count_entries(out, ".lidarsim") == 0);
+    free(png);
+    free(png_after);
 
     CHECK(lsim_context_remove_partial_outputs(NULL) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_context_remove_partial_outputs(ctx) == LSIM_OK); /* nothing being written */

@@ -239,6 +239,9 @@ lsim_status lsim_calibrate_run(lsim_context *ctx, const char *config_path, const
     if (st == LSIM_OK)
         st = plan_outputs(ctx, o, &cfg, out_path, &outs, view_path, cal_path, sizeof cal_path);
     if (st == LSIM_OK)
+        st = lsim_calib_config_check_set(ctx, &cfg, config_path, &outs,
+                                         o->report != LSIM_REPORT_NONE ? o->report_path : NULL);
+    if (st == LSIM_OK)
         st = calibrate_all(ctx, config_path, o, &cfg, &cal, fits);
     if (st == LSIM_OK && out_path && (st = lsim_calibration_write(ctx, cal_path, &cal)) != LSIM_OK)
         st = wrap_error(ctx, st, "cannot write the calibration: ", "");

@@ -2,6 +2,7 @@
 #include "io/output_set.h"
 
 #include "core/context.h"
+#include "core/file_id.h"
 #include "core/text.h"
 #include "io/atomic_file.h"
 
@@ -188,11 +189,20 @@ lsim_status lsim_output_set_add(lsim_output_set *o, const char *name, const char
     if (stat(final, &info) == 0 && S_ISDIR(info.st_mode))
         return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write %s: it is a folder; remove or rename it, or give "
                          "another output folder", final);
-    for (size_t i = 0; i < o->count; ++i)
-        if (strcmp(o->file[i].final, final) == 0)
-            return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "two outputs would both be written to %s; give "
-                             "the materials distinct names", final);
+    const char *same = lsim_output_set_same(o, final);
+    if (same)
+        return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "two outputs would both be written to %s%s%s; give "
+                         "the materials distinct names", final, strcmp(same, final) ? ", which is " : "",
+                         strcmp(same, final) ? same : "");
     return outputs_push(o, out, final);
+}
+
+const char *lsim_output_set_same(const lsim_output_set *o, const char *path)
+{
+    for (size_t i = 0; path && i < o->count; ++i)
+        if (strcmp(o->file[i].final, path) == 0 || lsim_file_same_output(o->file[i].final, path))
+            return o->file[i].final;
+    return NULL;
 }
 
 lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char *out, size_t size)
@@ -214,6 +224,13 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
         return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot follow the link %s: %s; give the file itself", path,
                          strerror(errno));
     const char *final = target;
+    const char *same = lsim_output_set_same(o, final);
+    if (same) {
+        lsim_status clash = lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "'%s' is also %s, another output of this "
+                                      "run; give it a name of its own", path, same);
+        free(target);
+        return clash;
+    }
     /* the placeholder gets the mode the file has (or 0666 less the umask for a new one), so that
      * renaming it into place keeps that mode as lsim_atomic does */
     sigset_t old; /* a signal must not land between creating the file and registering it */

@@ -45,13 +45,18 @@ void lsim_output_set_init(lsim_output_set *o, lsim_context *ctx, const char *com
  * WHAT 'DIR': ..." (nothing left behind) when it cannot. One per set. */
 lsim_status lsim_output_set_folder(lsim_output_set *o, const char *dir, const char *what);
 /* Register DIR/NAME+SUFFIX; `out` receives the path to write it to now (in the staging folder).
- * LSIM_ERR_INVALID_ARGUMENT when a path does not fit or two outputs share a name, LSIM_ERR_IO when
+ * LSIM_ERR_INVALID_ARGUMENT when a path does not fit or it is another output's, LSIM_ERR_IO when
  * DIR/NAME+SUFFIX is a folder; the message names the path and what to do. */
 lsim_status lsim_output_set_add(lsim_output_set *o, const char *name, const char *suffix, char *out, size_t size);
 /* Register a single file `path` outside the folder: a temporary file is created beside it now
  * (which proves that its folder can be written); `out` receives its path. LSIM_ERR_IO naming
- * `path` when it is a folder or cannot be created. */
+ * `path` when it is a folder or cannot be created, LSIM_ERR_INVALID_ARGUMENT when it is another
+ * registered output (a file of the folder). */
 lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char *out, size_t size);
+/* The registered output (its final path) that writing `path` would also write (core/file_id.h
+ * lsim_file_same_output: "d/a.png", "d/./a.png" and a link to it are one, also before the file
+ * exists), or NULL when none is. lsim_output_set_add and _add_file refuse such a second output. */
+const char *lsim_output_set_same(const lsim_output_set *o, const char *path);
 /* Rename every registered file into place, in registration order, then remove the staging
  * folder. When a rename fails, the files already renamed are removed again (a file that existed
  * before under such a name is then gone, not restored, as with lsim_atomic_group) and everything

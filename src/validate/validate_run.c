@@ -195,6 +195,9 @@ lsim_status lsim_validate_run(lsim_context *ctx, const char *config_path, const 
     }
     if (st == LSIM_OK)
         st = plan_outputs(&outs, out_dir, &cfg, path);
+    if (st == LSIM_OK)
+        st = lsim_calib_config_check_set(ctx, &cfg, config_path, &outs,
+                                         o->report != LSIM_REPORT_NONE ? o->report_path : NULL);
     size_t done = 0;
     if (st == LSIM_OK)
         st = validate_all(ctx, &cfg, sensor, &opt, o->progress, v, &done);
