@@ -143,6 +143,14 @@ static void test_read_errors(void)
     CHECK(lsim_points_read(ctx, DIR "/t.bin", LSIM_FIELD_BIT(LSIM_FIELD_X), &p) == LSIM_OK); /* no label asked */
     CHECK(p && lsim_points_count(p) == 1);
     lsim_points_destroy(p);
+    /* a PCD header whose WIDTH x HEIGHT (no POINTS) is past 2^64: refused, not wrapped to 0 points */
+    fp = fopen(DIR "/huge.pcd", "w");
+    fputs("VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 1099511627776\n"
+          "HEIGHT 16777216\nDATA binary\n", fp);
+    fclose(fp);
+    p = (lsim_points *)&p;
+    CHECK(lsim_points_read(ctx, DIR "/huge.pcd", 0, &p) == LSIM_ERR_PARSE && p == NULL &&
+          has(err(), "huge.pcd:8") && has(err(), "more than 2^40"));
 }
 
 static void test_render(const lsim_points *pts)

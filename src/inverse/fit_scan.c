@@ -400,8 +400,13 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: DATA before FIELDS", r->path, r->line);
             if (!have_size || !have_type)
                 return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the header needs SIZE and TYPE", r->path, r->line);
-            if (points == (size_t)-1)
+            if (points == (size_t)-1) {
+                if (height && width > (1ull << 40) / height)
+                    return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: WIDTH %zu x HEIGHT %zu points is more than "
+                                     "2^40; give the header's real size (or POINTS)", r->path, r->line, width,
+                                     height);
                 points = width * height;
+            }
             size_t offset = 0, columns = 0, first_col[MAX_COLUMNS];
             for (size_t i = 0; i < n; ++i) {
                 fields[i].offset = offset;
