@@ -894,7 +894,7 @@ typedef struct lsim_dataset_run_options {
     unsigned shard, shards;      /* write only shard `shard` of `shards`: blocks of consecutive frames of a
                                     sequence dealt out to the shards (default 0 of 1: every frame) */
     unsigned rank, ranks;        /* within the shard, rank `rank` of `ranks` (MPI; default 0 of 1) */
-    int threads;                 /* threads per frame, 0 (default): all cores */
+    int threads;                 /* threads per frame, 0..1024; 0 (default): all cores */
     lsim_progress_mode progress; /* on stderr; default OFF */
     size_t stop_after;           /* return after writing this many frames (0, default: no limit); a later
                                     run resumes */
@@ -922,7 +922,7 @@ LSIM_API void lsim_dataset_run_options_init(lsim_dataset_run_options *options);
  * parents), skipping those its manifest lists. options may be NULL (defaults); stats (may be NULL)
  * is filled also on failure (the frames written until then are kept and recorded). Errors (in the
  * dataset's context): LSIM_ERR_INVALID_ARGUMENT for shard >= shards, rank >= ranks, frames out of
- * range, or when out_dir holds a different dataset (its dataset.json names the seed, frames,
+ * range, threads outside 0..1024, or when out_dir holds a different dataset (its dataset.json names the seed, frames,
  * config or points format that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be
  * written; a NULL dataset is LSIM_ERR_INVALID_ARGUMENT with no message (no context to hold one). */
 LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir,

@@ -302,6 +302,14 @@ static void part_c(lsim_context *ctx)
     CHECK(st == LSIM_ERR_INVALID_ARGUMENT && has(lsim_context_last_error(ctx), "shard 2 of 2"));
     CHECK(!exists(WORK "/ds_bad"));
     lsim_dataset_run_options_init(&o);
+    const int bad_threads[2] = {-1, 5000};
+    for (int i = 0; i < 2; ++i) { /* refused before the folder is made */
+        o.threads = bad_threads[i];
+        st = lsim_dataset_run(ds, WORK "/ds_bad", &o, &s);
+        CHECK(st == LSIM_ERR_INVALID_ARGUMENT && has(lsim_context_last_error(ctx), "threads") &&
+              has(lsim_context_last_error(ctx), "0..1024") && !exists(WORK "/ds_bad"));
+    }
+    lsim_dataset_run_options_init(&o);
     o.seed_given = 1;
     o.seed = 4;
     st = lsim_dataset_run(ds, WORK "/ds", &o, &s);

@@ -288,6 +288,9 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
     if (o->shards == 0 || o->shard >= o->shards || o->ranks == 0 || o->rank >= o->ranks)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "shard %u of %u, rank %u of %u: need shard < shards, rank < ranks",
                          o->shard, o->shards, o->rank, o->ranks);
+    if (o->threads < 0 || o->threads > 1024)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "threads %d is invalid; valid: 0..1024 (0 = all cores)",
+                         o->threads);
     if (s.frames == 0 || s.frames > UINT32_MAX)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%zu frames: give 1 .. %u", s.frames, UINT32_MAX);
     stats->frames = s.frames;
