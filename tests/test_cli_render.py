@@ -183,6 +183,14 @@ def main():
                     inside = img[lay[1]:lay[3], lay[0]:lay[2]].reshape(-1, 3)
                     fg = np.sum(np.any(inside != BACKGROUND, axis=1))
                     check(fg > 100 or colour == "epw", "%s: only %d point pixels" % (png, fg))
+                    # nothing drawn between the plot and the colour bar, nor over the plot's top
+                    # right (the caption, "intensity (relative, log scale)", once ran there)
+                    gap = img[lay[1]:lay[3], lay[2] + 2:lay[4] - 2].reshape(-1, 3)
+                    check(np.all(gap == 255), "%s: %d pixels drawn between the plot and the colour bar"
+                          % (png, np.sum(np.any(gap != 255, axis=1))))
+                    caption = img[lay[5]:lay[7], lay[6] + 1:].reshape(-1, 3)
+                    check(np.sum(np.any(caption < 100, axis=1)) > 200, "%s: no tick labels or caption right of "
+                          "the colour bar" % png)
 
     # a field the file lacks: named, with how to get it; nothing written
     slim = os.path.join(WORK, "slim.pcd")

@@ -235,6 +235,7 @@ static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const cha
     double t[MAX_TICKS];
     const int n = log_scale ? log_ticks(L->value_lo, L->value_hi, t) : nice_ticks(L->value_lo, L->value_hi, 6, t);
     const lsim_stroke st = {{0, 0, 0}, 1, 0, 0, 1.0};
+    int tick_w = 0; /* the widest tick label */
     for (int i = 0; i < n; ++i) {
         const double y = L->key_y1 - 1 - (t[i] - L->value_lo) / (L->value_hi - L->value_lo) * (h - 1);
         char buf[32];
@@ -244,12 +245,15 @@ static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const cha
             format_tick(t[i], n > 1 ? t[1] - t[0] : 1.0, buf, sizeof buf);
         lsim_canvas_line(c, L->key_x1 + 1, y, L->key_x1 + 4 * s, y, &st);
         lsim_canvas_text(c, L->key_x1 + 6 * s, (int)y - LSIM_TEXT_CAP * s / 2, buf, s, LSIM_ALIGN_LEFT, BLACK);
+        const int w = lsim_canvas_text_width(buf, s);
+        tick_w = w > tick_w ? w : tick_w;
     }
-    int cx = L->key_x0 - 10 * s;
-    const int cw = lsim_canvas_text_width(caption, s);
-    if (cx + cw > c->width - 4 * s) /* keep the caption inside the figure */
-        cx = c->width - 4 * s - cw;
-    lsim_canvas_text(c, cx, L->key_y0 - LSIM_TEXT_LINE * s - 2 * s, caption, s, LSIM_ALIGN_LEFT, BLACK);
+    /* the caption along the bar, right of its tick labels (a long one across the top would run
+     * over the plot), kept inside the figure */
+    int cx = L->key_x1 + 6 * s + tick_w + 6 * s;
+    if (cx > c->width - LSIM_TEXT_LINE * s - 2 * s)
+        cx = c->width - LSIM_TEXT_LINE * s - 2 * s;
+    lsim_canvas_text_vertical(c, cx, (L->key_y0 + L->key_y1) / 2, caption, s, BLACK);
 }
 
 /* A label read from a file as a number: 0 (unlabeled) unless it is a whole uint32. */
@@ -304,7 +308,7 @@ static void layout_plot(const lsim_view_spec *sp, int s, lsim_view_layout *L)
     const int W = sp->width, H = sp->height;
     L->title_y0 = 4 * s;
     L->title_y1 = L->title_y0 + 2 * LSIM_TEXT_LINE * s + 2 * s;
-    const int left = 4 * s + LSIM_TEXT_LINE * s + 6 * s + 45 * s, right = sp->value_is_label ? 190 * s : 110 * s;
+    const int left = 4 * s + LSIM_TEXT_LINE * s + 6 * s + 45 * s, right = sp->value_is_label ? 190 * s : 120 * s;
     const int top = L->title_y1 + 8 * s, bottom = 5 * s + 2 * LSIM_TEXT_LINE * s + 16 * s;
     int w = W - left - right, h = H - top - bottom;
     if (w < 20)
@@ -319,7 +323,7 @@ static void layout_plot(const lsim_view_spec *sp, int s, lsim_view_layout *L)
     L->plot_y1 = top + h;
     L->key_x0 = L->plot_x1 + (sp->value_is_label ? 16 * s : 30 * s);
     L->key_x1 = sp->value_is_label ? W - 4 * s : L->key_x0 + 20 * s;
-    L->key_y0 = top + LSIM_TEXT_LINE * s + 6 * s;
+    L->key_y0 = sp->value_is_label ? top + LSIM_TEXT_LINE * s + 6 * s : top; /* the legend's heading above */
     L->key_y1 = L->plot_y1;
 }
 
