@@ -65,11 +65,13 @@ def _raise(status, message):
 
 
 def _b(s):
+    """A path or name for C: bytes as they are, str and os.PathLike as the file system encodes them
+    (os.fsencode: a name that is not UTF-8 comes back as its bytes), anything else as str(s)."""
     if s is None:
         return None
     if isinstance(s, bytes):
         return s
-    return os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
+    return os.fsencode(s) if isinstance(s, (str, os.PathLike)) else str(s).encode()
 
 
 def _dvec(v, n, what):
@@ -197,26 +199,35 @@ def _enum(table, value, what):
 _PROGRESS = {"off": 0, "auto": 1, "lines": 2, "bar": 3}
 
 
+def _c_int(value, ctype, what):
+    """int(value) for a C integer of type `ctype` (ctypes.c_int, c_uint32, c_size_t, ...), refusing
+    (InvalidArgumentError naming `what`) a value it cannot hold -- ctypes would silently wrap -1 into
+    2^64 - 1 or 2^32 + 5 into 5."""
+    if getattr(ctype, "_type_", None) not in tuple("bBhHiIlLqQ"):
+        raise TypeError("lidarsim: %s is not a C integer type" % getattr(ctype, "__name__", ctype))
+    bits = 8 * ctypes.sizeof(ctype)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ctype._type_.islower() else (0, (1 << bits) - 1)
+    if isinstance(value, float) and abs(value) != float("inf") and not value.is_integer():
+        raise InvalidArgumentError(1, "lidarsim: %s=%r is not an integer" % (what, value))
+    try:
+        v = int(value)
+    except OverflowError:  # an infinite float
+        raise InvalidArgumentError(1, "lidarsim: %s=%r is out of range; give %d..%d" % (what, value, lo, hi)) from None
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(1, "lidarsim: %s=%r is not an integer" % (what, value)) from None
+    if not lo <= v <= hi:
+        raise InvalidArgumentError(1, "lidarsim: %s=%r is out of range; give %d..%d" % (what, value, lo, hi))
+    return v
+
+
 def _set_int(struct, field, value, what=None):
-    """struct.field = int(value), refusing (InvalidArgumentError naming `what`, default the field) a
-    value the C field cannot hold -- ctypes would silently wrap -1 into 2^64 - 1 or 2^32 + 5 into 5."""
+    """struct.field = value, refused as _c_int refuses it when the C field cannot hold it."""
     ctype = dict(struct._fields_)[field]
     while getattr(ctype, "_length_", None):  # an array's element
         ctype = ctype._type_
     if getattr(ctype, "_type_", None) not in tuple("bBhHiIlLqQ"):
         raise TypeError("lidarsim: %s.%s is not an integer field" % (type(struct).__name__, field))
-    bits = 8 * ctypes.sizeof(ctype)
-    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ctype._type_.islower() else (0, (1 << bits) - 1)
-    try:
-        v = int(value)
-    except OverflowError:  # an infinite float
-        raise InvalidArgumentError(1, "lidarsim: %s=%r is out of range; give %d..%d" % (what or field, value, lo,
-                                                                                          hi)) from None
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(1, "lidarsim: %s=%r is not an integer" % (what or field, value)) from None
-    if not lo <= v <= hi:
-        raise InvalidArgumentError(1, "lidarsim: %s=%r is out of range; give %d..%d" % (what or field, value, lo, hi))
-    setattr(struct, field, v)
+    setattr(struct, field, _c_int(value, ctype, what or field))
 
 
 def _progress_mode(progress):

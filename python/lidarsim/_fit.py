@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lib
-from ._base import _b, _dp, _enum
+from ._base import _b, _c_int, _dp, _enum
 from ._scene import Scene
 from ._sensor import Sensor
 from ._lib import lib
@@ -113,7 +113,7 @@ class Fit:
         """Keep parameter k (index or name) within [lower, upper]."""
         if isinstance(k, str):
             k = self.parameter_names.index(k)
-        return self._check(lib.lsim_fit_set_bounds(self._h, int(k), float(lower), float(upper)))
+        return self._check(lib.lsim_fit_set_bounds(self._h, _c_int(k, _lib.size_t, "k"), float(lower), float(upper)))
 
     def set_loss(self, loss="squared", scale_m=0.05):
         """Loss of a range residual: "squared", "huber" or "cauchy" with a scale in metres."""
@@ -155,7 +155,7 @@ class Fit:
 
         cfn = _lib.PROGRESS(cb) if progress else ctypes.cast(None, _lib.PROGRESS)
         r = _lib.FitResult()
-        self._check(lib.lsim_fit_run(self._h, int(max_iterations), cfn, None, ctypes.byref(r)))
+        self._check(lib.lsim_fit_run(self._h, _c_int(max_iterations, _lib.i32, "max_iterations"), cfn, None, ctypes.byref(r)))
         if errors:
             raise errors[0]
         return FitResult(r.iterations, r.evaluations, r.initial_loss, r.final_loss, r.rms_residual_m, r.beams_used,

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _FIELD_INDEX, _b, _dp, _format, StateError, field_dtype, fields_mask
+from ._base import _Context, _FIELD_INDEX, _b, _c_int, _dp, _format, StateError, field_dtype, fields_mask
 
 
 # ------------------------------------------------------------------------------------ points
@@ -43,7 +43,9 @@ class Points(np.ndarray):
     """One scanned frame: a numpy structured array (one row per point, one named column per field,
     e.g. pts["x"], pts["label"]; dtype lidarsim.field_dtype) that also keeps the library's
     lsim_points handle, so it can be written with lidarsim.write / Points.write and its stats and
-    sensor pose read. Indexing (pts[:10], pts["x"], pts[mask]) gives plain numpy arrays."""
+    sensor pose read. Indexing (pts[:10], pts["x"], pts[mask]) gives plain numpy arrays.
+    Read-only: write() and lidarsim.render() write the values the library holds, so a change made
+    here would be silently left out of the file; change a copy (np.array(pts), pts.array.copy())."""
 
     def __new__(cls, array, buf):
         obj = np.asarray(array).view(cls)
@@ -64,7 +66,7 @@ class Points(np.ndarray):
 
     @property
     def array(self):
-        """The points as a plain numpy structured array (a view, no copy)."""
+        """The points as a plain numpy structured array (a read-only view, no copy)."""
         return self.view(np.ndarray)
 
     def _handle(self):
@@ -113,7 +115,7 @@ class Points(np.ndarray):
     def write_birdseye(self, path, pixels=1024, half_extent_m=50.0):
         """A bird's-eye PNG coloured by intensity, `pixels` wide, covering +-half_extent_m."""
         b = self._handle()
-        b.ctx.check(lib.lsim_points_write_birdseye(b.h, _b(path), int(pixels), float(half_extent_m)))
+        b.ctx.check(lib.lsim_points_write_birdseye(b.h, _b(path), _c_int(pixels, _lib.i32, "pixels"), float(half_extent_m)))
         return path
 
     def write_range_image(self, path, pixels_per_degree=10.0):
@@ -139,6 +141,7 @@ def _to_array(buf):
             t = dtype.fields[name][0]
             col = np.frombuffer((ctypes.c_char * (n * t.itemsize)).from_address(ptr), dtype=t, count=n)
             arr[name] = col
+    arr.flags.writeable = False  # the frame's values as its handle holds them, which write() writes
     return arr
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _b, _dp, _dvec, _enum, _format, _progress_mode, fields_mask
+from ._base import _Context, _b, _c_int, _dp, _dvec, _enum, _format, _progress_mode, _set_int, fields_mask
 from ._points import _Buffer, PointBuffer, Points, _to_array
 from ._sensor import Sensor
 
@@ -80,11 +80,11 @@ class Scene:
 
     def set_label_id(self, name, label_id):
         """Map a semantic label name to an id (0..65535); before adding objects."""
-        return self._check(lib.lsim_scene_set_label_id(self._h, _b(name), int(label_id)))
+        return self._check(lib.lsim_scene_set_label_id(self._h, _b(name), _c_int(label_id, ctypes.c_uint32, "label_id")))
 
     def set_max_bounces(self, bounces):
         """Mirror and glass recursion depth (0..16, default 5)."""
-        return self._check(lib.lsim_scene_set_max_bounces(self._h, int(bounces)))
+        return self._check(lib.lsim_scene_set_max_bounces(self._h, _c_int(bounces, _lib.i32, "bounces")))
 
     def set_atmosphere(self, extinction_per_m, backscatter_per_m_sr=0.0):
         """Atmospheric extinction (1/m) and backscatter (1/(m sr))."""
@@ -204,10 +204,10 @@ class Scene:
     def _options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time):
         o = _lib.ScanOptions()
         lib.lsim_scan_options_init(ctypes.byref(o))
-        o.seed = int(seed)
-        o.frame_index = int(frame_index)
+        _set_int(o, "seed", seed)
+        _set_int(o, "frame_index", frame_index)
         o.noise = 1 if noise else 0
-        o.threads = int(threads)
+        _set_int(o, "threads", threads)
         o.frame = _enum(_FRAMES, frame, "frame")
         o.keep_misses = 1 if keep_misses else 0
         o.fields = 0 if fields is None else fields_mask(fields)
@@ -247,12 +247,13 @@ class Scene:
         (lsim_scene_scan_write_progress). Returns the stats dict (summed over the frames)."""
         o = self._options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time)
         s = _lib.ScanStats()
+        frames = _c_int(frames, ctypes.c_uint, "frames")
         if progress not in (None, False, "off", 0):
-            st = lib.lsim_scene_scan_write_progress(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),
+            st = lib.lsim_scene_scan_write_progress(self._h, sensor._h, ctypes.byref(o), frames, _b(path),
                                                     _format(format), _progress_mode(progress),
                                                     ctypes.byref(s))
         elif frames != 1:
-            st = lib.lsim_scene_scan_write_frames(self._h, sensor._h, ctypes.byref(o), int(frames), _b(path),
+            st = lib.lsim_scene_scan_write_frames(self._h, sensor._h, ctypes.byref(o), frames, _b(path),
                                                   _format(format), ctypes.byref(s))
         else:
             st = lib.lsim_scene_scan_write(self._h, sensor._h, ctypes.byref(o), _b(path), _format(format),

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _b, _dp, _dvec, _enum
+from ._base import _Context, _b, _c_int, _dp, _dvec, _enum
 
 # ------------------------------------------------------------------------------------ sensor
 
@@ -68,17 +68,20 @@ class Sensor:
     def rotating(cls, elevations_deg, columns, rate_hz=10.0):
         """A rotating multi-channel lidar: one channel per elevation, `columns` firings per revolution."""
         el = np.ascontiguousarray(elevations_deg, dtype=np.float64).reshape(-1)
-        return cls._make(lib.lsim_sensor_create_rotating, int(el.size), _dp(el), int(columns), float(rate_hz))
+        return cls._make(lib.lsim_sensor_create_rotating, _c_int(el.size, _lib.i32, "elevations"), _dp(el),
+                         _c_int(columns, _lib.i32, "columns"), float(rate_hz))
 
     @classmethod
     def planar(cls, fov_deg, steps, rate_hz=10.0):
         """A planar (2-D) scanner: `steps` beams evenly over `fov_deg` in the sensor's xy plane."""
-        return cls._make(lib.lsim_sensor_create_planar, float(fov_deg), int(steps), float(rate_hz))
+        return cls._make(lib.lsim_sensor_create_planar, float(fov_deg), _c_int(steps, _lib.i32, "steps"),
+                         float(rate_hz))
 
     @classmethod
     def camera(cls, width, height, hfov_deg, vfov_deg, rate_hz=10.0):
         """A time-of-flight camera (pinhole), one beam per pixel."""
-        return cls._make(lib.lsim_sensor_create_camera, int(width), int(height), float(hfov_deg), float(vfov_deg),
+        return cls._make(lib.lsim_sensor_create_camera, _c_int(width, _lib.i32, "width"),
+                         _c_int(height, _lib.i32, "height"), float(hfov_deg), float(vfov_deg),
                          float(rate_hz))
 
     @classmethod
@@ -179,26 +182,28 @@ class Sensor:
     def set_beam(self, divergence_mrad, mode="single", rings=0):
         """Beam divergence (mrad) and mode: "single", "rays" (1 + rings rings of sub-rays) or "kernel"."""
         return self._check(lib.lsim_sensor_set_beam(self._h, float(divergence_mrad),
-                                                    _enum(_BEAM_MODES, mode, "beam mode"), int(rings)))
+                                                    _enum(_BEAM_MODES, mode, "beam mode"), _c_int(rings, _lib.i32, "rings")))
 
     def set_kernel(self, core_fwhm_deg=0.0, halo_level=0.0, halo_extent_deg=0.0, kernel_file=None, algorithm=1,
                    range_bin_m=0.0):
         """Kernel-mode beam: a parametric kernel or a kernel file; algorithm 1 or 2; range bin (m)."""
         return self._check(lib.lsim_sensor_set_kernel(self._h, float(core_fwhm_deg), float(halo_level),
-                                                      float(halo_extent_deg), _b(kernel_file), int(algorithm),
+                                                      float(halo_extent_deg), _b(kernel_file), _c_int(algorithm, _lib.i32, "algorithm"),
                                                       float(range_bin_m)))
 
     def set_receiver(self, pulse_width_ns, mode="strongest", max_returns=1):
         """Pulsed receiver: pulse FWHM (ns), echoes reported ("first", "strongest", "last", "dual", "all")."""
         return self._check(lib.lsim_sensor_set_receiver(self._h, float(pulse_width_ns),
-                                                        _enum(_RETURNS, mode, "returns mode"), int(max_returns)))
+                                                        _enum(_RETURNS, mode, "returns mode"),
+                                                        _c_int(max_returns, _lib.i32, "max_returns")))
 
     def set_cw_receiver(self, freq_hz, samples=16, periods=100, bias=None):
         """Continuous-wave receiver: two modulation frequencies (Hz), samples, periods, phase bias c0 c1 c2
         (None: none). freq_hz None: back to the pulsed receiver."""
         f = None if freq_hz is None else _dvec(freq_hz, 2, "freq_hz")
         b = None if bias is None else _dvec(bias, 3, "bias")
-        return self._check(lib.lsim_sensor_set_cw_receiver(self._h, _dp(f), int(samples), int(periods), _dp(b)))
+        return self._check(lib.lsim_sensor_set_cw_receiver(self._h, _dp(f), _c_int(samples, _lib.i32, "samples"),
+                                                           _c_int(periods, _lib.i32, "periods"), _dp(b)))
 
     def set_overlap(self, start_m, full_m):
         """Overlap of beam and receiver field of view: none up to start_m, all from full_m on."""

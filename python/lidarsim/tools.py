@@ -136,7 +136,7 @@ def _num(options, key, default=float("nan")):
 def _path(v, keep):
     if v is None:
         return None
-    b = os.fsencode(v) if isinstance(v, os.PathLike) else str(v).encode()
+    b = _b(v)
     keep.append(b)
     return b
 

@@ -132,3 +132,70 @@ def test_scan_write_mcap_frames(tmp_path):
     data = out.read_bytes()
     assert data[:8] == b"\x89MCAP0\r\n" and data[-8:] == b"\x89MCAP0\r\n"
     assert stats["rays"] == 3 * 682 and 0 < stats["hits"] <= 3 * 682
+
+
+def box_scene():
+    scene = lidarsim.Scene()
+    scene.add_box((1, 40, 40), position=(10.5, 0, 0), label="building")
+    scene.commit()
+    return scene, lidarsim.Sensor.planar(90, 31)
+
+
+def test_paths_as_bytes_and_undecodable_names(tmp_path):
+    """A path given as bytes (or a str holding a name that is not UTF-8, as os.fsdecode makes it) names
+    that file, not the text "b'...'"."""
+    scene, sensor = box_scene()
+    pts = scene.scan(sensor, seed=1)
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.pcd"
+    pts.write(raw)
+    assert os.listdir(tmp_path) == [os.fsdecode(b"caf\xe9.pcd")]
+    back = lidarsim.read(raw)
+    assert len(back) == len(pts) and np.array_equal(back["x"], pts["x"])
+    pts.write(os.fsdecode(raw))  # the same file, named by its str
+    back = lidarsim.read(os.fsdecode(raw))
+    assert len(back) == len(pts)
+    lidarsim.render(pts, os.fsencode(tmp_path) + b"/bev.png", extent=15)
+    assert sorted(os.listdir(tmp_path)) == sorted(["bev.png", os.fsdecode(b"caf\xe9.pcd")])
+    lidarsim.check_writable(os.fsencode(tmp_path) + b"/x.pcd")
+    lidarsim.remove_file(raw)
+    assert os.listdir(tmp_path) == ["bev.png"]
+
+
+def test_points_are_read_only(tmp_path):
+    """A scanned frame cannot be changed in place (write() would leave the change out); a copy can."""
+    scene, sensor = box_scene()
+    pts = scene.scan(sensor, seed=1)
+    with pytest.raises(ValueError, match="read-only"):
+        pts["x"][0] = 100.0
+    with pytest.raises(ValueError, match="read-only"):
+        pts.array["x"] += 1
+    mine = np.array(pts)
+    mine["x"] += 100
+    assert np.all(mine["x"] > 100) and np.all(pts["x"] < 20)
+    pts.write(tmp_path / "p.csv")
+    assert np.allclose(lidarsim.read(tmp_path / "p.csv")["x"], pts["x"])
+
+
+@pytest.mark.parametrize("call", [
+    lambda s, n: lidarsim.Sensor.planar(90, 2**32 + 11),
+    lambda s, n: lidarsim.Sensor.rotating([0, 1], 2**31),
+    lambda s, n: lidarsim.Sensor.camera(-1, 4, 60, 45),
+    lambda s, n: n.set_receiver(6, "all", 2**32 + 2),
+    lambda s, n: n.set_cw_receiver((1e7, 2e7), samples=2**32 + 16),
+    lambda s, n: s.scan(n, threads=2**32 + 1),
+    lambda s, n: s.scan(n, seed=2**64 + 5),
+    lambda s, n: s.scan(n, seed=-1),
+    lambda s, n: s.scan(n, frame_index=2.5),
+    lambda s, n: s.set_label_id("mything", 2**32 + 10),
+    lambda s, n: s.set_max_bounces(2**31),
+    lambda s, n: s.scan_write(n, "never.pcd", frames=2**32 + 1),
+    lambda s, n: lidarsim.render(s.scan(n), "never.png", size=(2**32 + 640, 480)),
+])
+def test_integers_a_c_argument_cannot_hold_are_refused(tmp_path, monkeypatch, call):
+    """ctypes would wrap them (2^32 + 11 steps became 11 beams, seed 2^64 + 5 became 5); they are refused
+    with InvalidArgumentError naming the argument, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    scene, sensor = box_scene()
+    with pytest.raises(lidarsim.InvalidArgumentError, match="out of range|not an integer"):
+        call(scene, sensor)
+    assert os.listdir(tmp_path) == []
