@@ -56,6 +56,9 @@ depends = fields.get("Depends", "")
 for lib in ("libc6", "libembree3", "libassimp", "libyaml-0-2", "libcairo2", "libjson-c", "libxml2", "liblbfgs0",
             "libgomp1", "libegl1", "libglfw3"):
     check(lib in depends, "Depends names %s: %r" % (lib, depends))
+recommends = fields.get("Recommends", "")
+for pkg in ("python3", "python3-numpy", "libegl-mesa0", "assimp-testmodels"):  # numpy: the Python package's
+    check(pkg in [p.strip() for p in recommends.split(",")], "Recommends names %s: %r" % (pkg, recommends))
 
 # c
 listing = must(["dpkg-deb", "-c", DEB], "dpkg-deb -c") or ""
