@@ -4,7 +4,8 @@
  * units' sensor calibrations (Ouster / Velodyne JSON, ROS YAML, VeloView XML), `lidarsim fit`'s
  * fit file (read, its scene loaded, the fit set up and run for a few iterations, the fitted scene
  * written) and its real scans (CSV, PCD, PLY), and lsim_points_read (the point files lidarsim
- * writes: the input's first byte picks CSV, PCD, PLY or a KITTI .bin with a .label beside it). */
+ * writes: the input's first byte picks CSV, PCD, PLY or a KITTI .bin with a .label beside it, or
+ * from 0xF0 up a LAS file). */
 #include "fuzz_common.h"
 
 #include "calib/calib_config.h"
@@ -133,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lsim_fit_scan_free(&scan);
 #elif FUZZ_READER == 10
     static const char *const names[] = {"input.csv", "input.pcd", "input.ply", "input.bin"};
-    const char *name = names[size ? data[0] % 4 : 0];
+    const char *name = size && data[0] >= 0xF0 ? "input.las" : names[size ? data[0] % 4 : 0];
     const uint8_t *body = size ? data + 1 : data;
     const size_t n = size ? size - 1 : 0;
     if (name[6] == 'b') { /* the .bin's first 4/5, its .label the rest (misaligned sizes included) */

@@ -609,8 +609,11 @@ LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsi
                                                     lsim_scan_stats *out_stats);
 
 /* Read a point file of the formats lidarsim writes: CSV (a header line naming the columns), PCD
- * (ascii or binary), PLY (ascii or binary little-endian), or a KITTI .bin (x, y, z, reflectivity as
- * float32; label and instance from the .label beside it when there is one). Columns are matched to
+ * (ascii or binary), PLY (ascii or binary little-endian), LAS 1.0 to 1.4 (point formats 0 to 10,
+ * any writer's: x, y, z; intensity / 65535 as reflectivity; return number and count; GPS time as
+ * time; the extra bytes named label, instance, epw, ring and range, as lidarsim writes them; LAZ
+ * is refused), or a KITTI .bin (x, y, z, reflectivity as float32; label and instance from the
+ * .label beside it when there is one). Columns are matched to
  * fields by name (lsim_field_name; other columns are ignored) and converted to the field's type
  * (lsim_field_get_type; integers clamped into their range, NaN to 0). `fields` (LSIM_FIELD_BIT mask)
  * picks the fields to read, 0: every field the file holds; x, y and z are always read and must be
@@ -618,10 +621,11 @@ LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsi
  * gives NULL). *out is a new point buffer in the file's row order (stats zero, sensor pose
  * identity; errors of later calls on it go to ctx), destroyed with lsim_points_destroy; it can be
  * written (lsim_points_write_fields with its fields), drawn (lsim_points_render) or read column by
- * column. LAS and MCAP files are not read. Errors (*out NULL): LSIM_ERR_IO (cannot open: the path
- * and the system's reason), LSIM_ERR_PARSE ("FILE:LINE: ..." for a malformed file, a missing x, y
- * or z, a non-number; a KITTI .bin whose size is not a multiple of 16 bytes or whose .label holds
- * another number of points), LSIM_ERR_INVALID_ARGUMENT (NULL argument, a .las or .mcap path),
+ * column. MCAP files are not read. Errors (*out NULL): LSIM_ERR_IO (cannot open: the path and the
+ * system's reason), LSIM_ERR_PARSE ("FILE:LINE: ..." for a malformed file, a missing x, y or z, a
+ * non-number; a KITTI .bin whose size is not a multiple of 16 bytes or whose .label holds another
+ * number of points; a LAS header, VLR or point count that disagrees with the file, naming it),
+ * LSIM_ERR_INVALID_ARGUMENT (NULL argument, a .mcap path),
  * LSIM_ERR_OUT_OF_MEMORY. */
 LSIM_API lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out);
 

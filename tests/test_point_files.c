@@ -1,5 +1,5 @@
 /* Section A of the public header, through include/lidarsim.h only: point files read back exactly
- * (lsim_points_read: PCD, PCD ascii, PLY, CSV, KITTI .bin + .label), pictures of points
+ * (lsim_points_read: PCD, PCD ascii, PLY, CSV, KITTI .bin + .label; LAS in test_las_read), pictures of points
  * (lsim_points_render), the checks `lidarsim scan` makes before a scan (lsim_format_resolve,
  * lsim_points_check_output, lsim_path_check_writable), lsim_points_file_remove and the frames writer
  * with a progress report (lsim_scene_scan_write_progress). Errors name the file or value at fault
@@ -125,7 +125,7 @@ static void test_read_errors(void)
     fputs("x,y,z\n1,2,3\n1,two,3\n", fp);
     fclose(fp);
     CHECK(lsim_points_read(ctx, DIR "/word.csv", 0, &p) == LSIM_ERR_PARSE && has(err(), "word.csv:3"));
-    CHECK(lsim_points_read(ctx, DIR "/x.las", 0, &p) == LSIM_ERR_INVALID_ARGUMENT && has(err(), "LAS and MCAP"));
+    CHECK(lsim_points_read(ctx, DIR "/x.mcap", 0, &p) == LSIM_ERR_INVALID_ARGUMENT && has(err(), "MCAP files are not read"));
     CHECK(lsim_points_read(ctx, NULL, 0, &p) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_points_read(ctx, DIR, 0, &p) == LSIM_ERR_IO && has(err(), "is a directory"));
     /* a truncated KITTI .bin; a .label of another scan */

@@ -15,12 +15,14 @@ _VIEWS = {"bev": 0, "birdseye": 0, "range": 1, "perspective": 2}
 
 def read(path, fields=None):
     """Read a point file lidarsim wrote (lsim_points_read): CSV with a header line, PCD (ascii or
-    binary), PLY (ascii or binary) or a KITTI .bin (with the .label beside it, when there is one).
+    binary), PLY (ascii or binary), LAS 1.0-1.4 (any writer's: x, y, z, intensity / 65535 as
+    reflectivity, returns, GPS time, and lidarsim's extra bytes) or a KITTI .bin (with the .label
+    beside it, when there is one).
     Returns Points: a numpy structured array with one column per field the file holds (or, with
     `fields`, names or a mask, only those of them; x, y and z always) that can be written again
     (lidarsim.write, Points.write) or drawn (lidarsim.render). Raises FileError when the file cannot
     be opened, ParseError ("FILE:LINE: ...") when it is malformed or lacks x, y or z,
-    InvalidArgumentError for a LAS or MCAP file (not read back)."""
+    InvalidArgumentError for an MCAP file (not read back)."""
     ctx = _Context()
     h = ctypes.c_void_p()
     ctx.check(lib.lsim_points_read(ctx.h, _b(path), 0 if fields is None else fields_mask(fields),

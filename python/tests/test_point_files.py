@@ -89,7 +89,10 @@ def test_read_errors(tmp_path):
     word.write_text("x,y,z\n1,2,3\n1,two,3\n")
     with pytest.raises(lidarsim.ParseError, match=r"word\.csv:3"):
         lidarsim.read(word)
-    with pytest.raises(lidarsim.InvalidArgumentError, match="LAS and MCAP"):
+    with pytest.raises(lidarsim.InvalidArgumentError, match="MCAP files are not read"):
+        lidarsim.read(tmp_path / "x.mcap")
+    with pytest.raises(lidarsim.ParseError, match=r"x\.las: it does not start with a LAS header"):
+        (tmp_path / "x.las").write_text("x,y,z\n1,2,3\n")
         lidarsim.read(tmp_path / "x.las")
 
 

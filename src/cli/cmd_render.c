@@ -25,7 +25,7 @@ static void render_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim render POINTS -o PNG [options]\n\n"
-            "Draw a point file lidarsim wrote (CSV with a header, PCD, PLY or a KITTI .bin: x, y, z and\n"
+            "Draw a point file (CSV with a header, PCD, PLY, LAS or a KITTI .bin: x, y, z and\n"
             "the colouring field) as a PNG with a title, axes in metres or degrees, and a colour bar with\n"
             "units (or, coloured by label, a legend of the SemanticKITTI classes present).\n\n"
             "  -o, --output PNG         the picture (written atomically)\n"

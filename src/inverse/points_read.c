@@ -1,7 +1,8 @@
 /* lsim_points_read (include/lidarsim.h): a point file lidarsim wrote back into a point buffer.
  * CSV, PCD and PLY through the column reader (inverse/scan_columns.h), one pass over the file for
- * every field asked for; a KITTI .bin (and its .label) read here. */
+ * every field asked for; LAS through inverse/las_read.c; a KITTI .bin (and its .label) read here. */
 #include "core/context.h"
+#include "inverse/las_read.h"
 #include "inverse/scan_columns.h"
 #include "points/points.h"
 
@@ -204,11 +205,13 @@ lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t field
         *out = NULL;
     if (!path || !*path || !out)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_points_read: path and out must be given");
-    if (has_extension(path, ".las") || has_extension(path, ".mcap"))
+    if (has_extension(path, ".mcap"))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "%s: LAS and MCAP files are not read back; lsim_points_read reads CSV, PCD, PLY and KITTI "
+                         "%s: MCAP files are not read back; lsim_points_read reads CSV, PCD, PLY, LAS and KITTI "
                          ".bin (write one of those with the scan)", path);
     fields = (fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL) | XYZ_BITS;
+    if (has_extension(path, ".las"))
+        return lsim_las_read(ctx, path, fields, out);
     if (has_extension(path, ".bin"))
         return read_kitti(ctx, path, fields, out);
     return read_columns(ctx, path, fields, out);
