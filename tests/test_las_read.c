@@ -116,7 +116,8 @@ static void test_own_files(void)
     for (int a = 0; a < 3; ++a)
         CHECK(columns_match(pts, back, (lsim_field)(LSIM_FIELD_X + a), 0.5e-4 + 1e-6));
     /* reflectivity: the LAS intensity, round(65535 r) of r clamped to [0, 1] */
-    const float *r = lsim_points_column(pts, LSIM_FIELD_REFLECTIVITY), *rb = lsim_points_column(back, LSIM_FIELD_REFLECTIVITY);
+    const float *r = lsim_points_column(pts, LSIM_FIELD_REFLECTIVITY);
+    const float *rb = lsim_points_column(back, LSIM_FIELD_REFLECTIVITY);
     int near = r && rb;
     for (size_t i = 0; near && i < lsim_points_count(pts); ++i)
         near = fabs(rb[i] - fmin(fmax(r[i], 0.0), 1.0)) <= 0.5 / 65535 + 1e-7;
@@ -183,7 +184,8 @@ static void test_other_writer(void)
     const float *x = lsim_points_column(p, LSIM_FIELD_X), *y = lsim_points_column(p, LSIM_FIELD_Y),
                 *z = lsim_points_column(p, LSIM_FIELD_Z), *refl = lsim_points_column(p, LSIM_FIELD_REFLECTIVITY),
                 *t = lsim_points_column(p, LSIM_FIELD_TIME);
-    const uint16_t *ri = lsim_points_column(p, LSIM_FIELD_RETURN_INDEX), *nr = lsim_points_column(p, LSIM_FIELD_NUM_RETURNS);
+    const uint16_t *ri = lsim_points_column(p, LSIM_FIELD_RETURN_INDEX);
+    const uint16_t *nr = lsim_points_column(p, LSIM_FIELD_NUM_RETURNS);
     /* X * 0.01 + offset, to the float32 step there (2.4e-4 near 3000) */
     CHECK_NEAR(x[0], 1001.23, 3e-4);
     CHECK_NEAR(y[0], 1995.44, 3e-4);

@@ -18,6 +18,7 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
+#include "io/field_io.h"
 #include "points/points.h"
 
 #include <errno.h>
@@ -34,20 +35,6 @@
  * (0: none). */
 static const unsigned short pdrf_size[11] = {20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
 static const unsigned char pdrf_time[11] = {0, 20, 0, 20, 20, 20, 22, 22, 22, 22, 22};
-
-static uint16_t u16(const unsigned char *b) { return (uint16_t)(b[0] | b[1] << 8); }
-static uint32_t u32(const unsigned char *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-static uint64_t u64(const unsigned char *b) { return (uint64_t)u32(b) | (uint64_t)u32(b + 4) << 32; }
-static double f64(const unsigned char *b)
-{
-    uint64_t u = u64(b);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 /* One extra byte the reader takes: where it is in the record and how to turn it into a number. */
 typedef struct las_extra {
@@ -69,19 +56,14 @@ static double extra_value(const unsigned char *b, unsigned type)
     switch (type) {
     case 1: return b[0];
     case 2: return (int8_t)b[0];
-    case 3: return u16(b);
-    case 4: return (int16_t)u16(b);
-    case 5: return u32(b);
-    case 6: return (int32_t)u32(b);
-    case 7: return (double)u64(b);
-    case 8: return (double)(int64_t)u64(b);
-    case 9: {
-        uint32_t u = u32(b);
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
-    }
-    default: return f64(b);
+    case 3: return lsim_io_get_u16le(b);
+    case 4: return (int16_t)lsim_io_get_u16le(b);
+    case 5: return lsim_io_get_u32le(b);
+    case 6: return (int32_t)lsim_io_get_u32le(b);
+    case 7: return (double)lsim_io_get_u64le(b);
+    case 8: return (double)(int64_t)lsim_io_get_u64le(b);
+    case 9: return lsim_io_get_f32le(b);
+    default: return lsim_io_get_f64le(b);
     }
 }
 
@@ -138,8 +120,8 @@ static lsim_status read_extra_bytes(las_file *f, const unsigned char *vlr, size_
                 x->field = wanted[k].field;
                 x->offset = at;
                 x->type = (unsigned char)type;
-                x->scale = options & 8 ? f64(e + 112) : 1.0;
-                x->add = options & 16 ? f64(e + 136) : 0.0;
+                x->scale = options & 8 ? lsim_io_get_f64le(e + 112) : 1.0;
+                x->add = options & 16 ? lsim_io_get_f64le(e + 136) : 0.0;
                 if (!isfinite(x->scale) || !isfinite(x->add))
                     return bad(f, "an extra bytes descriptor's scale or offset is not finite");
             }
@@ -154,7 +136,7 @@ static lsim_status read_header(las_file *f)
     memset(h, 0, sizeof h);
     if (!read_at(f, 0, h, 227) || memcmp(h, "LASF", 4) != 0)
         return bad(f, "it does not start with a LAS header (\"LASF\")");
-    const unsigned major = h[24], minor = h[25], header_size = u16(h + 94);
+    const unsigned major = h[24], minor = h[25], header_size = lsim_io_get_u16le(h + 94);
     if (major != 1 || minor > 4)
         return lsim_fail(f->ctx, LSIM_ERR_PARSE, "%s: LAS version %u.%u; versions 1.0 to 1.4 are read", f->path,
                          major, minor);
@@ -162,10 +144,10 @@ static lsim_status read_header(las_file *f)
         return bad(f, "its header size is too small for its version or past the end");
     if (header_size > 227 && !read_at(f, 227, h + 227, (header_size < 375 ? header_size : 375) - 227))
         return bad(f, "its header is truncated");
-    f->data_offset = u32(h + 96);
-    const uint32_t vlrs = u32(h + 100);
+    f->data_offset = lsim_io_get_u32le(h + 96);
+    const uint32_t vlrs = lsim_io_get_u32le(h + 100);
     const unsigned format = h[104];
-    f->record = u16(h + 105);
+    f->record = lsim_io_get_u16le(h + 105);
     if (format & 0xC0)
         return lsim_fail(f->ctx, LSIM_ERR_PARSE, "%s: point format %u is compressed (LAZ); decompress it first "
                          "(e.g. `laszip -i IN.laz -o OUT.las` or PDAL's `pdal translate IN.laz OUT.las`)",
@@ -175,9 +157,9 @@ static lsim_status read_header(las_file *f)
     f->format = format;
     if (f->record < pdrf_size[format])
         return bad(f, "its point record length is shorter than its point format's");
-    uint64_t count = u32(h + 107);
+    uint64_t count = lsim_io_get_u32le(h + 107);
     if (minor >= 4 && (count == 0 || format >= 6))
-        count = u64(h + 247);
+        count = lsim_io_get_u64le(h + 247);
     if (f->data_offset < header_size || f->data_offset > f->size)
         return bad(f, "its offset to the point data is outside the file");
     if (count > LAS_MAX_POINTS || count > (f->size - f->data_offset) / f->record)
@@ -187,8 +169,8 @@ static lsim_status read_header(las_file *f)
                          (unsigned long long)(f->size - f->data_offset), f->data_offset);
     f->count = (size_t)count;
     for (int a = 0; a < 3; ++a) {
-        f->scale[a] = f64(h + 131 + 8 * a);
-        f->offset[a] = f64(h + 155 + 8 * a);
+        f->scale[a] = lsim_io_get_f64le(h + 131 + 8 * a);
+        f->offset[a] = lsim_io_get_f64le(h + 155 + 8 * a);
         if (!(isfinite(f->scale[a]) && f->scale[a] != 0.0 && isfinite(f->offset[a])))
             return bad(f, "its scale factors or offsets are not finite numbers (scales not 0)");
     }
@@ -198,10 +180,10 @@ static lsim_status read_header(las_file *f)
         unsigned char vh[54];
         if (at + 54 > f->data_offset || !read_at(f, at, vh, 54))
             return bad(f, "its variable length records run into the point data");
-        const uint64_t length = u16(vh + 20);
+        const uint64_t length = lsim_io_get_u16le(vh + 20);
         if (at + 54 + length > f->data_offset)
             return bad(f, "a variable length record runs into the point data");
-        if (memcmp(vh + 2, "LASF_Spec\0", 10) == 0 && u16(vh + 18) == 4) {
+        if (memcmp(vh + 2, "LASF_Spec\0", 10) == 0 && lsim_io_get_u16le(vh + 18) == 4) {
             unsigned char *body = malloc(length ? length : 1);
             if (!body)
                 return lsim_fail(f->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", f->path);
@@ -258,15 +240,17 @@ static lsim_status read_points(las_file *f, uint32_t fields, lsim_points **out)
         for (size_t k = 0; k < n; ++k) {
             const unsigned char *r = buf + k * f->record;
             const size_t i = i0 + k;
-            for (int a = 0; a < 3; ++a)
-                store(p, (lsim_field)(LSIM_FIELD_X + a), i, (int32_t)u32(r + 4 * a) * f->scale[a] + f->offset[a]);
-            store(p, LSIM_FIELD_REFLECTIVITY, i, u16(r + 12) / 65535.0);
+            for (int a = 0; a < 3; ++a) {
+                const int32_t coordinate = (int32_t)lsim_io_get_u32le(r + 4 * a);
+                store(p, (lsim_field)(LSIM_FIELD_X + a), i, coordinate * f->scale[a] + f->offset[a]);
+            }
+            store(p, LSIM_FIELD_REFLECTIVITY, i, lsim_io_get_u16le(r + 12) / 65535.0);
             const unsigned number = new_format ? r[14] & 15u : r[14] & 7u;
             const unsigned returns = new_format ? r[14] >> 4 : (r[14] >> 3) & 7u;
             store(p, LSIM_FIELD_RETURN_INDEX, i, number ? number - 1.0 : 0.0);
             store(p, LSIM_FIELD_NUM_RETURNS, i, returns);
             if (pdrf_time[f->format])
-                store(p, LSIM_FIELD_TIME, i, f64(r + pdrf_time[f->format]));
+                store(p, LSIM_FIELD_TIME, i, lsim_io_get_f64le(r + pdrf_time[f->format]));
             for (int e = 0; e < f->n_extra; ++e) {
                 const las_extra *x = &f->extra[e];
                 store(p, x->field, i, extra_value(r + x->offset, x->type) * x->scale + x->add);

@@ -3,6 +3,7 @@
  * every field asked for; LAS through inverse/las_read.c; a KITTI .bin (and its .label) read here. */
 #include "core/context.h"
 #include "inverse/las_read.h"
+#include "io/field_io.h"
 #include "inverse/scan_columns.h"
 #include "points/points.h"
 
@@ -81,19 +82,6 @@ static lsim_status read_columns(lsim_context *ctx, const char *path, uint32_t fi
     }
     lsim_scan_columns_free(&cols);
     return st;
-}
-
-static float get_f32le(const unsigned char *b)
-{
-    uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t get_u32le(const unsigned char *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
 /* The bytes of a whole file (size in *size), or an error naming it. */
@@ -177,13 +165,13 @@ static lsim_status read_kitti(lsim_context *ctx, const char *path, uint32_t fiel
         uint32_t *label = p->column[LSIM_FIELD_LABEL], *instance = p->column[LSIM_FIELD_INSTANCE];
         for (size_t i = 0; i < count; ++i) {
             const unsigned char *b = bin + 16 * i;
-            x[i] = get_f32le(b);
-            y[i] = get_f32le(b + 4);
-            z[i] = get_f32le(b + 8);
+            x[i] = lsim_io_get_f32le(b);
+            y[i] = lsim_io_get_f32le(b + 4);
+            z[i] = lsim_io_get_f32le(b + 8);
             if (r)
-                r[i] = get_f32le(b + 12);
+                r[i] = lsim_io_get_f32le(b + 12);
             if (lab) {
-                uint32_t v = get_u32le(lab + 4 * i);
+                uint32_t v = lsim_io_get_u32le(lab + 4 * i);
                 if (label)
                     label[i] = v & 0xFFFFu;
                 if (instance)

@@ -70,19 +70,6 @@ static unsigned char las_class(uint32_t label)
     }
 }
 
-static void put_u64le(unsigned char *d, uint64_t v)
-{
-    lsim_io_put_u32le(d, (uint32_t)v);
-    lsim_io_put_u32le(d + 4, (uint32_t)(v >> 32));
-}
-
-static void put_f64le(unsigned char *d, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    put_u64le(d, bits);
-}
-
 static size_t extra_bytes(uint32_t columns)
 {
     size_t n = 0;
@@ -117,17 +104,17 @@ static void write_header(FILE *fp, const lsim_las_writer *w)
     lsim_io_put_u16le(h + 105, (uint16_t)w->record_bytes);
     /* 107..130: legacy counts, 0 for PDRF 6 */
     for (int k = 0; k < 3; ++k) {
-        put_f64le(h + 131 + 8 * k, LAS_SCALE);
-        put_f64le(h + 155 + 8 * k, w->offset[k]);
+        lsim_io_put_f64le(h + 131 + 8 * k, LAS_SCALE);
+        lsim_io_put_f64le(h + 155 + 8 * k, w->offset[k]);
         double lo = w->count ? w->offset[k] + w->min[k] * LAS_SCALE : 0.0;
         double hi = w->count ? w->offset[k] + w->max[k] * LAS_SCALE : 0.0;
-        put_f64le(h + 179 + 16 * k, hi); /* max X, min X, max Y, ... */
-        put_f64le(h + 187 + 16 * k, lo);
+        lsim_io_put_f64le(h + 179 + 16 * k, hi); /* max X, min X, max Y, ... */
+        lsim_io_put_f64le(h + 187 + 16 * k, lo);
     }
     /* 227: waveform start, 235: first EVLR, 243: EVLR count: all 0 */
-    put_u64le(h + 247, w->count);
+    lsim_io_put_u64le(h + 247, w->count);
     for (int r = 0; r < 15; ++r)
-        put_u64le(h + 255 + 8 * r, w->by_return[r]);
+        lsim_io_put_u64le(h + 255 + 8 * r, w->by_return[r]);
     fwrite(h, 1, sizeof h, fp);
 }
 
@@ -267,7 +254,7 @@ lsim_status lsim_las_append(lsim_point_stream *s, const lsim_points *points)
                 a = a > 30000.0 ? 30000.0 : (a < -30000.0 ? -30000.0 : a);
                 lsim_io_put_u16le(d + 18, (uint16_t)(int16_t)a);
             }
-            put_f64le(d + 22, w->scan_time + (time ? (double)time[i] : 0.0));
+            lsim_io_put_f64le(d + 22, w->scan_time + (time ? (double)time[i] : 0.0));
             pack_extra(points, c, i, d + LAS_PDRF6_SIZE);
             w->by_return[ret - 1]++;
         }
