@@ -1,10 +1,9 @@
-/* The fit file of `lidarsim fit` (fit_file.h): read and checked, then set up as an lsim_fit. */
+/* The fit file of `lidarsim fit` (fit_file.h): read and checked (fit_file_setup.c sets it up as an
+ * lsim_fit). */
 #include "inverse/fit_file.h"
 
 #include "core/context.h"
 #include "core/text.h"
-#include "optics/brdf.h"
-#include "scene/scene.h"
 
 #include <lbfgs.h>
 #include <math.h>
@@ -12,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEG (3.14159265358979323846 / 180.0)
 
 static const char *const top_keys[] = {"scene", "scan", "intensity_weight", "parameters", "loss", "max_iterations",
                                        NULL};
@@ -20,11 +18,9 @@ static const char *const parameter_keys[] = {"sensor", "objects", "reflectance",
 static const char *const pose_keys[] = {"dof", "initial", "bounds", NULL};
 static const char *const reflectance_keys[] = {"initial", NULL};
 static const char *const bias_keys[] = {"initial", "bounds", NULL};
-static const char *const bias_axes[] = {"c0", "c1", "c2", NULL};
 static const char *const loss_keys[] = {"type", "scale", NULL};
-/* The file's axis keys and the fit's parameter names, x y z roll pitch yaw. */
-static const char *const axis_keys[6] = {"x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg"};
-static const char *const axis_names[6] = {"x", "y", "z", "roll", "pitch", "yaw"};
+const char *const lsim_fit_file_axis_keys[6] = {"x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg"};
+const char *const lsim_fit_file_bias_keys[4] = {"c0", "c1", "c2", NULL};
 static const char *const se2_keys[] = {"x", "y", "yaw_deg", NULL};
 static const char *const se3_keys[] = {"x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg", NULL};
 
@@ -73,7 +69,7 @@ static lsim_status axis_of(lsim_yaml *y, yaml_node_t *map, yaml_node_t *k, const
     const char *name = scalar(k);
     const char *valid = dof == LSIM_FIT_SE3 ? "x, y, z, roll_deg, pitch_deg, yaw_deg" : "x, y, yaw_deg";
     for (int a = 0; name && a < 6; ++a)
-        if (strcmp(name, axis_keys[a]) == 0) {
+        if (strcmp(name, lsim_fit_file_axis_keys[a]) == 0) {
             if (!in_dof(a, dof))
                 return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key,
                                       "'%s' is not a parameter of an se2 pose (x, y, yaw; z, roll and pitch stay the "
@@ -106,9 +102,8 @@ static lsim_status read_bounds(lsim_yaml *y, yaml_node_t *node, const char *key,
     return LSIM_OK;
 }
 
-/* An initial value strictly inside its bounds (the fit's logistic map needs room on both sides). */
-static lsim_status check_inside(lsim_yaml *y, yaml_node_t *at, const char *key, double v, double lo, double hi,
-                                double unit, const char *unit_name, const char *from)
+lsim_status lsim_fit_file_check_inside(lsim_yaml *y, yaml_node_t *at, const char *key, double v, double lo,
+                                       double hi, double unit, const char *unit_name, const char *from)
 {
     if (v > lo && v < hi)
         return LSIM_OK;
@@ -153,8 +148,8 @@ static lsim_status read_pose(lsim_yaml *y, yaml_node_t *node, const char *key, l
             if ((st = axis_of(y, map, k, sub, p->dof, &a)) != LSIM_OK)
                 return st;
             char vkey[300];
-            snprintf(vkey, sizeof vkey, "%s.%s", sub, axis_keys[a]);
-            const double unit = a >= 3 ? DEG : 1.0;
+            snprintf(vkey, sizeof vkey, "%s.%s", sub, lsim_fit_file_axis_keys[a]);
+            const double unit = a >= 3 ? LSIM_FIT_FILE_DEG : 1.0;
             if (pass == 0) {
                 st = lsim_yaml_number(y, v, vkey, &p->initial[a]);
                 p->initial[a] *= unit;
@@ -173,10 +168,10 @@ static lsim_status read_pose(lsim_yaml *y, yaml_node_t *node, const char *key, l
     }
     for (int a = 0; a < 6; ++a)
         if (p->has_initial[a] && p->has_bounds[a]) {
-            snprintf(sub, sizeof sub, "%s.initial.%s", key, axis_keys[a]);
+            snprintf(sub, sizeof sub, "%s.initial.%s", key, lsim_fit_file_axis_keys[a]);
             char from[64];
             snprintf(from, sizeof from, " (bounds on line %zu)", p->bounds_node[a]->start_mark.line + 1);
-            st = check_inside(y, p->initial_node[a], sub, p->initial[a], p->lower[a], p->upper[a], a >= 3 ? DEG : 1.0,
+            st = lsim_fit_file_check_inside(y, p->initial_node[a], sub, p->initial[a], p->lower[a], p->upper[a], a >= 3 ? LSIM_FIT_FILE_DEG : 1.0,
                               a >= 3 ? "deg" : "m", from);
             if (st != LSIM_OK)
                 return st;
@@ -270,12 +265,12 @@ static lsim_status read_bias(lsim_yaml *y, yaml_node_t *node, lsim_fit_file *f)
         f->bias_initial_node = init;
     }
     if (bounds && !is_empty(bounds)) {
-        if ((st = lsim_yaml_check_keys(y, bounds, "parameters.cw_bias.bounds", bias_axes)) != LSIM_OK)
+        if ((st = lsim_yaml_check_keys(y, bounds, "parameters.cw_bias.bounds", lsim_fit_file_bias_keys)) != LSIM_OK)
             return st;
         for (int c = 0; c < 3; ++c) {
-            yaml_node_t *b = lsim_yaml_get(y, bounds, bias_axes[c]);
+            yaml_node_t *b = lsim_yaml_get(y, bounds, lsim_fit_file_bias_keys[c]);
             char key[64];
-            snprintf(key, sizeof key, "parameters.cw_bias.bounds.%s", bias_axes[c]);
+            snprintf(key, sizeof key, "parameters.cw_bias.bounds.%s", lsim_fit_file_bias_keys[c]);
             if (b && (st = read_bounds(y, b, key, &f->bias_lower[c], &f->bias_upper[c])) != LSIM_OK)
                 return st;
             f->has_bias_bounds[c] = b != NULL;
@@ -284,7 +279,7 @@ static lsim_status read_bias(lsim_yaml *y, yaml_node_t *node, lsim_fit_file *f)
                 char from[64];
                 snprintf(from, sizeof from, " (bounds on line %zu)", b->start_mark.line + 1);
                 snprintf(key, sizeof key, "parameters.cw_bias.initial[%d]", c);
-                st = check_inside(y, init, key, f->bias_initial[c], f->bias_lower[c], f->bias_upper[c], 1.0, "", from);
+                st = lsim_fit_file_check_inside(y, init, key, f->bias_initial[c], f->bias_lower[c], f->bias_upper[c], 1.0, "", from);
                 if (st != LSIM_OK)
                     return st;
             }
@@ -466,198 +461,4 @@ void lsim_fit_file_free(lsim_fit_file *f)
 {
     if (f)
         lsim_yaml_free(&f->y);
-}
-
-/* Report the context's last error (a library message) at a node of the fit file. */
-static lsim_status at(lsim_fit_file *f, yaml_node_t *node, const char *key, lsim_status st)
-{
-    if (st == LSIM_OK)
-        return st;
-    char msg[LSIM_ERROR_MAX];
-    lsim_strlcpy(msg, lsim_context_last_error(f->y.ctx), sizeof msg);
-    const char *text = strncmp(msg, "fit: ", 5) == 0 ? msg + 5 : msg;
-    return lsim_yaml_fail(&f->y, node, st == LSIM_ERR_OUT_OF_MEMORY ? st : LSIM_ERR_PARSE, key, "%s", text);
-}
-
-lsim_status lsim_fit_file_load_scene(lsim_fit_file *f, lsim_scene **scene, lsim_sensor **sensor)
-{
-    *scene = NULL;
-    *sensor = NULL;
-    return at(f, f->scene_node, "scene", lsim_scene_load(f->y.ctx, f->scene, scene, sensor));
-}
-
-/* The fit file's entry behind parameter `name` (lsim_fit_parameter_name): its start value, bounds and
- * nodes. 0 when the name is none of the file's (cannot happen: the file added them). */
-typedef struct entry {
-    int has_initial, has_bounds;
-    double initial, lower, upper;
-    yaml_node_t *initial_node, *bounds_node, *node;
-    char key[300];
-} entry;
-
-static int pose_entry(const lsim_fit_file_pose *p, const char *axis, const char *prefix, entry *e)
-{
-    for (int a = 0; a < 6; ++a)
-        if (strcmp(axis, axis_names[a]) == 0) {
-            e->has_initial = p->has_initial[a];
-            e->initial = p->initial[a];
-            e->initial_node = p->initial_node[a];
-            e->has_bounds = p->has_bounds[a];
-            e->lower = p->lower[a];
-            e->upper = p->upper[a];
-            e->bounds_node = p->bounds_node[a];
-            e->node = p->node;
-            snprintf(e->key, sizeof e->key, "%s.bounds.%s", prefix, axis_keys[a]);
-            return 1;
-        }
-    return 0;
-}
-
-static int find_entry(const lsim_fit_file *f, const char *name, entry *e)
-{
-    memset(e, 0, sizeof *e);
-    if (strncmp(name, "sensor.", 7) == 0)
-        return f->has_sensor && pose_entry(&f->sensor, name + 7, "parameters.sensor", e);
-    if (strncmp(name, "object.", 7) == 0) {
-        const char *dot = strrchr(name, '.');
-        const size_t len = (size_t)(dot - (name + 7));
-        for (size_t i = 0; i < f->object_count; ++i)
-            if (strlen(f->objects[i].name) == len && strncmp(f->objects[i].name, name + 7, len) == 0) {
-                char prefix[200];
-                snprintf(prefix, sizeof prefix, "parameters.objects.%.120s", f->objects[i].name);
-                return pose_entry(&f->objects[i], dot + 1, prefix, e);
-            }
-        return 0;
-    }
-    if (strncmp(name, "material.", 9) == 0) {
-        const char *dot = strrchr(name, '.');
-        const size_t len = (size_t)(dot - (name + 9));
-        for (size_t i = 0; i < f->reflectance_count; ++i) {
-            const lsim_fit_file_reflectance *r = &f->reflectances[i];
-            if (strlen(r->material) == len && strncmp(r->material, name + 9, len) == 0) {
-                e->has_initial = r->has_initial;
-                e->initial = r->initial;
-                e->initial_node = r->initial_node;
-                e->node = r->node;
-                snprintf(e->key, sizeof e->key, "parameters.reflectance.%.120s", r->material); /* no bounds */
-                return 1;
-            }
-        }
-        return 0;
-    }
-    if (strncmp(name, "bias.c", 6) == 0 && name[6] >= '0' && name[6] <= '2' && !name[7]) {
-        const int c = name[6] - '0';
-        e->has_initial = f->has_bias_initial;
-        e->initial = f->bias_initial[c];
-        e->initial_node = f->bias_initial_node;
-        e->has_bounds = f->has_bias_bounds[c];
-        e->lower = f->bias_lower[c];
-        e->upper = f->bias_upper[c];
-        e->bounds_node = f->bias_bounds_node[c];
-        e->node = f->bias_node;
-        snprintf(e->key, sizeof e->key, "parameters.cw_bias.bounds.%s", bias_axes[c]);
-        return 1;
-    }
-    return 0;
-}
-
-/* "no material 'NAME'" with the scene's Lambertian materials (the ones a fit can take). */
-static lsim_status no_material(lsim_fit_file *f, const lsim_scene *scene, yaml_node_t *node, const char *key,
-                               const char *name)
-{
-    char list[512] = "";
-    size_t len = 0;
-    for (size_t m = 0; m < scene->material_count && len + 4 < sizeof list; ++m)
-        if (scene->materials[m].brdf.kind == LSIM_BRDF_LAMBERTIAN && !scene->materials[m].calibration) {
-            const int w = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", scene->materials[m].name);
-            len = w > 0 && len + (size_t)w < sizeof list ? len + (size_t)w : sizeof list - 1;
-        }
-    return lsim_yaml_fail(&f->y, node, LSIM_ERR_PARSE, key,
-                          "no material '%s' in the scene %s (its Lambertian materials: %s)", name, f->scene,
-                          len ? list : "none");
-}
-
-static lsim_status read_scan(lsim_fit_file *f, const lsim_sensor *sensor, lsim_fit_scan *scan)
-{
-    const size_t beams = lsim_sensor_beam_count(sensor);
-    lsim_status st = at(f, f->scan_node, "scan", lsim_fit_scan_read(f->y.ctx, f->scan, f->intensity_weight > 0.0,
-                                                                     beams, scan));
-    if (st != LSIM_OK)
-        return st;
-    if (scan->count != beams)
-        return lsim_yaml_fail(&f->y, f->scan_node, LSIM_ERR_PARSE, "scan",
-                              "%s has %zu rows but the sensor (%s in %s) has %zu beams; the scan needs one row per "
-                              "beam in the sensor's beam order, misses included: write it with `lidarsim scan SCENE "
-                              "-o FILE --keep-misses`", f->scan, scan->count, lsim_sensor_name(sensor), f->scene,
-                              beams);
-    return LSIM_OK;
-}
-
-lsim_status lsim_fit_file_setup(lsim_fit_file *f, lsim_scene *scene, lsim_sensor *sensor, lsim_fit **out)
-{
-    if (!f || !scene || !sensor || !out)
-        return LSIM_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    lsim_yaml *y = &f->y;
-    lsim_fit_scan scan = {0, NULL, NULL};
-    lsim_status st = read_scan(f, sensor, &scan);
-    lsim_fit *fit = NULL;
-    if (st == LSIM_OK)
-        st = at(f, f->has_sensor ? f->sensor.node : f->scene_node, f->has_sensor ? "parameters.sensor" : "scene",
-                lsim_fit_create(scene, sensor, f->has_sensor ? f->sensor.dof : LSIM_FIT_FIXED, &fit));
-    if (st == LSIM_OK)
-        st = at(f, f->scan_node, "scan", lsim_fit_set_scan(fit, scan.range, scan.count));
-    if (st == LSIM_OK && f->intensity_weight > 0.0)
-        st = at(f, f->intensity_node, "intensity_weight",
-                lsim_fit_set_scan_intensity(fit, scan.intensity, scan.count, f->intensity_weight));
-    lsim_fit_scan_free(&scan);
-    char key[300];
-    for (size_t i = 0; st == LSIM_OK && i < f->object_count; ++i) {
-        snprintf(key, sizeof key, "parameters.objects.%.120s", f->objects[i].name);
-        st = at(f, f->objects[i].node, key, lsim_fit_add_object_pose(fit, f->objects[i].name, f->objects[i].dof));
-    }
-    for (size_t i = 0; st == LSIM_OK && i < f->reflectance_count; ++i) {
-        snprintf(key, sizeof key, "parameters.reflectance.%.120s", f->reflectances[i].material);
-        st = lsim_fit_add_reflectance(fit, f->reflectances[i].material);
-        st = st == LSIM_ERR_NOT_FOUND ? no_material(f, scene, f->reflectances[i].node, key, f->reflectances[i].material)
-                                      : at(f, f->reflectances[i].node, key, st);
-    }
-    if (st == LSIM_OK && f->has_bias)
-        st = at(f, f->bias_node, "parameters.cw_bias", lsim_fit_add_cw_bias(fit));
-    /* start values, then bounds (which need the start strictly inside) */
-    const size_t n = st == LSIM_OK ? lsim_fit_parameter_count(fit) : 0;
-    double p[LSIM_FIT_FILE_MAX_PARAMS];
-    entry e[LSIM_FIT_FILE_MAX_PARAMS];
-    if (st == LSIM_OK && n > LSIM_FIT_FILE_MAX_PARAMS)
-        st = lsim_fail(y->ctx, LSIM_ERR_STATE, "fit: %zu parameters", n); /* refused by the library before */
-    if (st == LSIM_OK)
-        st = lsim_fit_get_parameters(fit, p);
-    for (size_t k = 0; st == LSIM_OK && k < n; ++k) {
-        char name[256];
-        st = lsim_fit_parameter_name(fit, k, name, sizeof name);
-        if (st == LSIM_OK && !find_entry(f, name, &e[k]))
-            st = lsim_fail(y->ctx, LSIM_ERR_STATE, "fit: parameter %s is not the fit file's", name);
-        if (st == LSIM_OK && e[k].has_initial)
-            p[k] = e[k].initial;
-        if (st == LSIM_OK && e[k].has_bounds && !e[k].has_initial) {
-            const int angle = lsim_fit_file_is_angle(name);
-            st = check_inside(y, e[k].bounds_node, e[k].key, p[k], e[k].lower, e[k].upper, angle ? DEG : 1.0,
-                              angle ? "deg" : strncmp(name, "bias.", 5) == 0 ? "" : "m",
-                              " (the scene's value; give an `initial:` inside them)");
-        }
-    }
-    if (st == LSIM_OK)
-        st = at(f, f->parameters_node, "parameters", lsim_fit_set_parameters(fit, p, n));
-    for (size_t k = 0; st == LSIM_OK && k < n; ++k)
-        if (e[k].has_bounds)
-            st = at(f, e[k].bounds_node, e[k].key, lsim_fit_set_bounds(fit, k, e[k].lower, e[k].upper));
-    if (st == LSIM_OK)
-        st = at(f, f->loss_node ? f->loss_node : f->parameters_node, "loss",
-                lsim_fit_set_loss(fit, f->loss, f->loss_scale));
-    if (st != LSIM_OK) {
-        lsim_fit_destroy(fit);
-        return st;
-    }
-    *out = fit;
-    return LSIM_OK;
 }

@@ -1,8 +1,8 @@
 /* `lidarsim fit FIT.yaml -o FITTED.yaml` as library code (examples/cw/README.md; the public entry
  * point, lsim_fit_file_run in include/lidarsim.h, is fit_file_run.c):
  *   - fit_file.c: the fit file (which scene, which real scan, which parameters with start values
- *     and bounds, the loss), read and checked with FILE:LINE:COL messages, then turned into an
- *     lsim_fit (lsim_fit_file_setup), every library error reported at the fit file's key;
+ *     and bounds, the loss), read and checked with FILE:LINE:COL messages; fit_file_setup.c turns
+ *     it into an lsim_fit (lsim_fit_file_setup), every library error reported at the file's key;
  *   - fit_scan.c: the real scan, one row per beam in the sensor's beam order: CSV with a `range`
  *     column (and `intensity`), PCD (ascii or binary) and PLY (binary little-endian or ascii) with
  *     those fields, as `lidarsim scan --keep-misses` writes them;
@@ -105,6 +105,17 @@ const char *lsim_fit_file_stop_reason(int lbfgs_status);
 
 /* 1 if a parameter (as lsim_fit_parameter_name names it) is an angle (radians in the fit). */
 int lsim_fit_file_is_angle(const char *name);
+
+/* What reading the file (fit_file.c) and setting up the fit (fit_file_setup.c) share: the file's
+ * pose axis keys in axis order (x y z roll pitch yaw), the CW bias keys (NULL-terminated), degrees
+ * in radians, and the check that a start value lies strictly inside its bounds (the fit's logistic
+ * map needs room on both sides): LSIM_OK, or a FILE:LINE:COL parse error at `at` naming `key`, the
+ * values shown divided by `unit` with `unit_name`, and `from` appended. */
+extern const char *const lsim_fit_file_axis_keys[6];
+extern const char *const lsim_fit_file_bias_keys[4];
+#define LSIM_FIT_FILE_DEG (3.14159265358979323846 / 180.0)
+lsim_status lsim_fit_file_check_inside(lsim_yaml *y, yaml_node_t *at, const char *key, double v, double lo,
+                                       double hi, double unit, const char *unit_name, const char *from);
 
 /* Write the scene file `scene_path` to `out_path` (atomically: nothing is left on failure) with the
  * fitted values written in: `names` as lsim_fit_parameter_name gives them, `values` in the fit's
