@@ -28,7 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define LAS_ROWS 4096              /* records read at a time */
+#define LAS_CHUNK (1u << 20)        /* bytes of records read at a time (at least one record) */
 #define LAS_MAX_POINTS (1ull << 34) /* beyond any scan lidarsim reads into memory */
 
 /* The bytes of each point data record format before any extra bytes, and where its GPS time is
@@ -226,12 +226,13 @@ static lsim_status read_points(las_file *f, uint32_t fields, lsim_points **out)
         held |= LSIM_FIELD_BIT(f->extra[k].field);
     lsim_points *p = NULL;
     lsim_status st = lsim_points_alloc_fields(f->ctx, f->count, held & fields, &p);
-    unsigned char *buf = st == LSIM_OK ? malloc(LAS_ROWS * f->record) : NULL;
+    const size_t rows = LAS_CHUNK / f->record ? LAS_CHUNK / f->record : 1; /* records reach 65535 bytes */
+    unsigned char *buf = st == LSIM_OK ? malloc(rows * f->record) : NULL;
     if (st == LSIM_OK && !buf)
         st = lsim_fail(f->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", f->path);
     const int new_format = f->format >= 6;
-    for (size_t i0 = 0; st == LSIM_OK && i0 < f->count; i0 += LAS_ROWS) {
-        const size_t n = f->count - i0 < LAS_ROWS ? f->count - i0 : LAS_ROWS;
+    for (size_t i0 = 0; st == LSIM_OK && i0 < f->count; i0 += rows) {
+        const size_t n = f->count - i0 < rows ? f->count - i0 : rows;
         if (!read_at(f, f->data_offset + (uint64_t)i0 * f->record, buf, n * f->record)) {
             st = lsim_fail(f->ctx, LSIM_ERR_IO, "%s: cannot read points %zu.. : %s", f->path, i0,
                            errno ? strerror(errno) : "short read");
