@@ -113,7 +113,7 @@ _lidarsim()
     scan:--bev | scan:--range-image | view:--screenshot | render:-o | render:--output)
         _lidarsim_files "$cur" png; return 0 ;;
     render:--view) _lidarsim_words "bev range perspective" "$cur"; return 0 ;;
-    render:--color) _lidarsim_words "intensity label range epw" "$cur"; return 0 ;;
+    render:--color) _lidarsim_words "intensity label range epw reflectivity" "$cur"; return 0 ;;
     view:--color) _lidarsim_words "intensity label" "$cur"; return 0 ;;
     view:--scene-color) _lidarsim_words "label material" "$cur"; return 0 ;;
     dataset:--progress) _lidarsim_words "auto lines off" "$cur"; return 0 ;;

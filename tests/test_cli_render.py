@@ -117,7 +117,7 @@ def main():
     pcd = os.path.join(WORK, "p.pcd")
     r = run("scan", scene, "-o", pcd, "--frame", "sensor")
     check(r.returncode == 0, "scan failed: " + r.stderr)
-    for ext in ("ply", "csv"):
+    for ext in ("ply", "csv", "las"):
         run("scan", scene, "-o", os.path.join(WORK, "p." + ext), "--frame", "sensor")
 
     # bird's-eye by intensity: wall pixels have colour-bar colours, empty places the background
@@ -191,6 +191,27 @@ def main():
                     caption = img[lay[5]:lay[7], lay[6] + 1:].reshape(-1, 3)
                     check(np.sum(np.any(caption < 100, axis=1)) > 200, "%s: no tick labels or caption right of "
                           "the colour bar" % png)
+
+    # a LAS file (no intensity field): by default coloured by reflectivity, its caption and range as
+    # the PCD's reflectivity gives them; the wall drawn where it stands; --color intensity refused
+    png = os.path.join(WORK, "las.png")
+    r = run("render", os.path.join(WORK, "p.las"), "-o", png, "--size", "900x700", "--extent", "15")
+    check(r.returncode == 0 and "colour reflectivity" in r.stdout,
+          "LAS render: %s %s" % (r.stdout, r.stderr))
+    lay = layout(r.stdout)
+    ref = run("render", pcd, "-o", os.path.join(WORK, "refl.png"), "--color", "reflectivity", "--size", "900x700",
+              "--extent", "15")
+    m_las = re.search(r"colour bar (\S+)\.\.(\S+)", r.stdout)
+    m_pcd = re.search(r"colour bar (\S+)\.\.(\S+)", ref.stdout)
+    check(m_las and m_pcd and all(abs(float(a) - float(b)) <= 1e-4 for a, b in zip(m_las.groups(), m_pcd.groups())),
+          "LAS reflectivity bar %s vs PCD %s" % (m_las and m_las.groups(), m_pcd and m_pcd.groups()))
+    img = read_png(png)
+    bar_colours = {tuple(c) for c in img[lay[5]:lay[7], (lay[4] + lay[6]) // 2]}
+    row, col = bev_pixel(lay, 15, 10.0, 0.0)
+    check(any(tuple(c) in bar_colours for c in img[row - 3:row + 4, col - 3:col + 4].reshape(-1, 3)),
+          "LAS render: no wall at (10, 0)")
+    r = run("render", os.path.join(WORK, "p.las"), "-o", os.path.join(WORK, "las_i.png"), "--color", "intensity")
+    check(r.returncode == 1 and "no 'intensity' field" in r.stderr, "LAS --color intensity: %s" % r.stderr)
 
     # a field the file lacks: named, with how to get it; nothing written
     slim = os.path.join(WORK, "slim.pcd")

@@ -31,18 +31,21 @@ def read(path, fields=None):
     return Points(_to_array(buf), buf)
 
 
-def render(points, path, view="bev", color="intensity", size=(1024, 768), extent=None, title=None):
+def render(points, path, view="bev", color=None, size=(1024, 768), extent=None, title=None):
     """Draw points as a PNG at `path` (lsim_points_render, written atomically), as `lidarsim render`
     does: `points` is the Points of scene.scan or lidarsim.read, or a point file's path (read with
     only the fields needed). view: "bev" (bird's-eye, x up, y left), "range" (azimuth x elevation) or
     "perspective" (90 degrees along +x from the sensor); color: the field that colours the points
     ("intensity": log scale, "label": SemanticKITTI colours with a legend, any other field: linear
-    colour bar); size: (width, height) in pixels, 200..8192 each; extent: metres, the bird's-eye
+    colour bar; None: "intensity", or "reflectivity" where the points have no intensity, as LAS); size: (width, height) in pixels, 200..8192 each; extent: metres, the bird's-eye
     view's half width (None: 50) or, for the other views, the farthest range drawn (None: all);
     title: None for "VIEW view, coloured by FIELD (N points)". Returns the layout as a dict (plot,
     key and title pixel boxes, value_lo and value_hi of the colour bar, drawn points, classes).
     Raises NotFoundError when the points lack the colour field, InvalidArgumentError for a bad
     size, view or extent, FileError when the PNG cannot be written."""
+    default = color is None
+    if default:
+        color = "intensity"
     if isinstance(color, str):
         if color not in _FIELD_INDEX:
             raise NotFoundError(6, "lidarsim.render: unknown colour field '%s' (fields: %s)"
@@ -54,7 +57,9 @@ def render(points, path, view="bev", color="intensity", size=(1024, 768), extent
         if not isinstance(points, (str, bytes)) and not hasattr(points, "__fspath__"):
             raise TypeError("lidarsim.render: expected Points or a point file's path, got %s" % type(points).__name__)
         points = read(points, fields=(1 << _FIELD_INDEX["x"]) | (1 << _FIELD_INDEX["y"]) |
-                      (1 << _FIELD_INDEX["z"]) | (1 << field))
+                      (1 << _FIELD_INDEX["z"]) | (1 << field) | (1 << _FIELD_INDEX["reflectivity"]) * default)
+    if default and "intensity" not in points.dtype.names and "reflectivity" in points.dtype.names:
+        field = _FIELD_INDEX["reflectivity"]
     b = points._handle()
     o = _lib.RenderOptions()
     lib.lsim_render_options_init(ctypes.byref(o))

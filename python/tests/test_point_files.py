@@ -109,6 +109,17 @@ def test_render(frame, tmp_path):
     png = str(tmp_path / "label.png")
     lay = lidarsim.render(path, png, view="perspective", color="label", title="labels")
     assert png_size(png) == (1024, 768) and lay["classes"] == 2
+    # a LAS file has no intensity: by default its reflectivity colours it, as the PCD's would
+    las = str(tmp_path / "p.las")
+    pts.write(las)
+    lay_las = lidarsim.render(las, str(tmp_path / "las.png"), extent=15)
+    lay_ref = lidarsim.render(pts, str(tmp_path / "refl.png"), color="reflectivity", extent=15)
+    assert lay_las["drawn"] == lay_ref["drawn"] > 0
+    assert abs(lay_las["value_lo"] - lay_ref["value_lo"]) < 1e-4 and abs(lay_las["value_hi"] - lay_ref["value_hi"]) < 1e-4
+    lay_i = lidarsim.render(pts, str(tmp_path / "i.png"), extent=15)  # a scan has intensity: the default
+    assert lay_i["value_hi"] < 0.5 * lay_ref["value_hi"]
+    with pytest.raises(lidarsim.NotFoundError, match="'intensity'"):
+        lidarsim.render(las, str(tmp_path / "no.png"), color="intensity")
     # a field the points lack, a bad size: nothing written
     slim = lidarsim.read(path, fields="x,y,z")
     bad = str(tmp_path / "bad.png")

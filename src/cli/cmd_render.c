@@ -18,8 +18,10 @@ typedef struct render_args {
 } render_args;
 
 static const char *const VIEWS[] = {"bev", "range", "perspective"};
-static const char *const COLORS[] = {"intensity", "label", "range", "epw"};
-static const lsim_field COLOR_FIELDS[] = {LSIM_FIELD_INTENSITY, LSIM_FIELD_LABEL, LSIM_FIELD_RANGE, LSIM_FIELD_EPW};
+static const char *const COLORS[] = {"intensity", "label", "range", "epw", "reflectivity"};
+static const lsim_field COLOR_FIELDS[] = {LSIM_FIELD_INTENSITY, LSIM_FIELD_LABEL, LSIM_FIELD_RANGE, LSIM_FIELD_EPW,
+                                          LSIM_FIELD_REFLECTIVITY};
+#define N_COLORS 5
 
 static void render_usage(FILE *out)
 {
@@ -32,10 +34,11 @@ static void render_usage(FILE *out)
             "  --view bev|range|perspective\n"
             "                           bird's-eye (x up, y left; default), range image (azimuth,\n"
             "                           elevation) or a 90-degree perspective view from the sensor along +x\n"
-            "  --color intensity|label|range|epw\n"
+            "  --color intensity|label|range|epw|reflectivity\n"
             "                           the field that colours the points (default intensity, on a log\n"
-            "                           scale; range and epw linear); the file\n"
-            "                           must hold it: `lidarsim scan SCENE -o P.pcd --fields x,y,z,epw`\n"
+            "                           scale, or reflectivity where the file has no intensity, as LAS;\n"
+            "                           the others linear); the file must hold it:\n"
+            "                           `lidarsim scan SCENE -o P.pcd --fields x,y,z,epw`\n"
             "  --size WxH               picture size in pixels, 200..8192 each (default 1024x768)\n"
             "  --extent M               bev: half width in metres (default 50); range, perspective:\n"
             "                           leave out points farther than M metres (default: none)\n"
@@ -55,7 +58,7 @@ static int parse_args(int argc, char **argv, render_args *a)
 {
     memset(a, 0, sizeof *a);
     a->view = "bev";
-    a->color = "intensity";
+    a->color = NULL; /* intensity, else reflectivity */
     a->width = 1024;
     a->height = 768;
     a->extent = 50.0;
@@ -84,7 +87,7 @@ static int parse_args(int argc, char **argv, render_args *a)
                     return LSIM_EXIT_USAGE;
                 a->view = val;
             } else if (!strcmp(opt, "--color")) {
-                if (pick(opt, val, COLORS, 4, "intensity, label, range or epw") < 0)
+                if (pick(opt, val, COLORS, N_COLORS, "intensity, label, range, epw or reflectivity") < 0)
                     return LSIM_EXIT_USAGE;
                 a->color = val;
             } else if (!strcmp(opt, "--size")) {
@@ -121,16 +124,22 @@ int lsim_cmd_render(int argc, char **argv)
         fprintf(stderr, "lidarsim render: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
-    const int view = pick("--view", a.view, VIEWS, 3, ""), color = pick("--color", a.color, COLORS, 4, "");
-    const lsim_field field = COLOR_FIELDS[color];
+    const int view = pick("--view", a.view, VIEWS, 3, "");
+    int color = a.color ? pick("--color", a.color, COLORS, N_COLORS, "") : 0;
     lsim_points *points = NULL;
     const uint32_t fields = LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) |
-                            LSIM_FIELD_BIT(LSIM_FIELD_Z) | LSIM_FIELD_BIT(field);
+                            LSIM_FIELD_BIT(LSIM_FIELD_Z) | LSIM_FIELD_BIT(COLOR_FIELDS[color]) |
+                            (a.color ? 0u : LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY));
     if (lsim_points_read(ctx, a.points, fields, &points) != LSIM_OK) {
         fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
         lsim_context_destroy(ctx);
         return LSIM_EXIT_FAILURE;
     }
+    if (!a.color && !lsim_points_column(points, LSIM_FIELD_INTENSITY) &&
+        lsim_points_column(points, LSIM_FIELD_REFLECTIVITY))
+        color = N_COLORS - 1; /* a LAS file: its intensity is the reflectivity */
+    a.color = COLORS[color];
+    const lsim_field field = COLOR_FIELDS[color];
     if (!lsim_points_column(points, field)) {
         fprintf(stderr, "lidarsim render: '%s' has no '%s' field, which --color %s needs; write the points with it "
                 "(`lidarsim scan SCENE -o POINTS --fields x,y,z,%s`, or without --fields: every field) or "

@@ -34,6 +34,7 @@ static const char *caption(lsim_field f)
 {
     switch (f) {
     case LSIM_FIELD_INTENSITY: return "intensity (relative, log scale)";
+    case LSIM_FIELD_REFLECTIVITY: return "reflectivity";
     case LSIM_FIELD_LABEL: return "semantic label";
     case LSIM_FIELD_RANGE: return "range (m)";
     case LSIM_FIELD_EPW: return "echo pulse width (m)";
