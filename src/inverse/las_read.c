@@ -198,23 +198,6 @@ static lsim_status read_header(las_file *f)
     return LSIM_OK;
 }
 
-static void store(lsim_points *p, lsim_field field, size_t i, double v)
-{
-    void *col = p->column[field];
-    if (!col)
-        return;
-    switch (lsim_field_get_type(field)) {
-    case LSIM_TYPE_U16:
-        ((uint16_t *)col)[i] = !(v > 0.0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)v;
-        break;
-    case LSIM_TYPE_U32:
-        ((uint32_t *)col)[i] = !(v > 0.0) ? 0 : v >= 4294967295.0 ? 4294967295u : (uint32_t)v;
-        break;
-    default:
-        ((float *)col)[i] = (float)v;
-    }
-}
-
 static lsim_status read_points(las_file *f, uint32_t fields, lsim_points **out)
 {
     uint32_t held = LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |
@@ -243,18 +226,18 @@ static lsim_status read_points(las_file *f, uint32_t fields, lsim_points **out)
             const size_t i = i0 + k;
             for (int a = 0; a < 3; ++a) {
                 const int32_t coordinate = (int32_t)lsim_io_get_u32le(r + 4 * a);
-                store(p, (lsim_field)(LSIM_FIELD_X + a), i, coordinate * f->scale[a] + f->offset[a]);
+                lsim_points_set_value(p, (lsim_field)(LSIM_FIELD_X + a), i, coordinate * f->scale[a] + f->offset[a]);
             }
-            store(p, LSIM_FIELD_REFLECTIVITY, i, lsim_io_get_u16le(r + 12) / 65535.0);
+            lsim_points_set_value(p, LSIM_FIELD_REFLECTIVITY, i, lsim_io_get_u16le(r + 12) / 65535.0);
             const unsigned number = new_format ? r[14] & 15u : r[14] & 7u;
             const unsigned returns = new_format ? r[14] >> 4 : (r[14] >> 3) & 7u;
-            store(p, LSIM_FIELD_RETURN_INDEX, i, number ? number - 1.0 : 0.0);
-            store(p, LSIM_FIELD_NUM_RETURNS, i, returns);
+            lsim_points_set_value(p, LSIM_FIELD_RETURN_INDEX, i, number ? number - 1.0 : 0.0);
+            lsim_points_set_value(p, LSIM_FIELD_NUM_RETURNS, i, returns);
             if (pdrf_time[f->format])
-                store(p, LSIM_FIELD_TIME, i, lsim_io_get_f64le(r + pdrf_time[f->format]));
+                lsim_points_set_value(p, LSIM_FIELD_TIME, i, lsim_io_get_f64le(r + pdrf_time[f->format]));
             for (int e = 0; e < f->n_extra; ++e) {
                 const las_extra *x = &f->extra[e];
-                store(p, x->field, i, extra_value(r + x->offset, x->type) * x->scale + x->add);
+                lsim_points_set_value(p, x->field, i, extra_value(r + x->offset, x->type) * x->scale + x->add);
             }
         }
     }

@@ -3,8 +3,8 @@
  * every field asked for; LAS through inverse/las_read.c; a KITTI .bin (and its .label) read here. */
 #include "core/context.h"
 #include "inverse/las_read.h"
-#include "io/field_io.h"
 #include "inverse/scan_columns.h"
+#include "io/field_io.h"
 #include "points/points.h"
 
 #include <errno.h>
@@ -25,28 +25,6 @@ static int has_extension(const char *path, const char *ext)
     const char *slash = strrchr(path, '/');
     size_t base = slash ? (size_t)(slash - path) + 1 : 0;
     return n > base + e && strcasecmp(path + n - e, ext) == 0;
-}
-
-static uint32_t clamp_uint(double v, double max)
-{
-    if (!(v > 0.0))
-        return 0; /* NaN and negatives */
-    return v >= max ? (uint32_t)max : (uint32_t)v;
-}
-
-/* Store value v of field f at row i of p. */
-static void put(lsim_points *p, lsim_field f, size_t i, double v)
-{
-    switch (lsim_field_get_type(f)) {
-    case LSIM_TYPE_U16:
-        ((uint16_t *)p->column[f])[i] = (uint16_t)clamp_uint(v, 65535.0);
-        break;
-    case LSIM_TYPE_U32:
-        ((uint32_t *)p->column[f])[i] = clamp_uint(v, 4294967295.0);
-        break;
-    default:
-        ((float *)p->column[f])[i] = (float)v;
-    }
 }
 
 static lsim_status read_columns(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
@@ -76,7 +54,7 @@ static lsim_status read_columns(lsim_context *ctx, const char *path, uint32_t fi
         for (size_t k = 0; k < n; ++k)
             if (cols.value[k])
                 for (size_t i = 0; i < cols.count; ++i)
-                    put(p, which[k], i, cols.value[k][i]);
+                    lsim_points_set_value(p, which[k], i, cols.value[k][i]);
         p->count = cols.count;
         *out = p;
     }

@@ -50,6 +50,26 @@ static inline float *lsim_points_f32(lsim_points *p, lsim_field f) { return (flo
 static inline uint16_t *lsim_points_u16(lsim_points *p, lsim_field f) { return (uint16_t *)p->column[f]; }
 static inline uint32_t *lsim_points_u32(lsim_points *p, lsim_field f) { return (uint32_t *)p->column[f]; }
 
+/* Store a value read from a file at row i of field f, converted to the field's type: integers
+ * clamped into their range (NaN and negatives to 0), floats rounded. Nothing when the points do
+ * not hold f. */
+static inline void lsim_points_set_value(lsim_points *p, lsim_field f, size_t i, double v)
+{
+    void *col = p->column[f];
+    if (!col)
+        return;
+    switch (lsim_field_get_type(f)) {
+    case LSIM_TYPE_U16:
+        ((uint16_t *)col)[i] = !(v > 0.0) ? 0 : v >= 65535.0 ? 65535 : (uint16_t)v;
+        break;
+    case LSIM_TYPE_U32:
+        ((uint32_t *)col)[i] = !(v > 0.0) ? 0 : v >= 4294967295.0 ? 4294967295u : (uint32_t)v;
+        break;
+    default:
+        ((float *)col)[i] = (float)v;
+    }
+}
+
 /* Size in bytes of one element of a field. */
 size_t lsim_field_size(lsim_field field);
 
