@@ -85,6 +85,18 @@ def _dp(a):
     return a.ctypes.data_as(_lib.c_double_p) if a is not None else None
 
 
+class _Owned:
+    """Owns a C handle in self._h and frees it with the subclass's _free (a ctypes function held
+    by the class, so it is still there when instances die at interpreter exit)."""
+    _free = None
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            self._free(h)
+            self._h = None
+
+
 class _Context:
     """An lsim_context: owns the last-error text of the handles made from it."""
 

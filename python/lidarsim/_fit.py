@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lib
-from ._base import _b, _c_int, _dp, _enum
+from ._base import _Owned, _b, _c_int, _dp, _enum
 from ._scene import Scene
 from ._sensor import Sensor
 from ._lib import lib
@@ -34,11 +34,13 @@ class FitResult:
     parameters: dict
 
 
-class Fit:
+class Fit(_Owned):
     """A fit of `sensor` in `scene` to a real scan (lsim_fit): minimise the range residuals over the
     sensor's pose (dof "fixed", "se2": x, y, yaw, or "se3": all six), plus the reflectances, CW bias
     and object poses added with add_*. The sensor's pose is changed by evaluate and run. The Fit
     keeps the scene and the sensor alive."""
+
+    _free = lib.lsim_fit_destroy
 
     def __init__(self, scene, sensor, dof="se2"):
         if not isinstance(scene, Scene) or not isinstance(sensor, Sensor):
@@ -49,12 +51,6 @@ class Fit:
         self._ctx.check(lib.lsim_fit_create(scene._h, sensor._h, _enum(_DOF, dof, "dof"), ctypes.byref(h)),
                         sensor._ctx)
         self._h = h
-
-    def __del__(self, _destroy=lib.lsim_fit_destroy):
-        h = getattr(self, "_h", None)
-        if h:
-            _destroy(h)
-            self._h = None
 
     def _check(self, st):
         self._ctx.check(st, self._sensor._ctx)

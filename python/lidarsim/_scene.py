@@ -6,7 +6,8 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _b, _c_int, _dp, _dvec, _enum, _format, _progress_mode, _set_int, fields_mask
+from ._base import (_Context, _Owned, _b, _c_int, _dp, _dvec, _enum, _format, _progress_mode, _set_int,
+                    fields_mask)
 from ._points import _Buffer, PointBuffer, Points, _to_array
 from ._sensor import Sensor
 
@@ -17,10 +18,12 @@ _ENGINES = {"embree": 0, "raycast": 0, "brute": 1, "raster": 2}
 _FRAMES = {"sensor": 0, "world": 1}
 
 
-class Scene:
+class Scene(_Owned):
     """A scene (lsim_scene): objects with materials and labels, atmosphere and engine. Build it in
     code (Scene(), add_box, add_sphere, add_plane, add_mesh, add_triangles, ...) or load it from a
     YAML file with lidarsim.load(). Scan it with scene.scan(sensor)."""
+
+    _free = lib.lsim_scene_destroy
 
     def __init__(self, engine=None, _handle=None, _ctx=None):
         if _handle is None:
@@ -32,12 +35,6 @@ class Scene:
         self._ctx = _ctx
         if engine is not None:
             self.set_engine(engine)
-
-    def __del__(self, _destroy=lib.lsim_scene_destroy):
-        h = getattr(self, "_h", None)
-        if h:
-            _destroy(h)
-            self._h = None
 
     def _check(self, st):
         self._ctx.check(st)

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _b, _c_int, _dp, _dvec, _enum
+from ._base import _Context, _Owned, _b, _c_int, _dp, _dvec, _enum
 
 # ------------------------------------------------------------------------------------ sensor
 
@@ -30,10 +30,12 @@ def preset_description(name):
     return d.decode() if d is not None else None
 
 
-class Sensor:
+class Sensor(_Owned):
     """A lidar or time-of-flight sensor (lsim_sensor). Make one with Sensor.preset(name),
     Sensor.from_calibration(path), Sensor.rotating/planar/camera/pattern, or lidarsim.load().
     Angles are in degrees, lengths in metres, times in seconds."""
+
+    _free = lib.lsim_sensor_destroy
 
     def __init__(self, _handle, _ctx):
         self._h = _handle
@@ -97,12 +99,6 @@ class Sensor:
             raise ValueError("lidarsim: ring needs %d values, got %d" % (az.size, r.size))
         return cls._make(lib.lsim_sensor_create_pattern, az.size, _dp(az), _dp(el), _dp(t),
                          r.ctypes.data_as(_lib.c_uint16_p) if r is not None else None)
-
-    def __del__(self, _destroy=lib.lsim_sensor_destroy):
-        h = getattr(self, "_h", None)
-        if h:
-            _destroy(h)
-            self._h = None
 
     def _check(self, st):
         self._ctx.check(st)
