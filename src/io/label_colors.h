@@ -1,5 +1,6 @@
 /* SemanticKITTI's colour map (semantic-kitti.yaml's color_map, given there as BGR; here RGB) and
- * class names, for pictures coloured by semantic label. */
+ * class names, for pictures coloured by semantic label; its darkest colours are lightened to a 3:1
+ * luminance contrast against the plot background (label_colors.c). */
 #ifndef LSIM_IO_LABEL_COLORS_H
 #define LSIM_IO_LABEL_COLORS_H
 
