@@ -2,18 +2,14 @@
 #ifndef LSIM_SCENE_YAML_DOC_H
 #define LSIM_SCENE_YAML_DOC_H
 
+#include "core/yaml_load.h"
 #include "lidarsim.h"
 
 #include <stddef.h>
 #include <yaml.h>
 
-/* Bounded work: every YAML file (scene, calibration, calibration config) is refused beyond these,
- * before a document is built: nesting of lists/mappings, values (scalars, aliases, lists and
- * mappings: ~100 bytes of memory each once loaded) and bytes. Aliases (*name) are not expanded:
- * they point to a shared node, and every reader walks a fixed-depth schema. */
-#define LSIM_YAML_MAX_DEPTH 64
-#define LSIM_YAML_MAX_NODES 2000000
-#define LSIM_YAML_MAX_BYTES (64 << 20)
+/* Bounded work: every YAML file (scene, calibration, calibration config) is loaded by
+ * core/yaml_load.h, refused beyond its limits (depth, values, bytes) before a document is built. */
 
 typedef struct lsim_yaml {
     lsim_context *ctx;
@@ -23,6 +19,7 @@ typedef struct lsim_yaml {
 } lsim_yaml;
 
 lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y);
+
 void lsim_yaml_free(lsim_yaml *y);
 yaml_node_t *lsim_yaml_root(lsim_yaml *y);
 

@@ -1,6 +1,9 @@
 /* `sensor: {calibration: FILE}`: a real unit's calibration file as a sensor. The format is told
- * from the content: JSON with "lasers" (Velodyne table) or beam_altitude_angles (Ouster
- * metadata), XML (VeloView), else YAML with `lasers:` (ROS velodyne_pointcloud). */
+ * from the structure, never from words anywhere in the text: a file whose first character is `{`
+ * is JSON, parsed, then told by its keys (a top-level "lasers": Velodyne table;
+ * beam_altitude_angles: Ouster metadata); `<` is XML (VeloView); anything else is YAML, a ROS
+ * velodyne_pointcloud calibration when its top level has `lasers:`. Every reader bounds its work
+ * (unit_calibration.h), so no file of up to 16 MiB takes more than a bounded memory. */
 #include "sensor/unit_calibration.h"
 #include "core/file_open.h"
 
@@ -68,34 +71,33 @@ lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, ls
     const char *p = text + strspn(text, " \t\r\n");
     if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte order mark */
         p += 3 + strspn(p + 3, " \t\r\n");
-    if (*p == '{' && strstr(p, "\"lasers\"")) {
-        lsim_velodyne_table t;
-        st = lsim_velodyne_read_json(ctx, path, text, size, &t);
-        if (st == LSIM_OK)
-            st = lsim_velodyne_spec(ctx, path, &t, spec);
+    lsim_velodyne_table *velodyne = malloc(sizeof *velodyne);
+    lsim_ouster_table *ouster = malloc(sizeof *ouster);
+    int recognised = 1;
+    if (!velodyne || !ouster) {
+        st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
     } else if (*p == '{') {
-        lsim_ouster_table *t = malloc(sizeof *t);
-        st = t ? lsim_ouster_read_json(ctx, path, text, size, t)
-               : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+        lsim_unit_kind kind;
+        st = lsim_unit_read_json(ctx, path, text, size, velodyne, ouster, &kind);
         if (st == LSIM_OK)
-            st = lsim_ouster_spec(ctx, path, t, spec);
-        free(t);
+            st = kind == LSIM_UNIT_VELODYNE ? lsim_velodyne_spec(ctx, path, velodyne, spec)
+                                            : lsim_ouster_spec(ctx, path, ouster, spec);
     } else if (*p == '<') {
-        lsim_velodyne_table t;
-        st = lsim_velodyne_read_xml(ctx, path, text, size, &t);
+        st = lsim_velodyne_read_xml(ctx, path, text, size, velodyne);
         if (st == LSIM_OK)
-            st = lsim_velodyne_spec(ctx, path, &t, spec);
-    } else if (strstr(p, "lasers")) {
-        lsim_velodyne_table t;
-        st = lsim_velodyne_read_yaml(ctx, path, text, size, &t);
-        if (st == LSIM_OK)
-            st = lsim_velodyne_spec(ctx, path, &t, spec);
+            st = lsim_velodyne_spec(ctx, path, velodyne, spec);
     } else {
+        st = lsim_velodyne_read_yaml(ctx, path, text, size, velodyne, &recognised);
+        if (st == LSIM_OK)
+            st = lsim_velodyne_spec(ctx, path, velodyne, spec);
+    }
+    if (!recognised)
         st = lsim_fail(ctx, LSIM_ERR_PARSE,
                        "%s: not a sensor calibration lidarsim reads: expected an Ouster metadata JSON, a Velodyne table "
                        "as JSON ({\"lasers\": [...]}), ROS velodyne_pointcloud YAML (lasers: [...]) or VeloView XML",
                        path);
-    }
+    free(velodyne);
+    free(ouster);
     free(text);
     if (st == LSIM_OK && lsim_sensor_spec_validate(ctx, spec) != LSIM_OK) { /* e.g. a lidar_mode no unit has */
         char msg[LSIM_ERROR_MAX];

@@ -52,15 +52,32 @@ lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_o
  * a real OS-1-128's lidar_origin_to_beam_origin_mm and lidar_to_sensor_transform offsets. */
 lsim_status lsim_ouster_nominal_geometry(lsim_context *ctx, lsim_sensor_spec *spec);
 
+/* Bounded work on any file of up to 16 MiB (unit_calibration.c's limit), whatever it holds:
+ * - JSON: at most this many values (numbers, strings, arrays, objects), counted over the text
+ *   before json-c builds anything; a real metadata file has a few thousand;
+ * - ROS YAML: the bounded YAML loader (core/yaml_load.h: depth 64) with at most this many values
+ *   and no list or mapping longer than LSIM_VELODYNE_MAX_LASERS;
+ * - XML: no DOCTYPE but a bare `<!DOCTYPE name>` (no internal subset, no external DTD, so no
+ *   entity is ever declared or expanded), no entity reference, at most this many nodes (elements,
+ *   attributes, text, comments) and this nesting. */
+#define LSIM_UNIT_JSON_MAX_VALUES 100000
+#define LSIM_VELODYNE_YAML_MAX_VALUES 100000
+#define LSIM_VELODYNE_XML_MAX_NODES 100000
+#define LSIM_VELODYNE_XML_MAX_DEPTH 64
+
 /* Readers: text of the whole file in, table out; messages name `path` and the line or key. */
-lsim_status lsim_velodyne_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
-                                    lsim_velodyne_table *table);
+typedef enum lsim_unit_kind { LSIM_UNIT_VELODYNE = 1, LSIM_UNIT_OUSTER = 2 } lsim_unit_kind;
+/* A JSON calibration, told by its keys (not by its text): a top-level "lasers" is a Velodyne table
+ * (into *velodyne), beam_altitude_angles (top-level or in beam_intrinsics) Ouster metadata (into
+ * *ouster); *kind says which. Neither, or both, is a parse error naming the file. */
+lsim_status lsim_unit_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
+                                lsim_velodyne_table *velodyne, lsim_ouster_table *ouster, lsim_unit_kind *kind);
+/* ROS YAML. *recognised is 0 (with a parse error) when the text is YAML without a top-level
+ * `lasers`: a file of some other kind. */
 lsim_status lsim_velodyne_read_yaml(lsim_context *ctx, const char *path, const char *text, size_t size,
-                                    lsim_velodyne_table *table);
+                                    lsim_velodyne_table *table, int *recognised);
 lsim_status lsim_velodyne_read_xml(lsim_context *ctx, const char *path, const char *text, size_t size,
                                    lsim_velodyne_table *table);
-lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
-                                  lsim_ouster_table *table);
 
 /* The built-in tables the Velodyne presets are made of (velodyne_tables.c; NULL for a preset
  * that has none), and the preset's beams and timing from its table. */

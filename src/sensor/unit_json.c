@@ -14,9 +14,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Line and column of byte `at` of the text. */
+static void json_where(const char *text, size_t size, size_t at, size_t *line, size_t *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < at && i < size; ++i, ++*col)
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 0;
+        }
+}
+
+/* Refuse a text of more than LSIM_UNIT_JSON_MAX_VALUES values before json-c builds them (json-c
+ * spends ~100 bytes a value: 8 M zeros in 16 MiB would take ~1 GB). Every value but the first
+ * follows a `[`, `{` or `,` outside strings, so their count bounds the values. */
+static lsim_status json_bound(lsim_context *ctx, const char *path, const char *text, size_t size)
+{
+    size_t values = 1;
+    int in_string = 0;
+    for (size_t i = 0; i < size; ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if ((c == ',' || c == '[' || c == '{') && ++values > LSIM_UNIT_JSON_MAX_VALUES) {
+            size_t line, col;
+            json_where(text, size, i, &line, &col);
+            return lsim_fail(ctx, LSIM_ERR_PARSE,
+                             "%s:%zu:%zu: more than %d JSON values; a sensor calibration has a few thousand (refused "
+                             "to bound memory and time)", path, line, col, LSIM_UNIT_JSON_MAX_VALUES);
+        }
+    }
+    return LSIM_OK;
+}
+
 static lsim_status json_parse(lsim_context *ctx, const char *path, const char *text, size_t size,
                               json_object **out)
 {
+    lsim_status bounded = json_bound(ctx, path, text, size);
+    if (bounded != LSIM_OK)
+        return bounded;
     json_tokener *tok = json_tokener_new_ex(64);
     if (!tok)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading %s", path);
@@ -33,12 +75,8 @@ static lsim_status json_parse(lsim_context *ctx, const char *path, const char *t
     }
     if (!root || err != json_tokener_success) {
         json_object_put(root);
-        size_t line = 1, col = 1;
-        for (size_t i = 0; i < at && i < size; ++i, ++col)
-            if (text[i] == '\n') {
-                ++line;
-                col = 0;
-            }
+        size_t line, col;
+        json_where(text, size, at, &line, &col);
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu:%zu: not valid JSON (%s)", path, line, col,
                          err == json_tokener_continue ? "the file ends inside a value" : json_tokener_error_desc(err));
     }
@@ -73,23 +111,18 @@ static lsim_status json_number(lsim_context *ctx, const char *path, json_object 
     return LSIM_OK;
 }
 
-lsim_status lsim_velodyne_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
-                                    lsim_velodyne_table *table)
+static lsim_status velodyne_read(lsim_context *ctx, const char *path, json_object *root,
+                                 lsim_velodyne_table *table)
 {
-    json_object *root;
-    lsim_status st = json_parse(ctx, path, text, size, &root);
-    if (st != LSIM_OK)
-        return st;
+    lsim_status st;
     memset(table, 0, sizeof *table);
     json_object *lasers = NULL;
     if (!json_object_object_get_ex(root, "lasers", &lasers) || !json_object_is_type(lasers, json_type_array)) {
-        json_object_put(root);
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: a Velodyne table needs \"lasers\": [ {laser_id, vert_correction, "
                          "rot_correction, ...}, ... ]", path);
     }
     size_t n = json_object_array_length(lasers);
     if (n < 1 || n > LSIM_VELODYNE_MAX_LASERS) {
-        json_object_put(root);
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: lasers has %zu entries, must be 1..%d", path, n,
                          LSIM_VELODYNE_MAX_LASERS);
     }
@@ -116,7 +149,6 @@ lsim_status lsim_velodyne_read_json(lsim_context *ctx, const char *path, const c
             out->id = (int)id;
     }
     table->count = (int)n;
-    json_object_put(root);
     return st; /* lsim_velodyne_spec checks the table as a whole */
 }
 
@@ -155,13 +187,9 @@ static lsim_status ouster_numbers(lsim_context *ctx, const char *path, json_obje
     return LSIM_OK;
 }
 
-lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
-                                  lsim_ouster_table *t)
+static lsim_status ouster_read(lsim_context *ctx, const char *path, json_object *root, lsim_ouster_table *t)
 {
-    json_object *root;
-    lsim_status st = json_parse(ctx, path, text, size, &root);
-    if (st != LSIM_OK)
-        return st;
+    lsim_status st;
     memset(t, 0, sizeof *t);
     int n_alt = 0, n_az = 0, n_tf = 0;
     st = ouster_numbers(ctx, path, root, "beam_altitude_angles", t->altitude_deg, LSIM_OUSTER_MAX_BEAMS, &n_alt);
@@ -222,6 +250,30 @@ lsim_status lsim_ouster_read_json(lsim_context *ctx, const char *path, const cha
     }
     if (prod && json_object_is_type(prod, json_type_string))
         lsim_strlcpy(t->product, json_object_get_string(prod), sizeof t->product);
+    return st;
+}
+
+lsim_status lsim_unit_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
+                                lsim_velodyne_table *velodyne, lsim_ouster_table *ouster, lsim_unit_kind *kind)
+{
+    json_object *root = NULL;
+    lsim_status st = json_parse(ctx, path, text, size, &root);
+    if (st != LSIM_OK)
+        return st;
+    const int is_velodyne = json_object_is_type(root, json_type_object) && json_object_object_get_ex(root, "lasers", NULL);
+    const int is_ouster = json_object_is_type(root, json_type_object) && ouster_get(root, "beam_altitude_angles");
+    if (is_velodyne && is_ouster)
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: has both \"lasers\" (a Velodyne table) and \"beam_altitude_angles\" "
+                       "(Ouster metadata); a calibration is one of them", path);
+    else if (is_velodyne)
+        st = velodyne_read(ctx, path, root, velodyne);
+    else if (is_ouster)
+        st = ouster_read(ctx, path, root, ouster);
+    else
+        st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: not a sensor calibration lidarsim reads: a JSON calibration is a "
+                       "Velodyne table (a top-level \"lasers\": [...]) or Ouster metadata (\"beam_altitude_angles\", "
+                       "at the top or in \"beam_intrinsics\")", path);
+    *kind = is_velodyne ? LSIM_UNIT_VELODYNE : LSIM_UNIT_OUSTER;
     json_object_put(root);
     return st;
 }
