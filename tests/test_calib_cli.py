@@ -6,8 +6,8 @@ usage: test_calib_cli.py LIDARSIM_BINARY WORK_DIR
   - a synthetic scan written here (a board at 0.6 m turned 2 deg, clutter around it): calibrate
     from data.config, from YAML and in the one-material form; the file is written, --json parses
     and has the required keys; the fitted distance and normal are right;
-  - the real RPLIDAR scans (LSIM_SHARED_DIR/data/apollosim-rplidar, MIT, (c) 2023 Gavri Kepets;
-    skipped when absent): --json has five materials with the required keys, each fitted distance is
+  - the real RPLIDAR scans (data/apollosim-rplidar, MIT, (c) 2023 Gavri Kepets;
+    shipped in the repository): --json has five materials with the required keys, each fitted distance is
     within 5 mm of the median range of the beams within +-2 deg of the fitted normal (computed here
     from the raw files); the table of fitted vs configured distances is printed;
   - bad input: malformed scan lines, no board, bad configs and options -> non-zero exit (2 for
@@ -23,10 +23,11 @@ import shutil
 import subprocess
 import sys
 
+import repo_data
+
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
-SHARED = os.environ.get("LSIM_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
-REAL = os.path.join(SHARED, "data", "apollosim-rplidar")
+REAL = repo_data.RPLIDAR
 failures = []
 
 BIN_KEYS = ("angle_deg", "n", "mean_intensity", "std_intensity", "std_range_m", "drop_rate")
@@ -163,10 +164,7 @@ def test_synthetic():
 
 
 def test_real():
-    config = os.path.join(REAL, "data.config")
-    if not os.path.exists(config):
-        print("test_calib_cli: real data SKIPPED (%s not found)" % config)
-        return
+    config = repo_data.need(os.path.join(REAL, "data.config"))
     d = case_dir("real")
     rc, out, err = run(["calibrate", config, "-o", "cal.yaml", "--json"], d)
     check(rc == 0, "real: exit %d: %s" % (rc, err))

@@ -3,7 +3,7 @@
 
 usage: test_calib_outputs.py LIDARSIM_BINARY WORK_DIR
 
-Built from the real RPLIDAR wall scan (LSIM_SHARED_DIR/data/apollosim-rplidar; skipped when absent),
+Built from the real RPLIDAR wall scan (data/apollosim-rplidar, shipped in the repository),
 cut to a few revolutions (720 beams each):
   - a recording that stops mid-revolution (5 revolutions + 300 beams) validates exactly as its 5
     complete revolutions do (same validation.csv), and says that it left the 300 beams out; it
@@ -29,10 +29,11 @@ import shutil
 import subprocess
 import sys
 
+import repo_data
+
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
-SHARED = os.environ.get("LSIM_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
-WALL = os.path.join(SHARED, "data", "apollosim-rplidar", "data", "wall_data.txt")
+WALL = os.path.join(repo_data.RPLIDAR, "data", "wall_data.txt")
 failures = []
 
 
@@ -255,9 +256,7 @@ def test_full_disk(wall):
 
 
 def main():
-    if not os.path.exists(WALL):
-        print("NOTE: %s is absent: skipped" % WALL)
-        return 77
+    repo_data.need(WALL)
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     wall = [l for l in open(WALL) if l.strip() and not l.startswith("#")]

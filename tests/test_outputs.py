@@ -29,6 +29,8 @@ import sys
 import threading
 import time
 
+import repo_data
+
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 failures = []
@@ -213,10 +215,7 @@ def test_fifo():
 
 def test_calibrate_fifo():
     """calibrate checks its output before the work without opening it: a FIFO gets the whole file."""
-    config = os.path.join(os.environ.get("LSIM_SHARED_DIR", ""), "data", "apollosim-rplidar", "data.config")
-    if not os.path.exists(config):
-        skip("calibrate fifo: no ../shared/data here")
-        return
+    config = repo_data.need(os.path.join(repo_data.RPLIDAR, "data.config"))
     d = case_dir("calibrate_fifo")
     code, out, err = run(["calibrate", config, "-o", "ref.yaml"], d, timeout=120)
     check(code == 0, "calibrate fifo: reference run exit %d: %s" % (code, err.strip()))

@@ -4,9 +4,9 @@
 usage: test_readme_blocks.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the source tree)
 
 Every fenced block of README.md, then of docs/*.md (sorted), in document order, in one scratch
-tree WORK_DIR/tree (a copy of examples/, links to python/, tools/, include/ and the build's
-binary and library under build/; WORK_DIR/shared links to the shared data so `../shared/...`
-resolves as it does from the source tree):
+tree WORK_DIR/tree (a copy of examples/, links to python/, tools/, include/, tests/, the
+repository's data/ and the build's binary and library under build/; nothing outside the
+repository is linked, so the blocks run as they do in a fresh clone):
   sh / bash / shell  every logical line (`\\` continuations joined; blank and comment lines
                      skipped) runs with bash in the tree, `lidarsim` and `build/lidarsim` being the
                      binary under test; each must exit 0. A line whose comment says
@@ -39,7 +39,6 @@ BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.environ.get("LSIM_SOURCE_DIR") or os.path.join(HERE, ".."))
-SHARED = os.path.abspath(os.environ.get("LSIM_SHARED_DIR") or os.path.join(SRC, "..", "shared"))
 BUILD = os.path.dirname(BINARY)
 LIBRARY = os.path.join(BUILD, "liblidarsim.so")
 TREE = os.path.join(WORK, "tree")
@@ -261,11 +260,9 @@ def make_tree():
     for lib in glob.glob(os.path.join(BUILD, "liblidarsim.*")):
         os.symlink(lib, os.path.join(TREE, "build", os.path.basename(lib)))
     shutil.copytree(os.path.join(SRC, "examples"), os.path.join(TREE, "examples"))
-    for d in ("python", "tools", "include", "tests"):
+    for d in ("python", "tools", "include", "tests", "data"):
         os.symlink(os.path.join(SRC, d), os.path.join(TREE, d))
     os.makedirs(os.path.join(TREE, "docs"))
-    if os.path.isdir(SHARED):
-        os.symlink(SHARED, os.path.join(WORK, "shared"))
 
 
 def main():

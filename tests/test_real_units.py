@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Real sensors beam by beam (issue 10), against the real files in
-$LSIM_SHARED_DIR/data/sensor-calibrations (Ouster metadata, Velodyne per-laser tables).
+data/sensor-calibrations (shipped in the repository) (Ouster metadata, Velodyne per-laser tables).
 
 usage: test_real_units.py LIDARSIM_BINARY WORK_DIR
 
@@ -31,11 +31,11 @@ import sys
 
 import numpy as np
 
+import repo_data
+
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
-SHARED = os.environ.get("LSIM_SHARED_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                                        "shared"))
-CAL = os.path.join(SHARED, "data", "sensor-calibrations")
+CAL = repo_data.CALIBRATIONS
 failures = []
 ROOM = "objects:\n  - box: {size: [20, 20, 8]}\n"
 
@@ -343,9 +343,7 @@ def test_bad_files():
 
 def main():
     os.makedirs(WORK, exist_ok=True)
-    if not os.path.isdir(CAL):
-        print("SKIP: %s is absent" % CAL)
-        sys.exit(77)
+    repo_data.need(CAL)
     rows = test_hdl64e_import()
     test_ouster_import()
     test_text_forms(rows)
