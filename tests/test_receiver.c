@@ -360,6 +360,75 @@ static void test_ambient(void)
     CHECK(differ > 40);
 }
 
+/* lsim_receiver_ambient, the scan's model of sunlight on a noise-free beam: nothing without
+ * background; the analytic drop-out rate, range noise and Rice false-echo rate; the mode's
+ * selection over true and false echoes. */
+static void test_ambient_analytic(void)
+{
+    lsim_receiver rx = make_rx(LSIM_RETURN_ALL);
+    rx.shot_noise = 0.05;
+    rx.max_range = 200.0;
+    lsim_contribution c = contrib(50.0f, 1.1f, 0.0f);
+    lsim_echo in[LSIM_MAX_RETURNS], out[LSIM_MAX_RETURNS];
+    int m = lsim_receiver_echoes(&rx, &c, 1, NULL, in);
+    CHECK(m == 1);
+    /* no background: the echoes as they are, no draw */
+    lsim_rng_stream s = lsim_rng_stream_make(3, 0, 0);
+    CHECK(lsim_receiver_ambient(&rx, in, m, &s, out) == 1 && memcmp(in, out, sizeof(lsim_echo)) == 0);
+    CHECK(s.draw == 0 && s.next == 4);
+    CHECK(lsim_receiver_ambient(&rx, in, m, NULL, out) == 1 && memcmp(in, out, sizeof(lsim_echo)) == 0);
+    /* B = 16: s_n = 0.2, an echo 0.1 (half a sigma) above T = 1 is lost with P = Phi(-0.5) = 0.3085;
+     * its range noise sqrt2 sigma s_n / 1.1. B = 49: false echoes at Rice's rate over the 200 m
+     * less the echo's width (about 1.5 a beam) */
+    rx.background = 16.0;
+    const double sigma = sigma_of(rx.pulse_width_ns), sn = 0.2;
+    long lost = 0, falses = 0;
+    stats st = {0, 0, 0};
+    for (int b = 0; b < BEAMS; ++b) {
+        s = lsim_rng_stream_make(8, 1, (uint64_t)b);
+        int n = lsim_receiver_ambient(&rx, in, m, &s, out), found = 0;
+        for (int i = 0; i < n; ++i) {
+            if (out[i].dominant >= 0) {
+                found = 1;
+                stats_add(&st, out[i].range);
+            }
+        }
+        lost += !found;
+    }
+    rx.background = 49.0;
+    const double u = rx.threshold / 0.35, rate = exp(-0.5 * u * u) / (2.0 * 3.14159265358979 * sqrt(2.0) * sigma);
+    for (int b = 0; b < BEAMS; ++b) {
+        s = lsim_rng_stream_make(8, 3, (uint64_t)b);
+        int n = lsim_receiver_ambient(&rx, in, m, &s, out);
+        for (int i = 0; i < n; ++i) {
+            if (out[i].dominant < 0) {
+                ++falses;
+                CHECK(out[i].power > rx.threshold && out[i].range >= 0.0f && out[i].range <= 200.0f);
+            }
+        }
+    }
+    const double drop = (double)lost / BEAMS, per_beam = (double)falses / BEAMS;
+    const double range_sd = stats_std(&st), expect_sd = sqrt(2.0) * sigma * sn / 1.1;
+    const double expect_falses = rate * (200.0 - in[0].epw);
+    printf("ambient (analytic): drop-out %.4f (expected 0.3085), range std %.5f m (expected %.5f), false echoes "
+           "per beam %.4f (Rice %.4f)\n", drop, range_sd, expect_sd, per_beam, expect_falses);
+    CHECK_NEAR(drop, 0.3085, 0.015);
+    CHECK_NEAR(range_sd / expect_sd, 1.0, 0.04);
+    CHECK_NEAR(per_beam / expect_falses, 1.0, 0.05);
+    /* first: the nearest of the echo and the false echoes before it; last: the farthest */
+    rx.background = 400.0; /* u = 1 / 2: false echoes all over the 200 m */
+    rx.mode = LSIM_RETURN_FIRST;
+    s = lsim_rng_stream_make(8, 2, 0);
+    CHECK(lsim_receiver_ambient(&rx, in, m, &s, out) == 1 && out[0].dominant < 0 && out[0].range < 50.0f);
+    rx.mode = LSIM_RETURN_LAST;
+    s = lsim_rng_stream_make(8, 2, 0);
+    CHECK(lsim_receiver_ambient(&rx, in, m, &s, out) == 1 && out[0].dominant < 0 && out[0].range > 50.0f);
+    /* the same stream: the same echoes */
+    lsim_echo again[LSIM_MAX_RETURNS];
+    s = lsim_rng_stream_make(8, 2, 0);
+    CHECK(lsim_receiver_ambient(&rx, in, m, &s, again) == 1 && memcmp(out, again, sizeof(lsim_echo)) == 0);
+}
+
 static void test_robustness(void)
 {
     lsim_receiver rx = make_rx(LSIM_RETURN_ALL);
@@ -590,6 +659,7 @@ int main(void)
     test_epw_growth();
     test_modes();
     test_ambient();
+    test_ambient_analytic();
     test_robustness();
     test_fast_path_matches_sampled();
     test_single_closed_form();

@@ -100,8 +100,6 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
         f->noise_model.range_sigma = 0.0f; /* range noise comes from the samples */
         f->noise_model.noise_floor = 0.0f;
     }
-    f->noise_model_ambient = f->noise_model;
-    f->noise_model_ambient.noise_floor = 0.0f;
     f->noise = options->noise;
     f->surfaces = &ws->surfaces;
     f->range_resolution = (float)spec->range_resolution;

@@ -18,7 +18,6 @@ typedef struct lsim_frame_setup {
     lsim_cw_receiver cw_receiver;
     lsim_fog fog;
     lsim_noise_model noise_model;
-    lsim_noise_model noise_model_ambient; /* for echoes the receiver measured in ambient noise: no SNR draws */
     const lsim_surfaces *surfaces;
     float range_resolution;
     float merge_tolerance; /* contributions of one surface closer than this may merge (sigma / 2) */

@@ -62,10 +62,15 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
     rx.background = background;
     lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
     lsim_echo echoes[LSIM_MAX_RETURNS];
-    int use_noise = f->noise && background > 0.0f;
-    int m = f->cw              ? lsim_cw_measure(&f->cw_receiver, c, n, f->noise ? &rng : NULL, echoes)
-            : n == 1 && !use_noise ? lsim_receiver_single(&rx, c, echoes)
-                                   : lsim_receiver_echoes(&rx, c, n, use_noise ? &rng : NULL, echoes);
+    int m = f->cw   ? lsim_cw_measure(&f->cw_receiver, c, n, f->noise ? &rng : NULL, echoes)
+            : n == 1 ? lsim_receiver_single(&rx, c, echoes)
+                     : lsim_receiver_echoes(&rx, c, n, NULL, echoes);
+    if (f->noise && !f->cw && background > 0.0f) {
+        /* Sunlight: its shot noise on these echoes and its false echoes, from a stream of their
+         * own, so that the draws below are those of the sunless beam (continuous in the irradiance). */
+        lsim_rng_stream sun = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam | LSIM_AMBIENT_STREAM);
+        m = lsim_receiver_ambient(&rx, echoes, m, &sun, echoes);
+    }
     size_t kept = 0, slot = beam * (size_t)out->slots;
     for (int k = 0; k < m; ++k) {
         float r = echoes[k].range, intensity = echoes[k].power;
@@ -80,8 +85,10 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
             if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, f->range_resolution, &rng,
                                        &r, &intensity))
                 continue;
-        } else if (!lsim_noise_measure(use_noise ? &f->noise_model_ambient : &f->noise_model, &rng, &r, &intensity)) {
-            /* with ambient light the receiver has sampled a noisy waveform: no second SNR draw */
+        } else if (dom < 0) { /* a false echo of sunlight: noise already, only gated */
+            if (!(r > 0.0f && r >= f->noise_model.range_min))
+                continue;
+        } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
             continue;
         }
         if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */

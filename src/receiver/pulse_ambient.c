@@ -1,7 +1,13 @@
-/* The pulsed receiver's false echoes from ambient light outside the sampled windows (pulsed.c's
- * opening comment, "Ambient light and noise"): K ~ Poisson(nu L_out) up-crossings of T placed
- * uniformly there, each with a Gaussian process's high-level excursion shape. */
+/* Ambient light on the pulsed receiver (pulsed.c's opening comment, "Ambient light and noise").
+ *  - lsim_pulse_ambient_echoes: the false echoes outside the sampled windows, K ~ Poisson(nu L_out)
+ *    up-crossings of T placed uniformly there, each with a Gaussian process's high-level
+ *    excursion shape (the sampled noisy waveform's part beyond its windows).
+ *  - lsim_receiver_ambient: the scan's model (pulsed.h), on a noise-free beam's echoes: the
+ *    background's shot noise on each echo and the same false echoes outside them. */
 #include "receiver/pulse_wave.h"
+
+#include <float.h>
+#include <string.h>
 
 #define FALSE_HALF 16 /* false echoes drawn at each end when there are many */
 
@@ -98,4 +104,72 @@ void lsim_pulse_ambient_echoes(beam *b, const double *wlo, const double *whi, in
         double t = base + (1.0 - base) * M;
         false_echo(b, s, outside_map(wlo, whi, nw, rmax, t * L), u);
     }
+}
+
+/* Windows of the echoes (range -+ epw / 2), sorted by start. */
+static int echo_windows(const lsim_echo *e, int m, double *wlo, double *whi)
+{
+    int n = 0;
+    for (int i = 0; i < m; ++i) {
+        double lo = e[i].range - 0.5 * e[i].epw, hi = e[i].range + 0.5 * e[i].epw;
+        int j = n++;
+        while (j > 0 && wlo[j - 1] > lo) {
+            wlo[j] = wlo[j - 1];
+            whi[j] = whi[j - 1];
+            --j;
+        }
+        wlo[j] = lo;
+        whi[j] = hi;
+    }
+    return n;
+}
+
+int lsim_receiver_ambient(const lsim_receiver *rx, const lsim_echo *in, int m, lsim_rng_stream *rng, lsim_echo *out)
+{
+    if (!out || !lsim_pulse_receiver_valid(rx) || m < 0 || (m > 0 && !in))
+        return 0;
+    if (m > LSIM_MAX_RETURNS)
+        m = LSIM_MAX_RETURNS;
+    const double k = rx->shot_noise, B = rx->background;
+    const double sn = k > 0.0 && B > 0.0 && k <= DBL_MAX && B <= DBL_MAX ? k * sqrt(B) : 0.0;
+    if (!(sn > 0.0) || !rng || !isfinite(sn)) {
+        if (out != in)
+            for (int i = 0; i < m; ++i)
+                out[i] = in[i];
+        return m;
+    }
+    beam b;
+    lsim_pulse_beam_init(&b, rx);
+    b.noisy = 1;
+    b.k = k;
+    b.B = B;
+    b.rng = rng;
+    /* each echo: two deviates, drawn whatever happens to it, so the stream stays aligned */
+    const double jitter = 1.4142135623730951 * b.sigma;
+    selection s;
+    memset(&s, 0, sizeof s);
+    double wlo[LSIM_MAX_RETURNS], whi[LSIM_MAX_RETURNS];
+    int nw = echo_windows(in, m, wlo, whi);
+    for (int i = 0; i < m; ++i) {
+        const double z_range = (double)lsim_rng_stream_normalf(rng), z_peak = (double)lsim_rng_stream_normalf(rng);
+        const double peak = in[i].power;
+        double range = in[i].range;
+        if (peak > 0.0)
+            range += jitter * sn / peak * z_range;
+        const double noisy_peak = peak + sn * z_peak;
+        if (noisy_peak > b.T)
+            consider(&s, range, noisy_peak, in[i].epw, in[i].dominant);
+    }
+    double rmax = rx->max_range;
+    if (!(rmax > 0.0) || !isfinite(rmax))
+        rmax = 0.0;
+    if (rmax > 1e9)
+        rmax = 1e9;
+    lsim_pulse_ambient_echoes(&b, wlo, whi, nw, rmax, &s);
+    int max_returns = rx->max_returns < 1 ? 1 : rx->max_returns > LSIM_MAX_RETURNS ? LSIM_MAX_RETURNS : rx->max_returns;
+    lsim_echo sel[LSIM_MAX_RETURNS];
+    int n = lsim_pulse_select(&s, rx->mode, max_returns, sel);
+    for (int i = 0; i < n; ++i)
+        out[i] = sel[i];
+    return n;
 }

@@ -113,6 +113,14 @@ static inline void consider(selection *s, double range, double power, double epw
     }
 }
 
+/* Is rx usable (pulse width, threshold, mode)? (pulsed.c) */
+int lsim_pulse_receiver_valid(const lsim_receiver *rx);
+/* A beam's constants from rx, noise-free, no contributions (pulsed.c). */
+void lsim_pulse_beam_init(beam *b, const lsim_receiver *rx);
+/* The echoes `mode` selects from s, nearest first (max_returns 1..LSIM_MAX_RETURNS); 0 when s is
+ * empty (pulsed.c). */
+int lsim_pulse_select(const selection *s, lsim_return_mode mode, int max_returns, lsim_echo *out);
+
 /* Sampled detection over one cluster [lo, hi] of b (b->c0..b->c1) into s (pulse_grid.c). */
 void lsim_pulse_scan_cluster(beam *b, double lo, double hi, selection *s);
 

@@ -59,6 +59,10 @@
  * below a mean of 30, the normal approximation above (means capped at 1e9).
  * An echo found in the sampled window whose signal part xi(peak) is less than half its peak
  * value (mostly noise) is a false echo too (dominant -1).
+ * A scan does not sample this noisy waveform: it adds the background's noise to the noise-free
+ * echoes in closed form (lsim_receiver_ambient, pulse_ambient.c), the same false echoes outside
+ * them, and keeps the SNR model for the signal's own noise, so that its frames are continuous in
+ * the irradiance; the sampled model is the reference for tests.
  *
  * Selection (mode): first = nearest, last = farthest, strongest = highest power (ties: nearest),
  * dual = strongest and last, or strongest and second strongest if they are the same echo, all =
@@ -104,7 +108,7 @@ double lsim_pulse_range_sigma(double pulse_width_ns)
     return lsim_pulse_range_fwhm(pulse_width_ns) / FWHM_PER_SIGMA;
 }
 
-static int receiver_valid(const lsim_receiver *rx)
+int lsim_pulse_receiver_valid(const lsim_receiver *rx)
 {
     if (!rx)
         return 0;
@@ -266,7 +270,7 @@ static int write_echo(const cand *c, lsim_echo *out)
     return 1;
 }
 
-static void beam_init(beam *b, const lsim_receiver *rx)
+void lsim_pulse_beam_init(beam *b, const lsim_receiver *rx)
 {
     /* the noise rings are written before they are read: not cleared */
     b->noisy = 0;
@@ -348,10 +352,53 @@ static int fast_cluster(const beam *b, int c0, int c1, selection *s)
     return 1;
 }
 
+/* The echoes the mode selects from s, nearest first. */
+int lsim_pulse_select(const selection *s, lsim_return_mode mode, int max_returns, lsim_echo *out)
+{
+    if (s->next_id == 0)
+        return 0;
+    int m = 0;
+    switch (mode) {
+    case LSIM_RETURN_FIRST:
+        m += write_echo(&s->near[0], &out[m]);
+        break;
+    case LSIM_RETURN_LAST:
+        m += write_echo(&s->last, &out[m]);
+        break;
+    case LSIM_RETURN_STRONGEST:
+        m += write_echo(&s->top[0], &out[m]);
+        break;
+    case LSIM_RETURN_DUAL: {
+        const cand *x = &s->top[0], *y = NULL;
+        if (s->last.id != s->top[0].id)
+            y = &s->last;
+        else if (s->n_top == 2)
+            y = &s->top[1];
+        if (y && max_returns >= 2) {
+            if (cand_before(y, x)) {
+                const cand *t = x;
+                x = y;
+                y = t;
+            }
+            m += write_echo(x, &out[m]);
+            m += write_echo(y, &out[m]);
+        } else {
+            m += write_echo(x, &out[m]);
+        }
+        break;
+    }
+    case LSIM_RETURN_ALL:
+        for (int i = 0; i < s->n_near && i < max_returns; ++i)
+            m += write_echo(&s->near[i], &out[m]);
+        break;
+    }
+    return m;
+}
+
 static int receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, int count, lsim_rng_stream *rng,
                            lsim_echo *out, int fast)
 {
-    if (!out || !receiver_valid(rx))
+    if (!out || !lsim_pulse_receiver_valid(rx))
         return 0;
     if (!c || count < 0)
         count = 0;
@@ -362,7 +409,7 @@ static int receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, 
         max_returns = LSIM_MAX_RETURNS;
 
     beam b;
-    beam_init(&b, rx);
+    lsim_pulse_beam_init(&b, rx);
     b.noisy = rng && rx->shot_noise > 0.0 && rx->shot_noise <= DBL_MAX;
     if (b.noisy) {
         b.k = rx->shot_noise;
@@ -417,44 +464,7 @@ static int receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, 
         lsim_pulse_ambient_echoes(&b, wlo, whi, nw, rmax, &s);
     }
 
-    if (s.next_id == 0)
-        return 0;
-    int m = 0;
-    switch (rx->mode) {
-    case LSIM_RETURN_FIRST:
-        m += write_echo(&s.near[0], &out[m]);
-        break;
-    case LSIM_RETURN_LAST:
-        m += write_echo(&s.last, &out[m]);
-        break;
-    case LSIM_RETURN_STRONGEST:
-        m += write_echo(&s.top[0], &out[m]);
-        break;
-    case LSIM_RETURN_DUAL: {
-        const cand *x = &s.top[0], *y = NULL;
-        if (s.last.id != s.top[0].id)
-            y = &s.last;
-        else if (s.n_top == 2)
-            y = &s.top[1];
-        if (y && max_returns >= 2) {
-            if (cand_before(y, x)) {
-                const cand *t = x;
-                x = y;
-                y = t;
-            }
-            m += write_echo(x, &out[m]);
-            m += write_echo(y, &out[m]);
-        } else {
-            m += write_echo(x, &out[m]);
-        }
-        break;
-    }
-    case LSIM_RETURN_ALL:
-        for (int i = 0; i < s.n_near && i < max_returns; ++i)
-            m += write_echo(&s.near[i], &out[m]);
-        break;
-    }
-    return m;
+    return lsim_pulse_select(&s, rx->mode, max_returns, out);
 }
 
 int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, int count, lsim_rng_stream *rng,
@@ -471,10 +481,10 @@ int lsim_receiver_echoes_sampled(const lsim_receiver *rx, const lsim_contributio
 
 double lsim_receiver_waveform(const lsim_receiver *rx, const lsim_contribution *c, int count, double r)
 {
-    if (!receiver_valid(rx) || !c || count <= 0)
+    if (!lsim_pulse_receiver_valid(rx) || !c || count <= 0)
         return 0.0;
     beam b;
-    beam_init(&b, rx);
+    lsim_pulse_beam_init(&b, rx);
     double s = 0.0;
     for (int i = 0; i < count; ++i) {
         wcontrib x;

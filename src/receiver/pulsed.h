@@ -69,6 +69,27 @@ int lsim_receiver_echoes(const lsim_receiver *rx, const lsim_contribution *c, in
 int lsim_receiver_echoes_sampled(const lsim_receiver *rx, const lsim_contribution *c, int count,
                                  lsim_rng_stream *rng, lsim_echo *out);
 
+/* Ambient light on a noise-free beam: the model a scan uses, continuous in the background (as
+ * rx->background -> 0 the echoes tend to `in` and no false echo is left). `in`: the m echoes
+ * lsim_receiver_echoes (rng NULL) or lsim_receiver_single gave for rx (nearest first). With the
+ * background's noise s_n = shot_noise sqrt(background) (0, or rng NULL: out = in, nothing drawn):
+ *  - each echo's peak gets N(0, s_n) and its range N(0, (sqrt2 sigma s_n / peak)^2), sigma the
+ *    pulse's in range (the time-of-arrival precision of a Gaussian pulse in white noise); an echo
+ *    whose noisy peak is not above the threshold is lost;
+ *  - false echoes (dominant -1): the up-crossings of the threshold by that noise over
+ *    [0, max_range] outside the echoes (range -+ epw/2), at Rice's rate, as the sampled waveform's
+ *    (lsim_receiver_echoes with a stream) outside its windows;
+ *  - rx->mode selects among both, nearest first.
+ * The signal's own noise is not modelled here (the scan's SNR model draws it, sun or not).
+ * Draws from rng: two deviates per echo of `in` (in order), then the false echoes. Returns the
+ * count written to out (out may be in). Allocation-free. */
+int lsim_receiver_ambient(const lsim_receiver *rx, const lsim_echo *in, int m, lsim_rng_stream *rng, lsim_echo *out);
+
+/* Bit 63 of the beam key of a beam's ambient-light stream (lsim_rng_stream_make(seed, frame,
+ * beam | LSIM_AMBIENT_STREAM)): apart from the beam's own stream, so that sunlight leaves the
+ * other draws of the beam as they are without it. */
+#define LSIM_AMBIENT_STREAM ((uint64_t)1 << 63)
+
 /* The noise-free received waveform xi(r) at range r (metres): every valid contribution's
  * closed form, none left out (for tests, plots and checks; not used in the hot path). */
 double lsim_receiver_waveform(const lsim_receiver *rx, const lsim_contribution *c, int count, double r);
