@@ -117,12 +117,12 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
     const lsim_sensor_spec *spec = &sensor->spec;
     const size_t n = sensor->beams.count;
     double t0 = lsim_now_ms();
+    const int builds = scene->engine == NULL; /* this commit builds the BVH: its time is this frame's */
     lsim_status st = lsim_scene_commit(scene);
     if (st == LSIM_OK)
         st = frame_time(scene, sensor, options);
     if (st != LSIM_OK)
         return st;
-    double t1 = lsim_now_ms();
     st = lsim_frame_workspace_reserve(ctx, ws, n, spec->receiver.max_returns, scene->object_count, threads, fields);
     if (st != LSIM_OK)
         return st;
@@ -162,7 +162,7 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
     stats->rays = n;
     stats->hits = echoes;
     stats->beams_returned = returned;
-    stats->build_ms = (t1 - t0) > 0.001 ? scene->build_ms : 0.0;
+    stats->build_ms = builds ? scene->build_ms : 0.0;
     /* Wall time of the frame loop split by each stage's share of the threads' time; the blooming
      * render counts as tracing. */
     double busy = trace_ms + shade_ms + noise_ms, wall = t2 - t2s;
@@ -171,7 +171,7 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
     stats->shade_ms = shade_ms * scale;
     stats->noise_ms = noise_ms * scale;
     stats->load_ms = scene->load_ms;
-    stats->total_ms = scene->load_ms + stats->build_ms + (t2 - t1);
+    stats->total_ms = scene->load_ms + (t2 - t0); /* the commit (a BVH build) too */
     return LSIM_OK;
 }
 
@@ -317,13 +317,16 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     return LSIM_OK;
 }
 
-/* Add one frame's statistics to a file's. */
+/* Add one frame's statistics to a file's. Every frame's carry the scene's load time (in load_ms
+ * and total_ms): the file's count it once. */
 static void stats_add(lsim_scan_stats *sum, const lsim_scan_stats *f)
 {
+    sum->total_ms -= sum->load_ms;
+    sum->load_ms = f->load_ms > sum->load_ms ? f->load_ms : sum->load_ms;
+    sum->total_ms += sum->load_ms - f->load_ms;
     sum->rays += f->rays;
     sum->hits += f->hits;
     sum->beams_returned += f->beams_returned;
-    sum->load_ms += f->load_ms;
     sum->build_ms += f->build_ms;
     sum->trace_ms += f->trace_ms;
     sum->shade_ms += f->shade_ms;
