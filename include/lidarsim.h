@@ -69,7 +69,8 @@ LSIM_API const char *lsim_status_string(lsim_status status);
 /* ---------------------------------------------------------------- context */
 
 /* A context owns the last-error text. Handles created from it report errors into it.
- * A context may be used from one thread at a time. */
+ * A context may be used from one thread at a time; the calls on one scene from several threads
+ * (lsim_scene_scan) take turns on the scene's context. */
 typedef struct lsim_context lsim_context;
 
 LSIM_API lsim_status lsim_context_create(lsim_context **out_ctx);
@@ -350,13 +351,23 @@ LSIM_API void lsim_scan_options_init(lsim_scan_options *options);
 
 typedef struct lsim_points lsim_points;
 
-/* Scan one full frame (one revolution / pattern period / exposure). */
+/* Scan one full frame (one revolution / pattern period / exposure).
+ *
+ * Threads: a scene may be scanned from several threads at once (lsim_scene_scan, _scan_into,
+ * _scan_write*, and lsim_fit_evaluate/run of a fit on it). Each call holds the scene's lock for
+ * its frame (the engine, the placement of moving objects and the frame workspace are the scene's),
+ * so the calls take turns, each frame using the threads its options ask for, and give the points
+ * they give alone. The scene's builders and setters (lsim_scene_add_*, _set_*) take the same lock.
+ * Errors of every thread go to the scene's context (one message: read it before another call
+ * fails). A sensor is only read by a scan; one that a fit moves (lsim_fit_run) or that another
+ * thread changes must not be scanned meanwhile. For frames in parallel, use a scene per thread. */
 LSIM_API lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor,
                                      const lsim_scan_options *options, lsim_points **out_points);
 /* Multi-frame use: scan one frame into `points` (from lsim_points_create or an earlier scan),
  * replacing its contents. The scene keeps its engine and frame workspace and the buffer keeps its
  * columns, so once a sensor has run one frame, each further frame (new poses, times, seeds)
- * allocates nothing: it costs only the frame. Not for concurrent use of one scene. */
+ * allocates nothing: it costs only the frame. Calls from several threads take turns (see
+ * lsim_scene_scan); `points` must not be used by another thread meanwhile. */
 LSIM_API lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                                           lsim_points *points);
 

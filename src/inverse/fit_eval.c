@@ -236,10 +236,8 @@ static int take_model(lsim_fit *f, const fit_duals *D, size_t i, int k_ret, doub
     return 1;
 }
 
-lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, double *gradient)
+static lsim_status evaluate(lsim_fit *f, const double *params, double *loss, double *gradient)
 {
-    if (!f || !params || !loss)
-        return LSIM_ERR_INVALID_ARGUMENT;
     lsim_status st = lsim_fit_check(f, params);
     if (st != LSIM_OK)
         return st;
@@ -311,6 +309,19 @@ lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, d
     return LSIM_OK;
 }
 
+/* An evaluation holds the scene's lock from placing the sensor and objects to the end of the walk:
+ * a scan of the scene in another thread comes before or after it, never between the poses, the
+ * scan and the walk that must agree (and the engine it uses is not rebuilt under it). */
+lsim_status lsim_fit_evaluate(lsim_fit *f, const double *params, double *loss, double *gradient)
+{
+    if (!f || !params || !loss)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_scene_lock(f->scene);
+    lsim_status st = evaluate(f, params, loss, gradient);
+    lsim_scene_unlock(f->scene);
+    return st;
+}
+
 lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss, double *gradient)
 {
     lsim_status st = lsim_fit_check(f, params);
@@ -319,11 +330,13 @@ lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss,
     fit_duals D;
     make_duals(f, params, &D);
     double sum = 0.0, range_sq = 0.0, g[LSIM_FIT_MAX_PARAMS] = {0};
+    lsim_scene_lock(f->scene); /* the scene's objects and materials, as lsim_fit_evaluate */
     for (size_t i = 0; i < f->beams; ++i) {
         lsim_dual range, amp;
         if (f->beam_status[i] == LSIM_FIT_BEAM_USED && beam_model(f, &D, i, &range, &amp, NULL))
             beam_terms(f, i, range, amp, &sum, &range_sq, g, 0);
     }
+    lsim_scene_unlock(f->scene);
     *loss = sum;
     if (gradient)
         memcpy(gradient, g, (size_t)f->count * sizeof *g);

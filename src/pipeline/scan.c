@@ -257,8 +257,8 @@ static lsim_status scene_workspace(lsim_scene *scene, lsim_frame_workspace **out
     return LSIM_OK;
 }
 
-lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
-                                 lsim_points *points)
+static lsim_status scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                             lsim_points *points)
 {
     if (!scene || !sensor || !points)
         return lsim_fail(scene ? scene->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT,
@@ -284,7 +284,21 @@ lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, c
     return st;
 }
 
-lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+/* The public scans hold the scene's lock for the whole frame: the engine (built by the first
+ * frame, placed at each frame's time), the cached workspace and the label table are the scene's,
+ * so frames of one scene from several threads take turns, each with every thread it asked for. */
+lsim_status lsim_scene_scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                 lsim_points *points)
+{
+    if (scene)
+        lsim_scene_lock(scene);
+    lsim_status st = scan_into(scene, sensor, options, points);
+    if (scene)
+        lsim_scene_unlock(scene);
+    return st;
+}
+
+static lsim_status scan_new(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                             lsim_points **out_points)
 {
     if (!scene || !sensor || !out_points)
@@ -317,6 +331,17 @@ lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const 
     return LSIM_OK;
 }
 
+lsim_status lsim_scene_scan(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                            lsim_points **out_points)
+{
+    if (scene)
+        lsim_scene_lock(scene);
+    lsim_status st = scan_new(scene, sensor, options, out_points);
+    if (scene)
+        lsim_scene_unlock(scene);
+    return st;
+}
+
 /* Add one frame's statistics to a file's. Every frame's carry the scene's load time (in load_ms
  * and total_ms): the file's count it once. */
 static void stats_add(lsim_scan_stats *sum, const lsim_scan_stats *f)
@@ -343,10 +368,27 @@ lsim_status lsim_scan_write_frames_sliced(lsim_scene *scene, const lsim_sensor *
                                          NULL, NULL);
 }
 
+static lsim_status write_frames(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                unsigned frames, const char *path, lsim_format format, size_t slice_points,
+                                lsim_scan_stats *out_stats, lsim_frames_report_fn report, void *user);
+
 lsim_status lsim_scan_write_frames_report(lsim_scene *scene, const lsim_sensor *sensor,
                                           const lsim_scan_options *options, unsigned frames, const char *path,
                                           lsim_format format, size_t slice_points, lsim_scan_stats *out_stats,
                                           lsim_frames_report_fn report, void *user)
+{
+    if (scene) /* the whole file, as lsim_scene_scan holds it for a frame */
+        lsim_scene_lock(scene);
+    lsim_status st = write_frames(scene, sensor, options, frames, path, format, slice_points, out_stats, report,
+                                  user);
+    if (scene)
+        lsim_scene_unlock(scene);
+    return st;
+}
+
+static lsim_status write_frames(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                unsigned frames, const char *path, lsim_format format, size_t slice_points,
+                                lsim_scan_stats *out_stats, lsim_frames_report_fn report, void *user)
 {
     if (!scene || !sensor || !path)
         return lsim_fail(scene ? scene->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT,

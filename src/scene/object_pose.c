@@ -89,11 +89,9 @@ static void to_own_frame(lsim_object *o)
     o->center[2] = c.z;
 }
 
-lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, const double position[3],
-                                       const double rotation_deg[3])
+static lsim_status set_object_pose(lsim_scene *scene, const char *name, const double position[3],
+                                   const double rotation_deg[3])
 {
-    if (!scene || !name || !position || !rotation_deg)
-        return LSIM_ERR_INVALID_ARGUMENT;
     long i;
     lsim_status st = find_posable(scene, name, "only static objects can be re-placed", &i);
     if (st != LSIM_OK)
@@ -122,17 +120,30 @@ lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, cons
     return LSIM_OK; /* the engine places it anew at the next frame (lsim_engine_set_frame_time) */
 }
 
+lsim_status lsim_scene_set_object_pose(lsim_scene *scene, const char *name, const double position[3],
+                                       const double rotation_deg[3])
+{
+    if (!scene || !name || !position || !rotation_deg)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_scene_lock(scene); /* the engine and the pose a frame of another thread may be reading */
+    lsim_status st = set_object_pose(scene, name, position, rotation_deg);
+    lsim_scene_unlock(scene);
+    return st;
+}
+
 lsim_status lsim_scene_get_object_pose(const lsim_scene *scene, const char *name, double position[3],
                                        double rotation_deg[3])
 {
     if (!scene || !name || !position || !rotation_deg)
         return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_scene_lock(scene); /* the objects array may move while another thread adds one */
     long i;
     lsim_status st = find_posable(scene, name, "its pose depends on time (README \"Time and motion\")", &i);
-    if (st != LSIM_OK)
-        return st;
-    const lsim_object *o = &scene->objects[i];
-    memcpy(position, o->posed ? o->motion->position : o->ref_position, 3 * sizeof *position);
-    memcpy(rotation_deg, o->posed ? o->motion->rpy_deg : o->ref_rpy_deg, 3 * sizeof *rotation_deg);
-    return LSIM_OK;
+    if (st == LSIM_OK) {
+        const lsim_object *o = &scene->objects[i];
+        memcpy(position, o->posed ? o->motion->position : o->ref_position, 3 * sizeof *position);
+        memcpy(rotation_deg, o->posed ? o->motion->rpy_deg : o->ref_rpy_deg, 3 * sizeof *rotation_deg);
+    }
+    lsim_scene_unlock(scene);
+    return st;
 }

@@ -26,6 +26,17 @@ lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out)
     lsim_scene *s = calloc(1, sizeof *s);
     if (!s)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating a scene");
+    pthread_mutexattr_t attr;
+    int locked = pthread_mutexattr_init(&attr) == 0;
+    if (locked) {
+        locked = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+                 pthread_mutex_init(&s->lock, &attr) == 0;
+        pthread_mutexattr_destroy(&attr);
+    }
+    if (!locked) {
+        free(s);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating a scene (its lock)");
+    }
     s->ctx = ctx;
     s->max_bounces = 5;
     s->sun_direction[2] = 1.0;
@@ -69,7 +80,18 @@ void lsim_scene_destroy(lsim_scene *scene)
     free(scene->materials);
     lsim_name_index_free(&scene->material_index);
     lsim_label_map_free(&scene->labels);
+    pthread_mutex_destroy(&scene->lock);
     free(scene);
+}
+
+void lsim_scene_lock(const lsim_scene *scene)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&scene->lock);
+}
+
+void lsim_scene_unlock(const lsim_scene *scene)
+{
+    pthread_mutex_unlock((pthread_mutex_t *)&scene->lock);
 }
 
 static lsim_name_array material_names(const lsim_scene *scene)
@@ -105,10 +127,8 @@ void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type)
     desc->transmittance = b.transmittance;
 }
 
-lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc)
+static lsim_status add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc)
 {
-    if (!scene || !name || !desc)
-        return LSIM_ERR_INVALID_ARGUMENT;
     if (!name[0] || strlen(name) >= LSIM_NAME_MAX)
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "material name '%s' must have 1 to %d characters", name, LSIM_NAME_MAX - 1);
@@ -153,6 +173,16 @@ lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const l
     return LSIM_OK;
 }
 
+lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc)
+{
+    if (!scene || !name || !desc)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_scene_lock(scene); /* the materials array may move under a frame of another thread */
+    lsim_status st = add_material(scene, name, desc);
+    lsim_scene_unlock(scene);
+    return st;
+}
+
 lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const lsim_calib_material *measured)
 {
     lsim_context *ctx = scene->ctx;
@@ -173,7 +203,9 @@ lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, cons
     }
     /* The slot is a white Lambertian for the physics (so the receiver always detects it): its
      * drop-outs, range noise and intensity come from the calibration (noise/calibrated.h). */
+    lsim_scene_lock(scene);
     scene->materials[lsim_scene_find_material(scene, name)].calibration = copy;
+    lsim_scene_unlock(scene);
     return LSIM_OK;
 }
 
@@ -218,7 +250,9 @@ lsim_status lsim_scene_set_max_bounces(lsim_scene *scene, int bounces)
         return LSIM_ERR_INVALID_ARGUMENT;
     if (bounces < 0 || bounces > 16)
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "max_bounces: %d is invalid; must be 0..16", bounces);
+    lsim_scene_lock(scene);
     scene->max_bounces = bounces;
+    lsim_scene_unlock(scene);
     return LSIM_OK;
 }
 
@@ -234,8 +268,10 @@ lsim_status lsim_scene_set_atmosphere(lsim_scene *scene, double extinction_per_m
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "atmosphere.backscatter_per_m_sr: %g is invalid; must be 0..extinction (%g)", backscatter_per_m_sr,
                          extinction_per_m);
+    lsim_scene_lock(scene);
     scene->extinction = extinction_per_m;
     scene->backscatter = backscatter_per_m_sr;
+    lsim_scene_unlock(scene);
     return LSIM_OK;
 }
 
@@ -264,9 +300,11 @@ lsim_status lsim_scene_set_ambient(lsim_scene *scene, const double sun_direction
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "ambient.irradiance_w_m2: %g is invalid; must be 0..2000 W/m^2 (full sun in a 905 nm "
                          "filter band is ~5-50)", irradiance_w_m2);
+    lsim_scene_lock(scene);
     for (int i = 0; i < 3; ++i)
         scene->sun_direction[i] = sun_direction[i] / n;
     scene->sun_irradiance = irradiance_w_m2;
+    lsim_scene_unlock(scene);
     return LSIM_OK;
 }
 
@@ -278,7 +316,10 @@ lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name, uint32_
         return lsim_fail(scene->ctx, LSIM_ERR_STATE,
                          "label '%s': set label ids before adding objects (the scene already has %zu objects, "
                          "whose ids are fixed when they are added)", name, scene->object_count);
-    return lsim_label_map_set(scene->ctx, &scene->labels, name, id);
+    lsim_scene_lock(scene); /* the label table a frame copies into its points */
+    lsim_status st = lsim_label_map_set(scene->ctx, &scene->labels, name, id);
+    lsim_scene_unlock(scene);
+    return st;
 }
 
 /* Coordinates beyond this are rejected: far outside any lidar's reach, and float precision
@@ -343,7 +384,7 @@ static lsim_status check_extent(lsim_context *ctx, const lsim_object *o)
     return LSIM_OK;
 }
 
-lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc)
+static lsim_status take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc)
 {
     lsim_context *ctx = scene->ctx;
     lsim_status st = lsim_object_desc_validate(ctx, desc);
@@ -393,6 +434,14 @@ lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const
     return LSIM_OK;
 }
 
+lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc)
+{
+    lsim_scene_lock(scene); /* the objects and the engine, which a frame of another thread may be using */
+    lsim_status st = take_object(scene, object, desc);
+    lsim_scene_unlock(scene);
+    return st;
+}
+
 int lsim_scene_has_motion(const lsim_scene *scene)
 {
     for (size_t i = 0; i < scene->object_count; ++i)
@@ -413,9 +462,11 @@ lsim_status lsim_scene_commit(lsim_scene *scene)
 {
     if (!scene)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (scene->engine)
-        return LSIM_OK;
-    return lsim_engine_build(scene, lsim_engine_ops_of(scene->engine_kind), &scene->engine);
+    lsim_scene_lock(scene);
+    lsim_status st = scene->engine ? LSIM_OK
+                                   : lsim_engine_build(scene, lsim_engine_ops_of(scene->engine_kind), &scene->engine);
+    lsim_scene_unlock(scene);
+    return st;
 }
 
 void lsim_raster_options_init(lsim_raster_options *options)
@@ -447,11 +498,13 @@ lsim_status lsim_scene_set_raster_options(lsim_scene *scene, const lsim_raster_o
     if (o->depth_bits != 16 && o->depth_bits != 32)
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "raster depth_bits %d is not 16 or 32",
                          o->depth_bits);
+    lsim_scene_lock(scene);
     scene->raster = *o;
     if (scene->engine_kind == LSIM_ENGINE_RASTER) {
         lsim_engine_destroy(scene->engine); /* the next commit builds it with these settings */
         scene->engine = NULL;
     }
+    lsim_scene_unlock(scene);
     return LSIM_OK;
 }
 
@@ -462,11 +515,13 @@ lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind)
     if (!lsim_engine_ops_of(kind))
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "engine %d is not one of LSIM_ENGINE_EMBREE (0), LSIM_ENGINE_BRUTE (1) or LSIM_ENGINE_RASTER (2)", (int)kind);
+    lsim_scene_lock(scene);
     if (kind != scene->engine_kind) {
         lsim_engine_destroy(scene->engine); /* the next commit builds the new one */
         scene->engine = NULL;
         scene->engine_kind = kind;
     }
+    lsim_scene_unlock(scene);
     return LSIM_OK;
 }
 

@@ -9,6 +9,7 @@
 #include "scene/mesh_import.h"
 #include "scene/name_index.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,10 @@ struct lsim_engine; /* geometry/engine.h */
 
 struct lsim_scene {
     lsim_context *ctx;
+    /* Held (recursive) by every call that reads or changes the scene's frame state: the scans
+     * (engine, frame time, frame_cache), commit, the object poses, the fit's evaluation and the
+     * builders and setters, so that threads sharing a scene take turns (lsim_scene_lock). */
+    pthread_mutex_t lock;
     lsim_material *materials;
     size_t material_count, material_capacity;
     lsim_name_index material_index; /* name -> material (lsim_scene_find_material) */
@@ -93,6 +98,10 @@ struct lsim_scene {
     double sun_direction[3];    /* unit, world, towards the sun */
     double sun_irradiance;      /* in-band irradiance, W/m^2 (0: no ambient light) */
 };
+
+/* Take and release the scene's lock (recursive: a call holding it may call another that takes it). */
+void lsim_scene_lock(const lsim_scene *scene);
+void lsim_scene_unlock(const lsim_scene *scene);
 
 /* A calibrated material from an in-memory calibration (copied). */
 lsim_status lsim_scene_add_calibration(lsim_scene *scene, const char *name, const struct lsim_calib_material *measured);
