@@ -629,22 +629,29 @@ LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsi
  * (lsim_field_get_type; integers clamped into their range, NaN to 0). `fields` (LSIM_FIELD_BIT mask)
  * picks the fields to read, 0: every field the file holds; x, y and z are always read and must be
  * there; a field asked for that the file lacks is absent (lsim_points_fields, lsim_points_column
- * gives NULL). *out is a new point buffer in the file's row order (stats zero, sensor pose
- * identity; errors of later calls on it go to ctx), destroyed with lsim_points_destroy; it can be
+ * gives NULL). A frame of a SemanticKITTI tree (`DIR/velodyne/NNNNNN.bin`, or `DIR/points/NNNNNN.EXT`)
+ * without label columns takes its label and instance, when asked for, from `DIR/labels/NNNNNN.label`,
+ * which must hold as many points. *out is a new point buffer in the file's row order (stats zero,
+ * sensor pose identity, viewpoint a PCD's VIEWPOINT or identity; errors of later calls on it go
+ * to ctx), destroyed with lsim_points_destroy; it can be
  * written (lsim_points_write_fields with its fields), drawn (lsim_points_render) or read column by
  * column. MCAP files are not read. Errors (*out NULL): LSIM_ERR_IO (cannot open: the path and the
  * system's reason), LSIM_ERR_PARSE ("FILE:LINE: ..." for a malformed file, a missing x, y or z, a
- * non-number; a KITTI .bin whose size is not a multiple of 16 bytes or whose .label holds another
- * number of points; a LAS header, VLR or point count that disagrees with the file, naming it),
+ * non-number; a malformed VIEWPOINT; a KITTI .bin whose size is not a multiple of 16 bytes or whose
+ * .label (beside it, or in a dataset's labels/) holds another number of points; a LAS header, VLR
+ * or point count that disagrees with the file, naming it),
  * LSIM_ERR_INVALID_ARGUMENT (NULL argument, a .mcap path),
  * LSIM_ERR_OUT_OF_MEMORY. */
 LSIM_API lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out);
 
 /* Pictures of points (`lidarsim render`): a bird's-eye view (x up, y left, metres), a range image
  * (azimuth, +azimuth left, and elevation, degrees) or a 90-degree perspective view from the sensor
- * along +x; points in the sensor frame, coloured by a field (viridis between its 2nd and 98th
- * percentile with a colour bar and its units, or by semantic label with SemanticKITTI's colours and
- * a legend of the classes present), under a title, with axes and ticks. */
+ * along +x. The sensor is where the points' viewpoint puts it (a world-frame scan's pose, a PCD's
+ * VIEWPOINT read back; the origin for points in the sensor frame): the bird's-eye view is centred
+ * on it (axes of the points' frame), the others look from it. Points coloured by a field (viridis
+ * between its 2nd and 98th percentile with a colour bar and its units, or by semantic label with
+ * SemanticKITTI's colours, lightened to stand out on the dark plot, and a legend of the classes
+ * present), under a title, with axes and ticks. */
 typedef enum lsim_render_view {
     LSIM_RENDER_BEV = 0,        /* bird's-eye */
     LSIM_RENDER_RANGE = 1,      /* range image */
@@ -662,7 +669,9 @@ typedef struct lsim_render_options {
     /* Metres: the bird's-eye view's half width (0, the default: 50 m); the range and perspective
      * views leave out points farther than this (0: none). */
     double extent_m;
-    const char *title;     /* NULL (default): "VIEW view, coloured by FIELD (N points)" */
+    /* NULL (default): "VIEW view, coloured by FIELD"; either is followed by "(N of M points in
+     * view)": the points drawn of all of them */
+    const char *title;
 } lsim_render_options;
 LSIM_API void lsim_render_options_init(lsim_render_options *options);
 /* Where a picture's parts landed, pixels, [x0, x1) x [y0, y1). */

@@ -7,7 +7,8 @@ Reads DIR/cloud.pcd (PCD binary), cloud_ascii.pcd (PCD ascii), cloud.ply, cloud.
 cloud.labels.yaml (KITTI) and cloud.csv, regenerates the N expected points with the same formulas
 as tests/test_writers.c (gen_f32 / gen_uint) and requires every value to match bit for bit
 (text formats: NaN must stay NaN, every other value must parse back to the identical float32).
-With --orient-png, also decodes that PNG (zlib + numpy) and checks the bird's-eye orientation.
+With --orient-png, also decodes that PNG (zlib + numpy) and checks the bird's-eye figure's
+orientation and its pixel-exact cells.
 Exits 1 with one line per mismatch.
 """
 import io
@@ -361,26 +362,54 @@ def decode_png_rgb8(path):
     return img.reshape(height, width, 3)
 
 
+def plot_box(img):
+    """The plot of a bird's-eye figure, inside its black 1-pixel frame: the longest black run of a
+    frame row, and of an empty row of cells between the frame's sides, is the frame's width, the
+    commonest long run of the rows (a tick mark on a row lengthens that row's); its height likewise
+    from the columns. (x0, y0, x1, y1): the plot is [x0, x1) x [y0, y1)."""
+    black = np.all(img == 0, axis=2)
+
+    def frame(mask):
+        runs = []
+        for line in mask:
+            edges = np.diff(np.concatenate(([0], line.astype(np.int8), [0])))
+            starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+            k = int(np.argmax(ends - starts)) if len(starts) else -1
+            runs.append((int(starts[k]), int(ends[k] - starts[k])) if k >= 0 else (0, 0))
+        longest = max(n for _, n in runs)
+        long_runs = [r for r in runs if r[1] >= 0.5 * longest]
+        return max(set(long_runs), key=long_runs.count)
+
+    (left, width), (top, height) = frame(black), frame(black.T)
+    return left + 1, top + 1, left + width - 1, top + height - 1
+
+
 def check_orientation_png(path):
+    """64 x 64 cells over +-32 m, drawn as the plot of a figure (axes, colour bar, title), each cell
+    a square of k x k pixels (k = 7: the plot scaled up to at least 400 pixels)."""
     img = decode_png_rgb8(path)
     if img is None:
         return
-    if img.shape != (64, 64, 3):
-        fail(f"{path}: size {img.shape[1]}x{img.shape[0]}, expected 64x64")
+    x0, y0, x1, y1 = plot_box(img)
+    if (x1 - x0, y1 - y0) != (448, 448):
+        fail(f"{path}: plot [{x0}, {x1}) x [{y0}, {y1}), expected 448 x 448 pixels (64 cells of 7)")
         return
+    k = 7
     checks = [
-        ((22, 32), (68, 1, 84), "dim point 10 m ahead should be 10 px above the centre, darkest viridis"),
-        ((32, 12), (253, 231, 37), "bright point 20 m left should be 20 px left of the centre, brightest viridis"),
+        ((22, 32), (68, 1, 84), "dim point 10 m ahead should be 10 cells above the centre, darkest viridis"),
+        ((32, 12), (253, 231, 37), "bright point 20 m left should be 20 cells left of the centre, brightest viridis"),
         ((32, 32), (255, 255, 255), "sensor cross at the centre"),
         ((32, 35), (255, 255, 255), "sensor cross arm"),
         ((0, 0), (0, 0, 0), "background"),
     ]
     for (row, col), rgb, what in checks:
-        if tuple(int(v) for v in img[row, col]) != rgb:
-            fail(f"{path}: pixel (row {row}, col {col}) is {tuple(img[row, col])}, expected {rgb}: {what}")
-    coloured = np.sum(np.any(img != 0, axis=2) & np.any(img != 255, axis=2))
-    if coloured != 2:
-        fail(f"{path}: {coloured} coloured pixels, expected exactly 2 (one per point)")
+        block = img[y0 + row * k:y0 + (row + 1) * k, x0 + col * k:x0 + (col + 1) * k].reshape(-1, 3)
+        if any(tuple(int(v) for v in p) != rgb for p in block):
+            fail(f"{path}: cell (row {row}, col {col}) is not all {rgb}: {what}")
+    plot = img[y0:y1, x0:x1]
+    coloured = np.sum(np.any(plot != 0, axis=2) & np.any(plot != 255, axis=2))
+    if coloured != 2 * k * k:
+        fail(f"{path}: {coloured} coloured pixels in the plot, expected exactly 2 cells of {k * k} (one per point)")
 
 
 # ---------------------------------------------------------------- main

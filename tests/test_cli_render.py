@@ -9,7 +9,10 @@ elsewhere; the colour bar is a column of many distinct viridis colours (purple a
 yellow at the top); --color label paints the wall in SemanticKITTI's building colour and the car
 in car colour, with a legend; the title is real antialiased text; every view and colour renders
 from PCD, PLY and CSV; a missing field and bad arguments fail with a clear message and write
-nothing. Exits 1 with one line per failed check.
+nothing. A world-frame PCD is drawn from its VIEWPOINT (the same points in view as the
+sensor-frame file); a dataset frame (velodyne/NNNNNN.bin) is coloured by the labels in
+../labels/. `scan --bev` and `--range-image` write figures: cells scaled up to a readable plot,
+axes and a colour bar. Exits 1 with one line per failed check.
 """
 import os
 import re
@@ -61,19 +64,18 @@ def read_png(path):
             cur = np.cumsum(line.reshape(w, ch), axis=0).reshape(-1) & 255
         elif f == 2:
             cur = (line + prev) & 255
-        else:
-            cur = np.zeros_like(line)
+        else:  # average or Paeth: sequential along the row, on Python ints (numpy scalars are slow)
+            ln, up, row = line.tolist(), prev.tolist(), [0] * (w * ch)
             for x in range(w * ch):
-                a = cur[x - ch] if x >= ch else 0
-                b, c = prev[x], prev[x - ch] if x >= ch else 0
-                if f == 1:
-                    p = a
-                elif f == 3:
+                a = row[x - ch] if x >= ch else 0
+                b, c = up[x], up[x - ch] if x >= ch else 0
+                if f == 3:
                     p = (a + b) >> 1
                 else:
                     pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
                     p = a if pa <= pb and pa <= pc else b if pb <= pc else c
-                cur[x] = (line[x] + p) & 255
+                row[x] = (ln[x] + p) & 255
+            cur = np.array(row, np.int32)
         out[y], prev = cur, cur
     return out.reshape(h, w, ch)[:, :, :3].astype(np.uint8)
 
@@ -105,9 +107,180 @@ objects:
 """
 
 
-def bev_pixel(lay, e, x, y):
+# The same wall and car seen from a sensor at (30, 20) turned to face +y (yaw 90 degrees), for
+# files written in the world frame (PCD VIEWPOINT 30 20 0 and the yaw's quaternion).
+WORLD_SCENE = SCENE.replace("  range: [0.05, 100]\n", "  range: [0.05, 100]\n  position: [30, 20, 0]\n"
+                            "  rotation: [0, 0, 90]\n").replace(
+    "box: {size: [0.4, 8, 6]}\n    position: [10.2, 0, 0]", "box: {size: [8, 0.4, 6]}\n    position: [30, 30.2, 0]").replace(
+    "box: {size: [2, 1.6, 1.2]}\n    position: [-7, 0, 0]", "box: {size: [1.6, 2, 1.2]}\n    position: [30, 13, 0]")
+
+
+def bev_pixel(lay, e, x, y, cx=0.0, cy=0.0):
+    """Row, column of (x, y) in a bird's-eye plot of half width e centred on (cx, cy)."""
     x0, y0, x1, y1 = lay[:4]
-    return int(y0 + (e - x) / (2 * e) * (y1 - y0)), int(x0 + (e - y) / (2 * e) * (x1 - x0))
+    return int(y0 + (cx + e - x) / (2 * e) * (y1 - y0)), int(x0 + (cy + e - y) / (2 * e) * (x1 - x0))
+
+
+def drawn(stdout):
+    m = re.search(r": (\d+) of (\d+) points drawn", stdout)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def world_frame(scene_text):
+    """A PCD in the world frame is drawn from its VIEWPOINT: the bird's-eye view centred on the
+    sensor (30, 20), the perspective and range views from its pose, as the sensor-frame file of the
+    same scan is (before: centred on 0, 0, where no point lies, and seen from the origin)."""
+    scene = os.path.join(WORK, "world.yaml")
+    open(scene, "w").write(scene_text)
+    files = {}
+    for frame in ("world", "sensor"):
+        files[frame] = os.path.join(WORK, "f_%s.pcd" % frame)
+        r = run("scan", scene, "-o", files[frame], "--frame", frame)
+        check(r.returncode == 0, "world-frame scan: " + r.stderr)
+    head = open(files["world"], "rb").read(600).decode("latin-1")
+    check("VIEWPOINT 30 20 0 0.707106781 0 0 0.707106781" in head, "world PCD's VIEWPOINT: %r" % head)
+    counts = {}
+    for view in ("bev", "perspective", "range"):
+        for frame in ("world", "sensor"):
+            png = os.path.join(WORK, "f_%s_%s.png" % (frame, view))
+            r = run("render", files[frame], "-o", png, "--view", view, "--color", "label", "--extent", "15",
+                    "--size", "640x480")
+            check(r.returncode == 0, "render %s %s: %s" % (frame, view, r.stderr))
+            counts[frame, view] = drawn(r.stdout)
+            if frame == "world" and view == "bev":
+                lay, img = layout(r.stdout), read_png(png)
+                for (x, y), rgb, name in (((30.0, 30.0), (255, 200, 0), "building"),
+                                          ((30.0, 13.8), (100, 150, 245), "car")):
+                    row, col = bev_pixel(lay, 15, x, y, 30.0, 20.0)
+                    patch = {tuple(c) for c in img[row - 3:row + 4, col - 3:col + 4].reshape(-1, 3)}
+                    check(rgb in patch, "world bev: %s colour %s not at (%g, %g), pixel %d,%d" % (name, rgb, x, y,
+                                                                                                row, col))
+                # the sensor's cross at the plot's centre
+                cy, cx = (lay[1] + lay[3]) // 2, (lay[0] + lay[2]) // 2
+                cross = {tuple(c) for c in img[cy - 1:cy + 2, cx + 2:cx + 5].reshape(-1, 3)}
+                check((255, 255, 255) in cross, "world bev: no sensor cross at the centre: %s" % cross)
+    total = counts["sensor", "bev"][1] if counts["sensor", "bev"] else 0
+    check(total > 1000, "world-frame scene: %d points" % total)
+    for view in ("bev", "perspective", "range"):
+        check(counts["world", view] == counts["sensor", view] and counts["world", view][0] > 0.8 * total,
+              "%s view: world-frame file draws %s, sensor-frame %s" % (view, counts["world", view],
+                                                                       counts["sensor", view]))
+
+
+def plot_box(img):
+    """The plot of a `scan --bev` / `--range-image` figure, inside its black 1-pixel frame: the
+    longest black run of a frame row, and of an empty row of cells between the frame's sides, is
+    the frame's width, the commonest long run of the rows (a tick mark on a row lengthens that
+    row's); its height likewise from the columns."""
+    black = np.all(img == 0, axis=2)
+
+    def longest_runs(mask):  # (start, length) of the longest run of True in each row of mask
+        out = []
+        for line in mask:
+            edges = np.diff(np.concatenate(([0], line.astype(np.int8), [0])))
+            starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+            k = int(np.argmax(ends - starts)) if len(starts) else -1
+            out.append((int(starts[k]), int(ends[k] - starts[k])) if k >= 0 else (0, 0))
+        return out
+
+    def frame(mask):
+        r = longest_runs(mask)
+        longest = max(length for _, length in r)
+        long_runs = [run for run in r if run[1] >= 0.5 * longest]
+        return max(set(long_runs), key=long_runs.count)
+
+    (left, width), (top, height) = frame(black), frame(black.T)
+    if width < 3 or height < 3:
+        return None
+    return left + 1, top + 1, left + width - 1, top + height - 1  # x0, y0, x1, y1: [x0, x1) x [y0, y1)
+
+
+def colour_bar_right_of(img, box):
+    """Distinct colours of the column of the colour bar right of the plot, and its top and bottom."""
+    x0, y0, x1, y1 = box
+    for x in range(x1 + 2, img.shape[1]):
+        column = img[y0:y1, x]
+        colours = {tuple(c) for c in column}
+        if len(colours) > 100:
+            return colours, column[0].astype(int), column[-1].astype(int)
+    return set(), None, None
+
+
+def scan_images(scene):
+    """`scan --bev` and `--range-image` are figures: the cells (scaled up by a whole factor to a
+    readable plot, at least 400 pixels wide; a planar scanner's one row at least 200 tall), axes
+    with tick labels, a colour bar (before: the bare 64 x 64 cells, a 1-pixel-tall range image)."""
+    bev = os.path.join(WORK, "scan_bev.png")
+    r = run("scan", scene, "-o", os.path.join(WORK, "scan_bev.pcd"), "--bev", bev, "--bev-size", "64",
+            "--bev-extent", "15")
+    check(r.returncode == 0, "scan --bev: " + r.stderr)
+    img = read_png(bev)
+    box = plot_box(img)
+    check(box is not None, "scan --bev: no plot area in the %s image" % (img.shape,))
+    if box:
+        x0, y0, x1, y1 = box
+        check(x1 - x0 == 448 and y1 - y0 == 448, "scan --bev: plot %s, expected 64 cells of 7 pixels" % (box,))
+        k = (x1 - x0) // 64
+        # the wall, x = 10 m (cell row 10 of 64 over +-15 m), y = -3..3 (cells 25..38): coloured cells
+        wall = img[y0 + 10 * k:y0 + 11 * k, x0 + 26 * k:x0 + 38 * k].reshape(-1, 3)
+        lit = np.sum(np.any(wall != 0, axis=1) & np.any(wall != 255, axis=1))
+        check(lit > 0.5 * len(wall), "scan --bev: the wall's cells are not lit (%d of %d pixels)" % (lit, len(wall)))
+        # each cell a k x k square of one colour
+        cell = img[y0 + 10 * k:y0 + 11 * k, x0 + 30 * k:x0 + 31 * k].reshape(-1, 3)
+        check(len({tuple(c) for c in cell}) == 1, "scan --bev: a cell is not one colour")
+        colours, top, bottom = colour_bar_right_of(img, box)
+        check(len(colours) > 100 and top is not None and top[0] > 200 and top[2] < 80 and bottom[2] > 60,
+              "scan --bev: no viridis colour bar right of the plot (%d colours)" % len(colours))
+        left = img[y0:y1, :x0 - 2]
+        below = img[y1 + 2:, x0:x1]
+        check(np.sum(left < 100) > 200 and np.sum(below < 100) > 200,
+              "scan --bev: no tick labels left of or below the plot")
+    planar = os.path.join(WORK, "planar.yaml")
+    open(planar, "w").write(SCENE.replace(SCENE[:SCENE.index("materials:")], "sensor:\n  preset: rplidar-a1\n")
+                            .replace("position: [10.2, 0, 0]", "position: [5, 0, 0]"))
+    ri = os.path.join(WORK, "scan_range.png")
+    r = run("scan", planar, "-o", os.path.join(WORK, "planar.pcd"), "--range-image", ri)
+    check(r.returncode == 0, "scan --range-image: " + r.stderr)
+    img = read_png(ri)
+    box = plot_box(img)
+    check(box is not None and box[3] - box[1] >= 200 and box[2] - box[0] >= 400,
+          "planar range image: plot %s in a %s image, expected at least 400 x 200" % (box, img.shape))
+    if box:
+        colours, top, bottom = colour_bar_right_of(img, box)
+        check(len(colours) > 100, "planar range image: no colour bar (%d colours)" % len(colours))
+        check(np.sum(img[box[3] + 2:, box[0]:box[2]] < 100) > 200, "planar range image: no azimuth tick labels")
+
+
+def dataset_frame(scene):
+    """A frame of a SemanticKITTI tree keeps its labels in ../labels/: `render --color label` of
+    velodyne/NNNNNN.bin reads them (before: "has no 'label' field"); a label file of another
+    point count is refused naming both files, writing nothing."""
+    seq = os.path.join(WORK, "ds", "sequences", "00")
+    for sub in ("velodyne", "labels"):
+        os.makedirs(os.path.join(seq, sub), exist_ok=True)
+    stem = os.path.join(WORK, "ds_scan")
+    r = run("scan", scene, "-o", stem + ".bin", "--frame", "sensor")
+    check(r.returncode == 0, "KITTI scan: " + r.stderr)
+    frame = os.path.join(seq, "velodyne", "000000.bin")
+    os.replace(stem + ".bin", frame)
+    os.replace(stem + ".label", os.path.join(seq, "labels", "000000.label"))
+    png = os.path.join(WORK, "ds_label.png")
+    r = run("render", frame, "-o", png, "--color", "label", "--size", "640x480", "--extent", "15")
+    check(r.returncode == 0 and "2 classes" in r.stdout, "dataset frame by label: %s %s" % (r.stdout, r.stderr))
+    if r.returncode == 0:
+        lay, img = layout(r.stdout), read_png(png)
+        for (x, y), rgb, name in (((10.0, 0.0), (255, 200, 0), "building"), ((-6.0, 0.0), (100, 150, 245), "car")):
+            row, col = bev_pixel(lay, 15, x, y)
+            patch = {tuple(c) for c in img[row - 3:row + 4, col - 3:col + 4].reshape(-1, 3)}
+            check(rgb in patch, "dataset frame: %s colour not at (%g, %g)" % (name, x, y))
+    labels = os.path.join(seq, "labels", "000000.label")
+    data = open(labels, "rb").read()
+    open(labels, "wb").write(data[:-4])
+    png = os.path.join(WORK, "ds_short.png")
+    r = run("render", frame, "-o", png, "--color", "label")
+    check(r.returncode == 1 and "labels/000000.label" in r.stderr and "velodyne/000000.bin" in r.stderr and
+          "not of one frame" in r.stderr and not os.path.exists(png), "short label file: %s" % r.stderr)
+    open(labels, "wb").write(data)
 
 
 def main():
@@ -212,6 +385,10 @@ def main():
           "LAS render: no wall at (10, 0)")
     r = run("render", os.path.join(WORK, "p.las"), "-o", os.path.join(WORK, "las_i.png"), "--color", "intensity")
     check(r.returncode == 1 and "no 'intensity' field" in r.stderr, "LAS --color intensity: %s" % r.stderr)
+
+    world_frame(WORLD_SCENE)
+    dataset_frame(scene)
+    scan_images(scene)
 
     # a field the file lacks: named, with how to get it; nothing written
     slim = os.path.join(WORK, "slim.pcd")

@@ -39,7 +39,9 @@ def render(points, path, view="bev", color=None, size=(1024, 768), extent=None, 
     ("intensity": log scale, "label": SemanticKITTI colours with a legend, any other field: linear
     colour bar; None: "intensity", or "reflectivity" where the points have no intensity, as LAS); size: (width, height) in pixels, 200..8192 each; extent: metres, the bird's-eye
     view's half width (None: 50) or, for the other views, the farthest range drawn (None: all);
-    title: None for "VIEW view, coloured by FIELD (N points)". Returns the layout as a dict (plot,
+    title: None for "VIEW view, coloured by FIELD"; either is followed by "(N of M points in view)".
+    A world-frame scan (or a PCD read back with its VIEWPOINT) is drawn from its sensor: the
+    bird's-eye view centred on it, the others from its pose. Returns the layout as a dict (plot,
     key and title pixel boxes, value_lo and value_hi of the colour bar, drawn points, classes).
     Raises NotFoundError when the points lack the colour field, InvalidArgumentError for a bad
     size, view or extent, FileError when the PNG cannot be written."""

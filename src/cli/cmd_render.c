@@ -151,8 +151,8 @@ int lsim_cmd_render(int argc, char **argv)
     const size_t count = lsim_points_count(points);
     char title[512];
     const char *base = strrchr(a.points, '/');
-    snprintf(title, sizeof title, "%.300s: %s view, coloured by %s (%zu points)", base ? base + 1 : a.points,
-             view == 0 ? "bird's-eye" : view == 1 ? "range-image" : "perspective", a.color, count);
+    snprintf(title, sizeof title, "%.300s: %s view, coloured by %s", base ? base + 1 : a.points,
+             view == 0 ? "bird's-eye" : view == 1 ? "range-image" : "perspective", a.color); /* + drawn of count */
     lsim_render_options o;
     lsim_render_options_init(&o);
     o.view = (lsim_render_view)view;

@@ -47,11 +47,15 @@ static void scan_usage(FILE *out)
             "  --fields LIST           columns of a PCD, PLY, CSV, LAS or MCAP cloud, comma-separated (e.g.\n"
             "                          x,y,z,intensity,ring,time; default every field); the scan computes\n"
             "                          only those\n"
-            "  --bev FILE.png          also write a bird's-eye PNG coloured by intensity\n"
-            "  --bev-size PIXELS       PNG width and height (default 1024)\n"
+            "  --bev FILE.png          also write a bird's-eye figure coloured by intensity (axes in\n"
+            "                          metres, a colour bar)\n"
+            "  --bev-size PIXELS       its plot's cells a side, 16..8192 (default 1024; under 400 each\n"
+            "                          cell is drawn as a square of several pixels)\n"
             "  --bev-extent M          half-width of the bird's-eye view in metres (default 50)\n"
             "  --range-image FILE.png  also write the points over azimuth x elevation, coloured by range\n"
-            "  --range-image-ppd N     its pixels per degree (default 10)\n"
+            "                          (axes in degrees, a colour bar; a plot under 400 x 200 pixels is\n"
+            "                          scaled up)\n"
+            "  --range-image-ppd N     its cells per degree (default 10)\n"
             "  --import-timeout S      time limit for importing one mesh file (default 10 s + 1 s per MB)\n"
             "  --import-memory MB      memory the mesh importer may use (default 2048 + 32 x the file size)\n"
             "  --stats                 print one JSON line of timings on stderr\n"
@@ -170,8 +174,8 @@ static int parse_args(int argc, char **argv, scan_args *a)
             a->bev = val;
             break;
         case O_BEV_SIZE:
-            if (lsim_arg_long(val, 16, 16384, &a->bev_pixels))
-                return bad("--bev-size", val, "an integer 16..16384");
+            if (lsim_arg_long(val, 16, 8192, &a->bev_pixels))
+                return bad("--bev-size", val, "an integer 16..8192");
             break;
         case O_BEV_EXTENT:
             if (lsim_arg_double(val, 1e-3, 1e6, &a->bev_extent))

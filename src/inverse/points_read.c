@@ -2,7 +2,9 @@
  * CSV, PCD and PLY through the column reader (inverse/scan_columns.h), one pass over the file for
  * every field asked for; LAS through inverse/las_read.c; a KITTI .bin (and its .label) read here. */
 #include "core/context.h"
+#include "core/file_open.h"
 #include "inverse/las_read.h"
+#include "inverse/points_extras.h"
 #include "inverse/scan_columns.h"
 #include "io/field_io.h"
 #include "points/points.h"
@@ -176,9 +178,12 @@ lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t field
                          "%s: MCAP files are not read back; lsim_points_read reads CSV, PCD, PLY, LAS and KITTI "
                          ".bin (write one of those with the scan)", path);
     fields = (fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL) | XYZ_BITS;
-    if (has_extension(path, ".las"))
-        return lsim_las_read(ctx, path, fields, out);
-    if (has_extension(path, ".bin"))
-        return read_kitti(ctx, path, fields, out);
-    return read_columns(ctx, path, fields, out);
+    lsim_status st = has_extension(path, ".las") ? lsim_las_read(ctx, path, fields, out)
+                     : has_extension(path, ".bin") ? read_kitti(ctx, path, fields, out)
+                                                   : read_columns(ctx, path, fields, out);
+    if (st == LSIM_OK && (st = lsim_points_read_extras(ctx, path, fields, *out)) != LSIM_OK) {
+        lsim_points_destroy(*out); /* a PCD's VIEWPOINT, a dataset frame's labels (inverse/points_extras.h) */
+        *out = NULL;
+    }
+    return st;
 }

@@ -1,16 +1,18 @@
-/* lsim_points_write_birdseye: top-down PNG of the points, coloured by intensity.
+/* lsim_points_write_birdseye: a top-down figure of the points, coloured by intensity.
  *
  * The image covers x, y within +-half of the sensor (the points' viewpoint: the origin in the
  * sensor frame, the sensor's position in the world frame), axes of the points' frame: x forward is up,
- * y left is left. Black background; each point is one pixel, coloured with viridis on a log scale
- * of intensity between the 2nd and 98th percentile of the positive, finite intensities (where
- * several points land on one pixel the brightest wins). Points with non-finite x or y and points
- * outside the extent are skipped. A small white cross marks the sensor at the centre.
+ * y left is left. `pixels` x `pixels` cells on a black background; each point lights its cell,
+ * coloured with viridis on a log scale of intensity between the 2nd and 98th percentile of the
+ * positive, finite intensities (where several points land on one cell the brightest wins). Points
+ * with non-finite x or y and points outside the extent are skipped. A small white cross marks the
+ * sensor at the centre. The cells fill the plot of a figure (io/raster_figure.h), each a square of
+ * whole pixels (scaled up until the plot is at least 400 pixels wide), with axes in metres, the
+ * intensity colour bar and a title that counts the points in view.
  */
 #include "core/context.h"
-#include "io/atomic_file.h"
 #include "io/colormap.h"
-#include "io/png_rgb.h"
+#include "io/raster_figure.h"
 #include "points/points.h"
 
 #include <math.h>
@@ -19,7 +21,8 @@
 #include <string.h>
 
 #define MIN_PIXELS 16
-#define MAX_PIXELS 16384
+#define MAX_PIXELS LSIM_RASTER_MAX_PLOT
+#define MIN_PLOT 400 /* pixels: small images are scaled up to this */
 #define LEVELS 255 /* colour levels; pixel value 0 means "no point" */
 
 typedef struct birdseye_image {
@@ -76,8 +79,10 @@ static unsigned char intensity_level(float intensity, double log_lo, double log_
     return (unsigned char)(1 + (int)(t * (LEVELS - 1) + 0.5));
 }
 
-static void rasterise(const lsim_points *points, birdseye_image *img, double half, double log_lo, double log_hi)
+/* Returns the points in view. */
+static size_t rasterise(const lsim_points *points, birdseye_image *img, double half, double log_lo, double log_hi)
 {
+    size_t in_view = 0;
     const float *x = points->column[LSIM_FIELD_X], *y = points->column[LSIM_FIELD_Y];
     const float *in = points->column[LSIM_FIELD_INTENSITY];
     const double scale = img->pixels / (2.0 * half); /* pixels per metre */
@@ -93,7 +98,9 @@ static void rasterise(const lsim_points *points, birdseye_image *img, double hal
         unsigned char level = intensity_level(in[i], log_lo, log_hi);
         if (level > *p)
             *p = level;
+        ++in_view;
     }
+    return in_view;
 }
 
 static void fill_row(void *user, uint32_t y, unsigned char *rgb)
@@ -152,14 +159,26 @@ lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *pa
     double log_lo, log_hi;
     lsim_status st = intensity_range(points, path, &log_lo, &log_hi);
     if (st == LSIM_OK) {
-        rasterise(points, img, half_extent_m, log_lo, log_hi);
-        lsim_atomic_group group;
-        lsim_atomic_begin(&group, ctx);
-        FILE *fp;
-        st = lsim_atomic_open(&group, path, &fp);
-        if (st == LSIM_OK)
-            st = lsim_png_write_rgb8(ctx, fp, path, img->pixels, img->pixels, fill_row, img);
-        st = lsim_atomic_finish(&group, st);
+        const size_t in_view = rasterise(points, img, half_extent_m, log_lo, log_hi);
+        const double cx = points->viewpoint[0], cy = points->viewpoint[1], h = half_extent_m;
+        const int world = cx != 0.0 || cy != 0.0 || points->viewpoint[3] != 1.0;
+        char title[160];
+        snprintf(title, sizeof title, "bird's-eye view, \u00b1%g m, coloured by intensity (%zu of %zu points in "
+                 "view)", h, in_view, points->count);
+        /* the colour bar: the levels' log scale in log10 units (one value: the top, as its points) */
+        double lo = log_lo / log(10.0), hi = log_hi / log(10.0);
+        if (!(hi > lo)) {
+            lo = hi - 1.0;
+        }
+        const lsim_raster_figure f = {
+            .cols = img->pixels, .rows = img->pixels, .row_rgb = fill_row, .user = img,
+            .min_width = MIN_PLOT, .min_height = MIN_PLOT,
+            .x_axis = {cy + h, cy - h, 0, 0.0}, .y_axis = {cx + h, cx - h, 0, 0.0},
+            .x_label = world ? "world y (m), left positive" : "y (m), left positive",
+            .y_label = world ? "world x (m), up" : "x (m), forward",
+            .bar_lo = lo, .bar_hi = hi, .bar_log = 1, .bar_t0 = 0.0,
+            .bar_caption = "intensity (relative, log scale)", .title = title};
+        st = lsim_raster_figure_write(ctx, &f, path, NULL);
     }
     free(img->level);
     free(img);

@@ -1,5 +1,5 @@
 /* lsim_points_render (include/lidarsim.h): a point buffer's columns as doubles, drawn by
- * io/view_png.h. */
+ * io/view_png.h from the sensor's viewpoint (the points' viewpoint: PCD's VIEWPOINT read back). */
 #include "core/context.h"
 #include "io/view_png.h"
 #include "points/points.h"
@@ -64,6 +64,20 @@ static double value_at(const lsim_points *p, lsim_field f, size_t i)
     }
 }
 
+/* Rotation matrix of the unit quaternion (w, x, y, z). */
+static void quat_matrix(double w, double x, double y, double z, double R[3][3])
+{
+    R[0][0] = 1 - 2 * (y * y + z * z);
+    R[0][1] = 2 * (x * y - w * z);
+    R[0][2] = 2 * (x * z + w * y);
+    R[1][0] = 2 * (x * y + w * z);
+    R[1][1] = 1 - 2 * (x * x + z * z);
+    R[1][2] = 2 * (y * z - w * x);
+    R[2][0] = 2 * (x * z - w * y);
+    R[2][1] = 2 * (y * z + w * x);
+    R[2][2] = 1 - 2 * (x * x + y * y);
+}
+
 lsim_status lsim_points_render(const lsim_points *points, const char *png_path, const lsim_render_options *options,
                                lsim_render_layout *layout)
 {
@@ -103,22 +117,41 @@ lsim_status lsim_points_render(const lsim_points *points, const char *png_path, 
     double *x = buf, *y = buf + n, *z = buf + 2 * n, *v = buf + 3 * n;
     const float *px = points->column[LSIM_FIELD_X], *py = points->column[LSIM_FIELD_Y];
     const float *pz = points->column[LSIM_FIELD_Z];
+    /* The sensor in the points' frame (PCD's VIEWPOINT; identity in the sensor frame): the
+     * bird's-eye view centres on it, the others see from it, so the points go into its frame. */
+    const double *vp = points->viewpoint;
+    double qn = sqrt(vp[3] * vp[3] + vp[4] * vp[4] + vp[5] * vp[5] + vp[6] * vp[6]);
+    if (!(qn > 0.0) || !isfinite(qn))
+        qn = 1.0;
+    double R[3][3]; /* sensor to points' frame */
+    quat_matrix(vp[3] / qn, vp[4] / qn, vp[5] / qn, vp[6] / qn, R);
+    const int world = vp[0] != 0.0 || vp[1] != 0.0 || vp[2] != 0.0 || R[0][0] != 1.0 || R[1][1] != 1.0 ||
+                      R[2][2] != 1.0;
+    const int to_sensor = world && options->view != LSIM_RENDER_BEV;
     for (size_t i = 0; i < n; ++i) {
         x[i] = px[i];
         y[i] = py[i];
         z[i] = pz[i];
+        if (to_sensor) { /* R^T (p - t) */
+            const double d[3] = {x[i] - vp[0], y[i] - vp[1], z[i] - vp[2]};
+            x[i] = R[0][0] * d[0] + R[1][0] * d[1] + R[2][0] * d[2];
+            y[i] = R[0][1] * d[0] + R[1][1] * d[1] + R[2][1] * d[2];
+            z[i] = R[0][2] * d[0] + R[1][2] * d[1] + R[2][2] * d[2];
+        }
         v[i] = value_at(points, color, i);
     }
     char title[256];
     if (!options->title)
-        snprintf(title, sizeof title, "%s view, coloured by %s (%zu points)", view_name(options->view),
-                 lsim_field_name(color), n);
+        snprintf(title, sizeof title, "%s view, coloured by %s", view_name(options->view), lsim_field_name(color));
     double extent = options->extent_m;
     if (options->view == LSIM_RENDER_BEV && extent == 0.0)
         extent = DEFAULT_BEV_EXTENT_M;
-    lsim_view_spec spec = {n, x, y, z, v, color == LSIM_FIELD_LABEL, caption(color), color == LSIM_FIELD_INTENSITY,
-                           (lsim_view_kind)options->view, options->width, options->height, extent,
-                           options->title ? options->title : title};
+    lsim_view_spec spec = {.count = n, .x = x, .y = y, .z = z, .value = v,
+                           .value_is_label = color == LSIM_FIELD_LABEL, .value_label = caption(color),
+                           .log_scale = color == LSIM_FIELD_INTENSITY, .kind = (lsim_view_kind)options->view,
+                           .width = options->width, .height = options->height, .extent_m = extent,
+                           .title = options->title ? options->title : title, .count_in_title = 1,
+                           .centre_x = vp[0], .centre_y = vp[1], .world = world};
     lsim_view_layout L;
     lsim_status st = lsim_view_write_png(ctx, &spec, png_path, &L);
     free(buf);

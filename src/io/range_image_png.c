@@ -1,12 +1,14 @@
-/* lsim_points_write_range_image: the points seen from the sensor, as a PNG over azimuth
- * (right to left: +azimuth is left, as seen from behind the sensor) and elevation (up), each
- * point one pixel coloured by range (viridis, near = dark, far = bright, linear between the
- * nearest and farthest point); where several points fall on one pixel the nearest wins. The
- * image spans the points' own azimuth and elevation extent. Misses are skipped. */
+/* lsim_points_write_range_image: the points seen from the sensor, as cells over azimuth
+ * (right to left: +azimuth is left, as seen from behind the sensor) and elevation (up),
+ * `pixels_per_degree` cells a degree, each point lighting its cell coloured by range (viridis, near
+ * = dark, far = bright, linear between the nearest and farthest point); where several points fall
+ * on one cell the nearest wins. The cells span the points' own azimuth and elevation extent. Misses
+ * are skipped. The cells fill the plot of a figure (io/raster_figure.h), each a square of whole
+ * pixels, scaled up until the plot is at least 400 x 200 pixels (a pattern sensor's few degrees
+ * stay readable), with azimuth and elevation axes in degrees, the range colour bar and a title. */
 #include "core/context.h"
-#include "io/atomic_file.h"
 #include "io/colormap.h"
-#include "io/png_rgb.h"
+#include "io/raster_figure.h"
 #include "points/points.h"
 
 #include <math.h>
@@ -14,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SIDE 16384
+#define MAX_SIDE LSIM_RASTER_MAX_PLOT
+#define MIN_PLOT_WIDTH 400 /* pixels: small images are scaled up to these */
+#define MIN_PLOT_HEIGHT 200
 
 typedef struct range_image {
     uint32_t width, height;
@@ -70,7 +74,10 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
         az_lo = el_lo = 0.0;
         az_hi = el_hi = 1.0;
     }
-    double w = (az_hi - az_lo) * pixels_per_degree + 1.0, h = (el_hi - el_lo) * pixels_per_degree + 1.0;
+    /* cells 0..w-1: the points' x = (az_hi - az) * ppd rounded, so w - 1 is the span's rounded (a
+     * truncated w lost the points of the last half cell) */
+    double w = floor((az_hi - az_lo) * pixels_per_degree + 0.5) + 1.0;
+    double h = floor((el_hi - el_lo) * pixels_per_degree + 0.5) + 1.0;
     if (w > MAX_SIDE || h > MAX_SIDE)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "range image '%s': %.0f x %.0f pixels exceeds %d; use fewer pixels per degree", path, w, h,
@@ -80,6 +87,7 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
     img.range = calloc((size_t)img.width * img.height, sizeof *img.range);
     if (!img.range)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the range image '%s'", path);
+    size_t in_view = 0;
     for (size_t i = 0; i < points->count; ++i) {
         if (!(r[i] > 0.0f) || !isfinite(az[i]) || !isfinite(el[i]))
             continue;
@@ -90,14 +98,22 @@ lsim_status lsim_points_write_range_image(const lsim_points *points, const char 
         float *p = &img.range[(size_t)y * img.width + x];
         if (*p == 0.0f || r[i] < *p)
             *p = r[i];
+        ++in_view;
     }
-    lsim_atomic_group group;
-    lsim_atomic_begin(&group, ctx);
-    FILE *fp;
-    lsim_status st = lsim_atomic_open(&group, path, &fp);
-    if (st == LSIM_OK)
-        st = lsim_png_write_rgb8(ctx, fp, path, img.width, img.height, fill_row, &img);
-    st = lsim_atomic_finish(&group, st);
+    /* cell x is centred on azimuth az_hi - x / ppd: its edges half a cell either side */
+    const double half = 0.5 / pixels_per_degree;
+    char title[160];
+    snprintf(title, sizeof title, "range image, %g px/deg, coloured by range (%zu of %zu points in view)",
+             pixels_per_degree, in_view, points->count);
+    const double r_lo = img.hi >= img.lo ? img.lo : 0.0, r_hi = img.hi > img.lo ? img.hi : r_lo + 1.0;
+    const lsim_raster_figure f = {
+        .cols = img.width, .rows = img.height, .row_rgb = fill_row, .user = &img,
+        .min_width = MIN_PLOT_WIDTH, .min_height = MIN_PLOT_HEIGHT,
+        .x_axis = {az_hi + half, az_hi - (img.width - 0.5) / pixels_per_degree, 0, 0.0},
+        .y_axis = {el_hi + half, el_hi - (img.height - 0.5) / pixels_per_degree, 0, 0.0},
+        .x_label = "azimuth (deg), left positive", .y_label = "elevation (deg)",
+        .bar_lo = r_lo, .bar_hi = r_hi, .bar_log = 0, .bar_t0 = 0.15, .bar_caption = "range (m)", .title = title};
+    lsim_status st = lsim_raster_figure_write(ctx, &f, path, NULL);
     free(img.range);
     return st;
 }

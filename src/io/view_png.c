@@ -4,6 +4,7 @@
 #include "io/canvas.h"
 #include "io/colormap.h"
 #include "io/label_colors.h"
+#include "io/view_axes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +13,6 @@
 
 #define DEG (180.0 / 3.14159265358979323846)
 #define MAX_CLASSES 40
-#define MAX_TICKS 32
 
 static const unsigned char BLACK[3] = {0, 0, 0}, GREY[3] = {90, 90, 90};
 
@@ -21,12 +21,6 @@ typedef struct view_item {
     float u, v;   /* plot coordinates (pixels inside the plot area, fractional) */
     size_t index;
 } view_item;
-
-typedef struct axis_map {
-    double lo, hi;  /* value at the left/top edge and at the right/bottom edge */
-    int perspective; /* ticks at angles, placed at f * tan(angle) */
-    double f;
-} axis_map;
 
 static int cmp_item(const void *a, const void *b)
 {
@@ -40,35 +34,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Round ticks (1, 2, 5 x 10^k) inside [lo, hi]; returns their count. */
-static int nice_ticks(double lo, double hi, int target, double *t)
-{
-    if (hi < lo) {
-        double s = lo;
-        lo = hi;
-        hi = s;
-    }
-    const double span = hi - lo;
-    if (!(span > 0.0) || !isfinite(span))
-        return 0;
-    const double raw = span / (target > 1 ? target : 1), mag = pow(10.0, floor(log10(raw)));
-    const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
-    int n = 0;
-    for (double v = ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * step && n < MAX_TICKS; v += step)
-        t[n++] = fabs(v) < 1e-9 * step ? 0.0 : v;
-    return n;
-}
-
-/* Pixel offset along an axis of `len` pixels of value v. */
-static double axis_pos(const axis_map *a, double v, int len)
-{
-    if (a->perspective)
-        return 0.5 * len + a->f * tan(v / DEG) * (a->hi > a->lo ? 1.0 : -1.0);
-    return (v - a->lo) / (a->hi - a->lo) * len;
-}
-
 /* Project point i into the plot area (w x h pixels); 0 when it is not in the view. */
-static int project(const lsim_view_spec *s, size_t i, int w, int h, const axis_map *ax, const axis_map *ay,
+static int project(const lsim_view_spec *s, size_t i, int w, int h, const lsim_axis_map *ax, const lsim_axis_map *ay,
                    view_item *out)
 {
     const double x = s->x[i], y = s->y[i], z = s->z[i];
@@ -79,14 +46,14 @@ static int project(const lsim_view_spec *s, size_t i, int w, int h, const axis_m
         return 0;
     double u, v;
     if (s->kind == LSIM_VIEW_BEV) {
-        u = axis_pos(ax, y, w);
-        v = axis_pos(ay, x, h);
+        u = lsim_axis_pos(ax, y, w);
+        v = lsim_axis_pos(ay, x, h);
         out->key = z;
     } else if (s->kind == LSIM_VIEW_RANGE) {
         if (!(r > 0.0))
             return 0;
-        u = axis_pos(ax, atan2(y, x) * DEG, w);
-        v = axis_pos(ay, atan2(z, hypot(x, y)) * DEG, h);
+        u = lsim_axis_pos(ax, atan2(y, x) * DEG, w);
+        v = lsim_axis_pos(ay, atan2(z, hypot(x, y)) * DEG, h);
         out->key = -r;
     } else {
         if (!(x > 0.05))
@@ -159,101 +126,6 @@ static void value_range(const lsim_view_spec *s, const view_item *it, size_t n, 
         *lo -= d;
         *hi += d;
     }
-}
-
-/* Colour-bar ticks of a log scale over [lo, hi] (log10 units): 1, 2, 5 x 10^k, or decades only
- * when those are too many. Returns the count; t holds log10 of the tick values. */
-static int log_ticks(double lo, double hi, double *t)
-{
-    static const double mant[3] = {1.0, 2.0, 5.0};
-    for (int pass = 0; pass < 2; ++pass) {
-        int n = 0;
-        for (double k = floor(lo); k <= ceil(hi) && n < MAX_TICKS; k += 1.0)
-            for (int j = 0; j < (pass ? 1 : 3) && n < MAX_TICKS; ++j) {
-                const double v = k + log10(mant[j]);
-                if (v >= lo - 1e-9 && v <= hi + 1e-9)
-                    t[n++] = v;
-            }
-        if (n <= 8 || pass)
-            return n;
-    }
-    return 0;
-}
-
-static void format_tick(double v, double step, char *buf, size_t size)
-{
-    const int decimals = step >= 1.0 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : 3;
-    if (fabs(v) >= 1e5 || (fabs(v) < 1e-3 && v != 0.0))
-        snprintf(buf, size, "%.2g", v);
-    else
-        snprintf(buf, size, "%.*f", decimals, v);
-}
-
-/* Ticks and their labels along one side of the plot: bottom (vertical = 0) or left. */
-static void draw_axis(lsim_canvas *c, const lsim_view_layout *L, const axis_map *a, int vertical, const char *label,
-                      int s)
-{
-    double t[MAX_TICKS];
-    const double lo = a->perspective ? -atan(0.5 * (vertical ? L->plot_y1 - L->plot_y0 : L->plot_x1 - L->plot_x0) /
-                                             a->f) * DEG : a->lo;
-    const int n = nice_ticks(lo, a->perspective ? -lo : a->hi, vertical ? 6 : 8, t);
-    const int len = vertical ? L->plot_y1 - L->plot_y0 : L->plot_x1 - L->plot_x0, tick = 5 * s;
-    const lsim_stroke st = {{0, 0, 0}, 1, 0, 0, 1.0};
-    for (int i = 0; i < n; ++i) {
-        char buf[32];
-        format_tick(t[i], n > 1 ? fabs(t[1] - t[0]) : 1.0, buf, sizeof buf);
-        double p = axis_pos(a, t[i], len);
-        if (!(p >= -0.5 && p <= len + 0.5))
-            continue;
-        if (vertical) {
-            const double y = L->plot_y0 + p;
-            lsim_canvas_line(c, L->plot_x0 - tick, y, L->plot_x0 - 1, y, &st);
-            lsim_canvas_text(c, L->plot_x0 - tick - 3 * s, (int)y - LSIM_TEXT_CAP * s / 2, buf, s, LSIM_ALIGN_RIGHT,
-                             BLACK);
-        } else {
-            const double x = L->plot_x0 + p;
-            lsim_canvas_line(c, x, L->plot_y1, x, L->plot_y1 + tick - 1, &st);
-            lsim_canvas_text(c, (int)x, L->plot_y1 + tick + 3 * s, buf, s, LSIM_ALIGN_CENTER, BLACK);
-        }
-    }
-    if (vertical)
-        lsim_canvas_text_vertical(c, 4 * s, (L->plot_y0 + L->plot_y1) / 2, label, s, BLACK);
-    else
-        lsim_canvas_text(c, (L->plot_x0 + L->plot_x1) / 2, L->plot_y1 + tick + 6 * s + LSIM_TEXT_LINE * s, label, s,
-                         LSIM_ALIGN_CENTER, BLACK);
-}
-
-static void draw_colour_bar(lsim_canvas *c, const lsim_view_layout *L, const char *caption, int log_scale, int s)
-{
-    const int h = L->key_y1 - L->key_y0;
-    for (int y = L->key_y0; y < L->key_y1; ++y) {
-        unsigned char rgb[3];
-        lsim_colormap_viridis(h > 1 ? (double)(L->key_y1 - 1 - y) / (h - 1) : 0.5, rgb);
-        lsim_canvas_fill_rect(c, L->key_x0, y, L->key_x1, y + 1, rgb);
-    }
-    lsim_canvas_rect(c, L->key_x0 - 1, L->key_y0 - 1, L->key_x1 + 1, L->key_y1 + 1, BLACK);
-    double t[MAX_TICKS];
-    const int n = log_scale ? log_ticks(L->value_lo, L->value_hi, t) : nice_ticks(L->value_lo, L->value_hi, 6, t);
-    const lsim_stroke st = {{0, 0, 0}, 1, 0, 0, 1.0};
-    int tick_w = 0; /* the widest tick label */
-    for (int i = 0; i < n; ++i) {
-        const double y = L->key_y1 - 1 - (t[i] - L->value_lo) / (L->value_hi - L->value_lo) * (h - 1);
-        char buf[32];
-        if (log_scale)
-            snprintf(buf, sizeof buf, "%.3g", pow(10.0, t[i]));
-        else
-            format_tick(t[i], n > 1 ? t[1] - t[0] : 1.0, buf, sizeof buf);
-        lsim_canvas_line(c, L->key_x1 + 1, y, L->key_x1 + 4 * s, y, &st);
-        lsim_canvas_text(c, L->key_x1 + 6 * s, (int)y - LSIM_TEXT_CAP * s / 2, buf, s, LSIM_ALIGN_LEFT, BLACK);
-        const int w = lsim_canvas_text_width(buf, s);
-        tick_w = w > tick_w ? w : tick_w;
-    }
-    /* the caption along the bar, right of its tick labels (a long one across the top would run
-     * over the plot), kept inside the figure */
-    int cx = L->key_x1 + 6 * s + tick_w + 6 * s;
-    if (cx > c->width - LSIM_TEXT_LINE * s - 2 * s)
-        cx = c->width - LSIM_TEXT_LINE * s - 2 * s;
-    lsim_canvas_text_vertical(c, cx, (L->key_y0 + L->key_y1) / 2, caption, s, BLACK);
 }
 
 /* A label read from a file as a number: 0 (unlabeled) unless it is a whole uint32. */
@@ -332,24 +204,24 @@ static lsim_status draw(lsim_context *ctx, const lsim_view_spec *sp, lsim_canvas
     const int s = sp->width >= 1600 && sp->height >= 1200 ? 2 : 1;
     layout_plot(sp, s, L);
     const int w = L->plot_x1 - L->plot_x0, h = L->plot_y1 - L->plot_y0;
-    axis_map ax = {0}, ay = {0};
+    lsim_axis_map ax = {0}, ay = {0};
     const char *xl, *yl;
-    if (sp->kind == LSIM_VIEW_BEV) {
-        ax = (axis_map){sp->extent_m, -sp->extent_m, 0, 0.0};
-        ay = (axis_map){sp->extent_m, -sp->extent_m, 0, 0.0};
-        xl = "y (m), left positive";
-        yl = "x (m), forward";
+    if (sp->kind == LSIM_VIEW_BEV) { /* centred on the sensor: +x up, +y left */
+        ax = (lsim_axis_map){sp->centre_y + sp->extent_m, sp->centre_y - sp->extent_m, 0, 0.0};
+        ay = (lsim_axis_map){sp->centre_x + sp->extent_m, sp->centre_x - sp->extent_m, 0, 0.0};
+        xl = sp->world ? "world y (m), left positive" : "y (m), left positive";
+        yl = sp->world ? "world x (m), up" : "x (m), forward";
     } else if (sp->kind == LSIM_VIEW_RANGE) {
         double a0, a1, e0, e1;
         angle_span(sp, &a0, &a1, &e0, &e1);
-        ax = (axis_map){a1, a0, 0, 0.0};
-        ay = (axis_map){e1, e0, 0, 0.0};
+        ax = (lsim_axis_map){a1, a0, 0, 0.0};
+        ay = (lsim_axis_map){e1, e0, 0, 0.0};
         xl = "azimuth (deg), left positive";
         yl = "elevation (deg)";
     } else {
         const double f = 0.5 * w; /* 90 degrees across */
-        ax = (axis_map){1.0, -1.0, 1, f};
-        ay = (axis_map){1.0, -1.0, 1, f};
+        ax = (lsim_axis_map){1.0, -1.0, 1, f};
+        ay = (lsim_axis_map){1.0, -1.0, 1, f};
         xl = "horizontal angle (deg), left positive";
         yl = "vertical angle (deg)";
     }
@@ -387,27 +259,34 @@ static lsim_status draw(lsim_context *ctx, const lsim_view_spec *sp, lsim_canvas
         lsim_canvas_fill_rect(c, px, py, px + size, py + size, rgb);
     }
     if (sp->kind == LSIM_VIEW_BEV) { /* the sensor */
-        const double cx = L->plot_x0 + 0.5 * w, cy = L->plot_y0 + 0.5 * h;
+        const double cx = L->plot_x0 + w / 2, cy = L->plot_y0 + h / 2; /* whole pixels: a crisp white cross */
         const lsim_stroke white = {{255, 255, 255}, 1, 0, 0, 1.0};
         lsim_canvas_line(c, cx - 6, cy, cx + 6, cy, &white);
         lsim_canvas_line(c, cx, cy - 6, cx, cy + 6, &white);
     }
     lsim_canvas_clip_reset(c);
     lsim_canvas_rect(c, L->plot_x0 - 1, L->plot_y0 - 1, L->plot_x1 + 1, L->plot_y1 + 1, BLACK);
-    draw_axis(c, L, &ax, 0, xl, s);
-    draw_axis(c, L, &ay, 1, yl, s);
+    lsim_view_draw_axis(c, L, &ax, 0, xl, s);
+    lsim_view_draw_axis(c, L, &ay, 1, yl, s);
     if (sp->value_is_label)
         L->classes = draw_legend(c, L, sp, it, n, s);
     else
-        draw_colour_bar(c, L, sp->value_label ? sp->value_label : "value", sp->log_scale, s);
+        lsim_view_draw_colour_bar(c, L, sp->value_label ? sp->value_label : "value", sp->log_scale, 0.0, s);
     if (sp->log_scale && !sp->value_is_label) { /* report values, not logarithms */
         L->value_lo = pow(10.0, L->value_lo);
         L->value_hi = pow(10.0, L->value_hi);
     }
     free(it);
-    if (sp->title && *sp->title)
-        lsim_canvas_text(c, sp->width / 2, L->title_y0 + 2 * s, sp->title,
-                         lsim_canvas_text_fit(sp->title, 2 * s, sp->width - 8 * s), LSIM_ALIGN_CENTER, BLACK);
+    char *title = L->title;
+    const size_t size = sizeof L->title;
+    if (sp->count_in_title)
+        snprintf(title, size, "%.400s%s(%zu of %zu points in view)", sp->title ? sp->title : "",
+                 sp->title && *sp->title ? " " : "", n, sp->count);
+    else
+        snprintf(title, size, "%.500s", sp->title ? sp->title : "");
+    if (*title)
+        lsim_canvas_text(c, sp->width / 2, L->title_y0 + 2 * s, title,
+                         lsim_canvas_text_fit(title, 2 * s, sp->width - 8 * s), LSIM_ALIGN_CENTER, BLACK);
     return LSIM_OK;
 }
 

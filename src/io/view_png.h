@@ -5,6 +5,8 @@
  * colour bar and its units) or by semantic label (SemanticKITTI's colours, io/label_colors.h, with a legend of the
  * classes present), under a title, with axes, ticks and labels.
  *
+ * The title ends with how many points are in the view of how many there are.
+ *
  * Layout: a white figure; the plot area (dark grey, LSIM_VIEW_BACKGROUND) is framed in black,
  * the colour bar or legend to its right. Each point is a square of whole pixels in its exact
  * colour (no antialiasing), far points drawn first (bird's-eye: lowest z first). */
@@ -25,7 +27,7 @@ typedef enum lsim_view_kind { LSIM_VIEW_BEV = 0, LSIM_VIEW_RANGE = 1, LSIM_VIEW_
 
 typedef struct lsim_view_spec {
     size_t count;
-    const double *x, *y, *z;      /* sensor frame, metres; non-finite points are skipped */
+    const double *x, *y, *z;      /* metres (frames below); non-finite points are skipped */
     const double *value;          /* the colouring field per point */
     int value_is_label;           /* 1: value is a semantic id (legend); 0: a scalar (colour bar) */
     const char *value_label;      /* colour bar caption with units, e.g. "range (m)" */
@@ -33,7 +35,13 @@ typedef struct lsim_view_spec {
     lsim_view_kind kind;
     int width, height;            /* pixels, LSIM_VIEW_MIN_SIDE..LSIM_VIEW_MAX_SIDE */
     double extent_m;              /* bird's-eye: half width (> 0); others: farthest range drawn (0: all) */
-    const char *title;
+    const char *title;            /* followed by " (N of M points in view)" when count_in_title */
+    int count_in_title;
+    /* Bird's-eye: the plot is centred on (centre_x, centre_y) of the points' frame (the sensor's
+     * position, PCD's VIEWPOINT), and `world` names the axes world x and y rather than the
+     * sensor's forward and left. The other views take x, y, z in the sensor frame. */
+    double centre_x, centre_y;
+    int world;
 } lsim_view_spec;
 
 /* Where things landed, for callers and tests: [x0, x1) x [y0, y1) in pixels. */
@@ -44,6 +52,7 @@ typedef struct lsim_view_layout {
     double value_lo, value_hi;            /* colour bar range (scalar; values, also on a log scale) */
     size_t drawn;                         /* points inside the view */
     int classes;                          /* distinct labels drawn (labels) */
+    char title[512];                      /* the title as drawn */
 } lsim_view_layout;
 
 /* Draw the view and write it as a PNG at `path`, atomically (nothing written on failure).
