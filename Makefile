@@ -1,22 +1,36 @@
-# lidarsim — top-level entry points.
-#   make        build (Release) -> build/lidarsim
-#   make demo   install Debian packages, build, run the bundled street demo -> out/demo/
-#   make test   install Debian packages (PCL for the fit baselines, node/npm for the LAS/MCAP readers too), build, run ctest normally and under ASan+UBSan
-#   make fuzz   install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
+# lidarsim — top-level entry points (Debian 12). Targets that need packages install the missing ones
+# with apt-get (as root); what each installs and how long it takes: README, "Install" and "Tests".
+#   make            the library and the CLI only (Release) -> build/lidarsim, build/liblidarsim.so, .a
+#   make demo       + the build packages, build, scan the bundled street demo -> out/demo/
+#   make check      the core test suite (Release, light dependencies): ctest -LE interop
+#   make test-interop  other projects' readers of lidarsim's files (PCL, Open3D, npm): ctest -L interop
+#   make test-asan  the core suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+#   make test       the whole suite, as CI runs it: check, test-asan, test-interop, deb-check
+#   make fuzz       install clang, build the libFuzzer harnesses, run each FUZZ_SECONDS (default 180)
 #   make bench-pcl  install libpcl-dev, build build-pcl/pcl_register (PCL ICP/GICP/NDT baseline)
 #   make install PREFIX=DIR   build, then install the library, header, CLI, man page, examples,
 #                   lidarsim.pc and the CMake package into DIR (default /usr/local)
 #   make deb        build, then build/lidarsim_VERSION_ARCH.deb (CPack; apt-get install ./build/lidarsim_*.deb)
+#   make deb-check  the .deb extracted into a throwaway folder and run from there (never installed)
+# B, BA: the Release and the sanitizer build folders (default build, build-asan).
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
-DEB_PKGS   = cmake make gcc pkg-config libembree-dev libassimp-dev assimp-testmodels libyaml-dev \
-             libcairo2-dev fonts-dejavu-core libjson-c-dev libxml2-dev liblbfgs-dev python3 python3-numpy \
-             python3-pytest valgrind libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libopenmpi-dev \
-             openmpi-bin binutils dpkg-dev file man-db groff-base libglfw3-dev libglx-mesa0 xvfb xauth
-# For the tests only: node and npm run the independent LAS and MCAP readers of tests/test_las_mcap.py
-# (@loaders.gl/las, @mcap/core, installed by npm into the test's work folder).
-# python3-open3d: tests/test_ply_open3d.py reads the PLY with Open3D.
-# xdotool, x11-apps (xwd): tests/test_cli_view_keys.py presses keys in the live viewer, grabs its window.
-TEST_PKGS  = python3-open3d xdotool x11-apps
+B         ?= build
+BA        ?= build-asan
+# To build the library and the CLI (MPI is optional: `make check` adds it).
+BUILD_PKGS = cmake make gcc pkg-config libembree-dev libassimp-dev libyaml-dev libcairo2-dev \
+             libjson-c-dev libxml2-dev liblbfgs-dev libegl-dev libgl-dev libglfw3-dev
+# The demo's meshes (glTF truck, OBJ figure) and the font of its picture.
+DEMO_PKGS  = assimp-testmodels fonts-dejavu-core
+# The core suite: Python with numpy and pytest, valgrind, Mesa's EGL/GL (raster engine, viewer under
+# xvfb; xdotool and xwd press keys in the live viewer and grab its window), OpenMPI (dataset over
+# ranks), the .deb tools (dpkg-shlibdeps, file), man (the manual page renders without warnings).
+CHECK_PKGS = python3 python3-numpy python3-pytest valgrind libegl1 libegl-mesa0 libgl1-mesa-dri \
+             libglx-mesa0 libopenmpi-dev openmpi-bin binutils dpkg-dev file man-db groff-base xvfb xauth \
+             xdotool x11-apps
+# The interoperability checks: PCL (tests/pcl_*.py, with VTK and Qt), Open3D (test_ply_open3d.py),
+# and node + npm for the LAS and MCAP readers of test_las_mcap_npm (@loaders.gl/las, @mcap/core,
+# installed by npm into the test's work folder).
+INTEROP_PKGS = libpcl-dev python3-open3d
 # Debian's nodejs and npm, unless a node with its npm is already there (NodeSource's nodejs
 # package ships npm itself and conflicts with Debian's npm package).
 NODE_PKGS  = nodejs npm
@@ -25,33 +39,50 @@ PCL_PKGS   = libpcl-dev
 FUZZ_SECONDS ?= 180
 PY         = /usr/bin/python3
 PREFIX    ?= /usr/local
+VERSION    = $(shell sed -n 's/^project.lidarsim VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+SAN_ENV    = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+             LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-.PHONY: all build install deb deb-check deps test-deps node-deps fuzz-deps pcl-deps demo test test-release test-asan fuzz bench bench-pcl clean
+.PHONY: all build install deb deb-check deps build-deps demo-deps check-deps interop-deps node-deps fuzz-deps \
+        pcl-deps demo check test test-interop test-asan fuzz bench bench-pcl clean
 
 all: build
 
+# The library (shared and static) and the CLI: `all` holds nothing else (the test programs are the
+# target lidarsim_tests).
 build:
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build build -j $(JOBS)
+	cmake -S . -B $(B) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(B) -j $(JOBS) --target lidarsim_cli lidarsim
 
 install: build
-	cmake --install build --prefix $(PREFIX)
+	cmake --install $(B) --prefix $(PREFIX)
 
-# dpkg-shlibdeps (dpkg-dev) computes the package's Depends.
-deb: deps build
-	cd build && cpack -G DEB
+# dpkg-shlibdeps (dpkg-dev, with file) computes the package's Depends.
+deb: build-deps build
+	$(call install_missing,dpkg-dev file)
+	cd $(B) && cpack -G DEB
 
-# The .deb as a user installs it: apt-get install ./lidarsim_*.deb (as root), its /usr/bin/lidarsim
-# scans the demo street, its Python package imports from Debian's python3, then it is removed
-# again. `make test` runs it (CI machines are fresh Debian 12 systems; run it by hand only where
-# installing into /usr is fine).
+# The .deb checked without installing it (a user's own lidarsim in /usr is never touched): apt-get
+# --simulate says its Depends can be met here, then it is extracted into a throwaway folder, where
+# its lidarsim scans the demo street and Debian's python3 imports its Python package (which must
+# load the folder's liblidarsim.so); the folder is removed afterwards. tests/test_deb.py checks its
+# fields and files the same way.
 deb-check: deb
-	apt-get install -y ./build/lidarsim_$$(sed -n 's/^project(lidarsim VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)_amd64.deb
-	cd /tmp && /usr/bin/lidarsim --version && /usr/bin/lidarsim scan $(CURDIR)/examples/street/street.yaml \
-	  -o /tmp/lidarsim-deb-check.pcd --quiet && test -s /tmp/lidarsim-deb-check.pcd
-	cd /tmp && env -u PYTHONPATH -u LIDARSIM_LIBRARY $(PY) -c "import lidarsim; print('python lidarsim', lidarsim.version())"
-	rm -f /tmp/lidarsim-deb-check.pcd
-	apt-get remove -y lidarsim
+	@set -e; deb="$(abspath $(B))/lidarsim_$(VERSION)_$$(dpkg --print-architecture).deb"; \
+	root=$$(mktemp -d "$${TMPDIR:-/tmp}/lidarsim-deb-check.XXXXXX"); trap 'rm -rf "$$root"' EXIT; \
+	echo "deb-check: $$deb, extracted into $$root (not installed)"; \
+	apt-get install --simulate "$$deb" >"$$root.apt" 2>&1 || { cat "$$root.apt" >&2; rm -f "$$root.apt"; \
+	  echo "deb-check: apt-get cannot meet the package's Depends (above)" >&2; exit 1; }; rm -f "$$root.apt"; \
+	dpkg-deb -x "$$deb" "$$root"; \
+	lib=$$(dirname "$$(find "$$root/usr/lib" -name 'liblidarsim.so.*' -print -quit)"); \
+	cd "$$root"; \
+	LD_LIBRARY_PATH="$$lib" usr/bin/lidarsim --version; \
+	LD_LIBRARY_PATH="$$lib" usr/bin/lidarsim scan usr/share/lidarsim/examples/street/street.yaml \
+	  -o street.pcd --quiet; test -s street.pcd; \
+	env -u LIDARSIM_LIBRARY PYTHONPATH="$$root/usr/lib/python3/dist-packages" $(PY) -c \
+	  "import lidarsim, sys; print('python lidarsim', lidarsim.version(), 'from', lidarsim.library_path); \
+	   sys.exit(not lidarsim.library_path.startswith(sys.argv[1]))" "$$root"; \
+	echo "deb-check: ok"
 
 # Install only what is missing, so repeated runs need no network.
 define install_missing
@@ -64,11 +95,20 @@ define install_missing
 	fi
 endef
 
-deps:
-	$(call install_missing,$(DEB_PKGS))
+build-deps:
+	$(call install_missing,$(BUILD_PKGS))
 
-test-deps: deps
-	$(call install_missing,$(TEST_PKGS))
+demo-deps: build-deps
+	$(call install_missing,$(DEMO_PKGS))
+
+check-deps: demo-deps
+	$(call install_missing,$(CHECK_PKGS))
+
+# Everything `make test` needs (the name earlier versions used).
+deps: check-deps interop-deps
+
+interop-deps: check-deps
+	$(call install_missing,$(INTEROP_PKGS))
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 	  echo "node $$(node --version) and npm $$(npm --version) are there"; \
 	else $(MAKE) --no-print-directory node-deps; fi
@@ -76,32 +116,38 @@ test-deps: deps
 node-deps:
 	$(call install_missing,$(NODE_PKGS))
 
-fuzz-deps: deps
+fuzz-deps: build-deps
 	$(call install_missing,$(FUZZ_PKGS))
 
-pcl-deps: deps
+pcl-deps: build-deps
 	$(call install_missing,$(PCL_PKGS))
 
-demo: deps build
+demo: demo-deps build
 	mkdir -p out/demo
-	build/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
-	build/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
+	$(B)/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
+	$(B)/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
 
-test: deps test-deps pcl-deps test-release test-asan deb-check
+# The project's whole suite; CI (.ci/run) runs it.
+test: check test-asan test-interop deb-check
 
-# The Release build also builds PCL's baselines (bench/pcl_register.cpp) for the cw paper's
-# experiment 2 test (tests/pcl_baselines.py).
-test-release:
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLSIM_PCL_BENCH=ON >/dev/null
-	cmake --build build -j $(JOBS)
-	cd build && ctest --output-on-failure -j $(JOBS)
+# The core suite: every test but the interoperability checks.
+check: check-deps
+	cmake -S . -B $(B) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(B) -j $(JOBS) --target lidarsim_tests
+	cd $(B) && ctest --output-on-failure -j $(JOBS) -LE interop
 
-test-asan:
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSIM_SANITIZE=ON -DLSIM_MPI=OFF >/dev/null
-	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	  ctest --output-on-failure -j $(JOBS)
+# Other projects' readers: PCL's ICP/GICP/NDT baselines (bench/pcl_register.cpp, the cw paper's
+# experiment 2: tests/pcl_baselines.py) and its PLY/PCD readers, Open3D's PLY reader, the npm LAS
+# and MCAP readers. In the Release build folder, with PCL's programs added.
+test-interop: interop-deps
+	cmake -S . -B $(B) -DCMAKE_BUILD_TYPE=Release -DLSIM_PCL_BENCH=ON >/dev/null
+	cmake --build $(B) -j $(JOBS) --target lidarsim_tests pcl_register pcl_read_cloud
+	cd $(B) && ctest --output-on-failure -j $(JOBS) -L interop
+
+test-asan: check-deps
+	cmake -S . -B $(BA) -DCMAKE_BUILD_TYPE=Debug -DLSIM_SANITIZE=ON -DLSIM_MPI=OFF >/dev/null
+	cmake --build $(BA) -j $(JOBS) --target lidarsim_tests
+	cd $(BA) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE interop
 
 # libFuzzer harnesses (fuzz/): every input lidarsim reads; corpora and crashes in build-fuzz/fuzz/.
 fuzz: fuzz-deps
@@ -113,7 +159,7 @@ fuzz: fuzz-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh build-fuzz
 
 bench: build
-	build/lidarsim bench
+	$(B)/lidarsim bench
 
 # PCL's ICP, GICP and NDT (bench/pcl_register.cpp, the project's only C++) -> build-pcl/pcl_register.
 bench-pcl: pcl-deps
@@ -121,4 +167,4 @@ bench-pcl: pcl-deps
 	cmake --build build-pcl -j $(JOBS) --target pcl_register
 
 clean:
-	rm -rf build build-asan build-fuzz build-fuzz-ub build-pcl out
+	rm -rf $(B) $(BA) build-fuzz build-fuzz-ub build-pcl out

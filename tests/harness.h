@@ -40,6 +40,16 @@ static int lsim_test_checks = 0;
         }                                                                               \
     } while (0)
 
+/* Time limits in the tests only catch hangs (issue 23; tests/timeouts.py for the Python tests): a
+ * limit of `seconds` on an idle machine, times LSIM_TIMEOUT_SCALE (tests/CMakeLists.txt: 3 in a
+ * Release build, 15 under the sanitizers; at least 1). */
+static inline double lsim_test_time_limit(double seconds)
+{
+    const char *s = getenv("LSIM_TIMEOUT_SCALE");
+    double scale = s ? strtod(s, NULL) : 1.0;
+    return seconds * (scale >= 1.0 ? scale : 1.0);
+}
+
 static inline int lsim_test_summary(const char *name)
 {
     if (lsim_test_failures) {

@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import sys
+from timeouts import limit
 
 SOURCE = os.environ.get("LSIM_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SANITIZE = os.environ.get("LSIM_SANITIZE", "OFF").upper() in ("ON", "1", "TRUE", "YES")
@@ -18,7 +19,7 @@ def check(cond, what):
     return bool(cond)
 
 
-def run(cmd, env=None, cwd=None, timeout=300):
+def run(cmd, env=None, cwd=None, timeout=limit(300)):
     full = dict(os.environ)
     if env:
         full.update(env)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import numpy as np
+from timeouts import limit
 
 BIN, READER, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "ply_pcl")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,7 +36,7 @@ def check(cond, what):
 
 
 def read_with_pcl(path):
-    p = subprocess.run([READER, path], capture_output=True, text=True, timeout=300)
+    p = subprocess.run([READER, path], capture_output=True, text=True, timeout=limit(300))
     check(p.returncode == 0, "PCL cannot read %s: %s" % (path, p.stderr.strip()))
     if p.returncode != 0:
         return {}, {}
@@ -58,7 +59,7 @@ os.makedirs(WORK, exist_ok=True)
 outs = {ext: os.path.join(WORK, "street." + ext) for ext in ("csv", "ply", "pcd")}
 for out in outs.values():
     p = subprocess.run([BIN, "scan", SCENE, "-o", out, "--seed", "7", "--quiet"], capture_output=True, text=True,
-                       timeout=300)
+                       timeout=limit(300))
     check(p.returncode == 0, "scan -o %s: exit %d: %s" % (out, p.returncode, p.stderr.strip()))
 if FAILS:
     sys.exit(1)

@@ -30,6 +30,7 @@ import subprocess
 import sys
 
 import repo_data
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -45,7 +46,7 @@ def check(cond, what):
 
 
 def run(args, cwd):
-    r = subprocess.run([BINARY] + args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([BINARY] + args, cwd=cwd, capture_output=True, text=True, timeout=limit(300))
     return r.returncode, r.stdout, r.stderr
 
 
@@ -197,14 +198,14 @@ def test_signals(wall):
         p = subprocess.Popen([BINARY, "validate", "data.config", "-o", "out"], cwd=d, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
         out_dir, staged = os.path.join(d, "out"), False
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + limit(60)
         while p.poll() is None and time.monotonic() < deadline:
             if any(n.startswith(".lidarsim-validate.") for n in (listing(out_dir) or [])):
                 staged = True
                 p.send_signal(sig)
                 break
             time.sleep(0.002)
-        p.communicate(timeout=120)
+        p.communicate(timeout=limit(120))
         check(staged, "signal %d: validate finished before its staging folder was seen" % sig)
         if staged:
             check(p.returncode == -sig, "signal %d: exit status %d" % (sig, p.returncode))
@@ -219,14 +220,14 @@ def test_signals(wall):
         p = subprocess.Popen([BINARY, "calibrate", "data.config", "-o", "cal.yaml", "--view", "views"], cwd=d,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         views, staged = os.path.join(d, "views"), False
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + limit(60)
         while p.poll() is None and time.monotonic() < deadline:
             if any(n.startswith(".lidarsim-calibrate.") for n in (listing(views) or [])):
                 staged = True
                 p.send_signal(sig)
                 break
             time.sleep(0.002)
-        p.communicate(timeout=120)
+        p.communicate(timeout=limit(120))
         check(staged, "calibrate signal %d: calibrate finished before its staging folder was seen" % sig)
         if staged:
             check(p.returncode == -sig, "calibrate signal %d: exit status %d" % (sig, p.returncode))

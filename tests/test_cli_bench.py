@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 failures = []
@@ -33,7 +34,7 @@ def check(cond, what):
 
 def bench(*args):
     p = subprocess.run([BINARY, "bench"] + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=300)
+                       timeout=limit(300))
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 

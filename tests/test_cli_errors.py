@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -48,7 +49,7 @@ def line_of(text, needle, nth=1):
 
 
 def run(args, cwd):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(60))
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -430,16 +431,16 @@ def main():
                 ["bench", "dataset"], ["calibrate"], ["validate"], ["fit"], ["pattern", "from-scan"], ["dataset"],
                 ["render"], ["view"]):
         name = " ".join(cmd)
-        p = subprocess.run([BINARY] + cmd + ["--version"], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([BINARY] + cmd + ["--version"], capture_output=True, text=True, timeout=limit(60))
         check(p.returncode == 0 and p.stdout.strip() == version and p.stderr == "",
               "%s --version: exit %d, %r" % (name, p.returncode, p.stdout + p.stderr))
-        p = subprocess.run([BINARY] + cmd + ["--help"], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([BINARY] + cmd + ["--help"], capture_output=True, text=True, timeout=limit(60))
         check(p.returncode == 0 and "usage:" in p.stdout and "--version" in p.stdout and p.stderr == "",
               "%s --help: exit %d, stdout starts %r" % (name, p.returncode, p.stdout[:80]))
-        p = subprocess.run([BINARY] + cmd + ["--no-such-option"], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([BINARY] + cmd + ["--no-such-option"], capture_output=True, text=True, timeout=limit(60))
         check(p.returncode == 2 and "unknown option '--no-such-option'" in p.stderr and "--help" in p.stderr,
               "%s --no-such-option: exit %d, %r" % (name, p.returncode, p.stderr.strip()))
-    p = subprocess.run([BINARY, "help", "render"], capture_output=True, text=True, timeout=60)
+    p = subprocess.run([BINARY, "help", "render"], capture_output=True, text=True, timeout=limit(60))
     check(p.returncode == 0 and p.stdout.startswith("usage: lidarsim render"), "lidarsim help render: %r"
           % p.stdout[:80])
     for args, needle in ((["scan", "s.yaml", "--seed"], "lidarsim scan: option --seed needs a value (see lidarsim "
@@ -448,7 +449,7 @@ def main():
                          (["scan", "s.yaml", "-o", "x.pcd", "--format=xyz"], "--format 'xyz' is invalid; expected pcd"),
                          (["render", "a.ply", "b.ply", "-o", "x.png"], "unexpected argument 'b.ply'"),
                          (["fit", "f.yaml", "-o", "x.yaml", "--max-iterations=0"], "--max-iterations '0' is invalid")):
-        p = subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=60, cwd=WORK)
+        p = subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=limit(60), cwd=WORK)
         check(p.returncode == 2 and needle in p.stderr, "%s: exit %d, %r lacks %r" % (" ".join(args), p.returncode,
                                                                                       p.stderr.strip(), needle))
 

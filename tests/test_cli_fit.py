@@ -30,6 +30,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -52,7 +53,7 @@ def check(cond, what):
 
 def lidarsim(*args, cwd=None, ok=True):
     p = subprocess.run([BINARY] + [str(a) for a in args], cwd=cwd or WORK, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
+                       stderr=subprocess.PIPE, timeout=limit(120))
     out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     if ok and p.returncode != 0:
         raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), p.returncode, err))
@@ -218,7 +219,7 @@ def part_b():
         if not data:
             break
         chunks.append(data)
-    p.wait(timeout=60)
+    p.wait(timeout=limit(60))
     os.close(master)
     tty = b"".join(chunks).decode("utf-8", "replace")
     check(p.returncode == 0 and "\riteration 2: loss" in tty and "\niteration 2" not in tty,
@@ -490,7 +491,7 @@ def part_f():
 def part_g():
     d = os.path.join(WORK, "g")
     p = subprocess.run(["bash", os.path.join(EXAMPLE, "run.sh"), BINARY, d], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=300)
+                       stderr=subprocess.PIPE, timeout=limit(300))
     out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     if not check(p.returncode == 0, "g: run.sh failed (exit %d): %s" % (p.returncode, err.strip()[-500:])):
         return

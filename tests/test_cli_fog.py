@@ -26,6 +26,7 @@ import subprocess
 import sys
 
 import numpy as np
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -68,7 +69,7 @@ def scan_street(visibility, atmosphere=None):
     out = os.path.join(WORK, name + ".pcd")
     p = subprocess.run([BINARY, "scan", scene, "-o", out, "--noise", "off", "--keep-misses", "--quiet",
                         "--fields", "range,label,elevation,num_returns"], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=300)
+                       stderr=subprocess.PIPE, timeout=limit(300))
     if not check(p.returncode == 0, "scan at %g m visibility: %s" % (visibility, p.stderr.decode().strip())):
         return None
     return read_pcd(out)

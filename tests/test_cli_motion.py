@@ -21,6 +21,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -43,7 +44,7 @@ def check(cond, what):
 
 
 def run(args, cwd):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(120))
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+from timeouts import limit
 
 LIDARSIM, WORK = sys.argv[1], sys.argv[2]
 SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), ".."))
@@ -23,7 +24,7 @@ def check(cond, message):
 
 
 def run(args, cwd):
-    return subprocess.run([LIDARSIM, "scan"] + args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([LIDARSIM, "scan"] + args, cwd=cwd, capture_output=True, text=True, timeout=limit(300))
 
 
 def read_pcd(path):

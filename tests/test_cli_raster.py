@@ -24,6 +24,7 @@ import subprocess
 import sys
 
 import numpy as np
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -41,7 +42,7 @@ def run(args, env=None):
     e = dict(os.environ)
     if env:
         e.update(env)
-    return subprocess.run([BINARY] + args, capture_output=True, text=True, env=e, timeout=300)
+    return subprocess.run([BINARY] + args, capture_output=True, text=True, env=e, timeout=limit(300))
 
 
 def read_csv(path):

@@ -22,6 +22,7 @@ import sys
 import zlib
 
 import numpy as np
+from timeouts import limit
 
 BIN, WORK = sys.argv[1], os.path.join(sys.argv[2], "cli_render")
 FAILS = []
@@ -35,7 +36,7 @@ def check(cond, what):
 
 
 def run(*args):
-    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=300)
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=limit(300))
 
 
 def read_png(path):

@@ -31,6 +31,7 @@ import zlib
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timeouts import limit  # noqa: E402
 from view_pixels import BACKGROUND, SCENE, gl_env, is_viridis, viridis_pixels  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
@@ -133,7 +134,7 @@ def shot(name, camera, *extra):
         os.remove(out)
     cmd = [xvfb_run(), "-a", "-s", "-screen 0 1024x768x24", BINARY, "view", "scene.yaml", "--screenshot", out,
            "--size", "%dx%d" % (W, H), "--camera", ",".join(str(c) for c in camera)] + list(extra)
-    p = subprocess.run(cmd, cwd=WORK, env=gl_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    p = subprocess.run(cmd, cwd=WORK, env=gl_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode != 0 or not os.path.exists(out):
         # xvfb-run reports an X server that cannot start ("Xvfb failed to start") on stderr
@@ -213,7 +214,7 @@ def main():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     out = os.path.join(WORK, "d_nodisplay.png")
     p = subprocess.run([BINARY, "view", "scene.yaml", "--screenshot", out], cwd=WORK, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
     err = p.stderr.decode("utf-8", "replace")
     print("d: no display: exit %d: %s" % (p.returncode, err.strip()))
     check(p.returncode == 1 and "no display" in err and "xvfb-run" in err and "DISPLAY" in err,
@@ -222,12 +223,12 @@ def main():
     with open(os.path.join(WORK, "bad.yaml"), "w") as f:
         f.write("sensor:\n  preset: vlp16\nobjects:\n  - box: {size: [1, 1, 1]}\n    colour: red\n")
     p = subprocess.run([BINARY, "view", "bad.yaml", "--screenshot", out], cwd=WORK, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
     err = p.stderr.decode("utf-8", "replace")
     check(p.returncode == 1 and "bad.yaml:5:" in err and "colour" in err,
           "d: bad scene: exit %d, %r" % (p.returncode, err))
     p = subprocess.run([BINARY, "view", "scene.yaml", "--size", "10x10"], cwd=WORK, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
     err = p.stderr.decode("utf-8", "replace")
     check(p.returncode == 2 and "--size" in err and "16..8192" in err, "d: bad --size: exit %d, %r" % (p.returncode, err))
 

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timeouts import limit  # noqa: E402
 from view_pixels import SCENE, gl_env, viridis_pixels  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
@@ -84,7 +85,7 @@ class Viewer:
                                   cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.buf = b""
 
-    def next_scan(self, timeout=60.0):
+    def next_scan(self, timeout=limit(60.0)):
         """The next scan line's (points, x, y, z, yaw), or None when none comes in time."""
         end = time.monotonic() + timeout
         while True:
@@ -120,7 +121,7 @@ def main():
         env = dict(os.environ, LSIM_VIEW_KEYS_SERVER="1")
         env.pop("WAYLAND_DISPLAY", None)
         p = subprocess.run([xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, os.path.abspath(__file__),
-                            BINARY, WORK], env=env, timeout=600)
+                            BINARY, WORK], env=env, timeout=limit(600))
         sys.exit(p.returncode)
     env = gl_env()
     viewer = None
@@ -143,7 +144,7 @@ def run(viewer, env, xdotool, xwd):
           % (first[0], first[1:4], first[4]))
     for attempt in range(5):  # a client refused while the server is busy: ask again
         found = subprocess.run([xdotool, "search", "--sync", "--onlyvisible", "--name", "^lidarsim view"],
-                               env=env, capture_output=True, text=True, timeout=60)
+                               env=env, capture_output=True, text=True, timeout=limit(60))
         if found.returncode == 0 and found.stdout.split():
             break
         time.sleep(1)
@@ -153,18 +154,18 @@ def run(viewer, env, xdotool, xwd):
                     % (viewer.p.returncode, viewer.p.stderr.read().decode("utf-8", "replace")), found.stderr.strip())):
         return
     window = ids[0]
-    subprocess.run([xdotool, "windowfocus", "--sync", window], env=env, timeout=30)
+    subprocess.run([xdotool, "windowfocus", "--sync", window], env=env, timeout=limit(30))
 
     def grab():
         time.sleep(0.5)  # the redraw after the last event
-        p = subprocess.run([xwd, "-silent", "-id", window], env=env, capture_output=True, timeout=60)
+        p = subprocess.run([xwd, "-silent", "-id", window], env=env, capture_output=True, timeout=limit(60))
         check(p.returncode == 0, "xwd -id %s: exit %d: %s" % (window, p.returncode, p.stderr.decode().strip()))
         img = read_xwd(p.stdout)
         check(img.shape == (H, W, 3), "the window grabbed is %s, not %dx%d" % (img.shape, W, H))
         return img
 
     def key(name):
-        subprocess.run([xdotool, "key", "--delay", "50", name], env=env, check=True, timeout=30)
+        subprocess.run([xdotool, "key", "--delay", "50", name], env=env, check=True, timeout=limit(30))
 
     before = grab()
     beams_on = viridis_pixels(before)
@@ -200,7 +201,7 @@ def run(viewer, env, xdotool, xwd):
     # e: Esc quits
     key("Escape")
     try:
-        rc = viewer.p.wait(timeout=30)
+        rc = viewer.p.wait(timeout=limit(30))
     except subprocess.TimeoutExpired:
         rc = None
     check(rc == 0, "e: after Esc the viewer exited with %s; expected 0" % rc)

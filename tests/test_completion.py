@@ -16,6 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
+from timeouts import limit
 
 BIN, TOP = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "completion")
 WORK = os.path.join(TOP, "files")
@@ -48,7 +49,7 @@ def complete(line):
     script = "source %s\nCOMP_WORDS=(%s)\nCOMP_CWORD=%d\n_lidarsim\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n" % (
         shlex.quote(SCRIPT), " ".join(shlex.quote(w) for w in words), len(words) - 1)
     p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=WORK, env=ENV, capture_output=True,
-                       text=True, timeout=60)
+                       text=True, timeout=limit(60))
     check(p.returncode == 0 and not p.stderr, "%r: bash exit %d: %s" % (line, p.returncode, p.stderr.strip()))
     return sorted(w for w in p.stdout.split("\n") if w)
 
@@ -88,7 +89,7 @@ COMMANDS = ["scan", "presets", "bench", "bench blooming", "bench pulses", "bench
 for cmd in COMMANDS:
     opts = complete("lidarsim %s --" % cmd) + (["-o"] if "-o" in complete("lidarsim %s -" % cmd) else [])
     check("--help" in opts and "--version" in opts, "%s: --help and --version offered (%s)" % (cmd, opts))
-    helptext = subprocess.run([BIN] + cmd.split() + ["--help"], capture_output=True, text=True, timeout=60).stdout
+    helptext = subprocess.run([BIN] + cmd.split() + ["--help"], capture_output=True, text=True, timeout=limit(60)).stdout
     for opt in opts:
         if opt in ("--help", "--version"):
             continue
@@ -97,7 +98,7 @@ for cmd in COMMANDS:
               "%s: %s is offered but its --help does not name it" % (cmd, opt))
         # a trailing unknown option stops the command before it does anything
         p = subprocess.run([BIN] + cmd.split() + [opt, "--zz-not-an-option"], capture_output=True, text=True,
-                           timeout=120, cwd=WORK)
+                           timeout=limit(120), cwd=WORK)
         check("unknown option '%s'" % opt not in p.stderr, "%s: %s is offered but unknown to lidarsim: %s"
               % (cmd, opt, p.stderr.strip()))
 

@@ -244,7 +244,7 @@ static void test_check_and_remove(void)
     CHECK(lsim_atomic_check(ctx, "-") == LSIM_OK && lsim_atomic_is_direct("-"));
     CHECK(mkfifo(fifo, 0666) == 0);
     signal(SIGALRM, on_alarm);
-    alarm(20);
+    alarm((unsigned)lsim_test_time_limit(20));
     CHECK(lsim_atomic_check(ctx, fifo) == LSIM_OK); /* would block if it opened the FIFO */
     alarm(0);
     CHECK(lsim_atomic_is_direct(fifo) && !lsim_atomic_is_direct(path));

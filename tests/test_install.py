@@ -88,6 +88,11 @@ libs = (must(["pkg-config", "--libs", "lidarsim"], "pkg-config --libs", env=PKG_
 check("-llidarsim" in libs, "pkg-config --libs names -llidarsim (%s)" % libs)
 check(any(f.startswith("-I") and os.path.realpath(f[2:]) == os.path.realpath(os.path.join(PREFIX, "include"))
           for f in cflags), "pkg-config --cflags names the prefix's include folder (%s)" % cflags)
+# lidarsim.h includes only the C library's headers: no other package's folders (cairo, glib, json-c,
+# libxml2 came through Requires.private)
+check(all(os.path.realpath(f[2:]) == os.path.realpath(os.path.join(PREFIX, "include")) for f in cflags
+          if f.startswith("-I")) and not [f for f in cflags if not f.startswith("-I")],
+      "pkg-config --cflags lidarsim adds nothing but the prefix's include folder: %s" % cflags)
 exe = os.path.join(WORK, "plane_scan_pc")
 if must(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", PROG, "-o", exe] + SAN_FLAGS + cflags + libs + ["-lm"],
         "cc with pkg-config"):

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from timeouts import limit
 
 LIDARSIM, WORK = sys.argv[1], sys.argv[2]
 SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), ".."))
@@ -34,7 +35,7 @@ failures = []
 for scene, out, *extra in runs:
     cmd = ["valgrind", "--error-exitcode=9", "--leak-check=full", "--errors-for-leak-kinds=definite",
            LIDARSIM, "scan", os.path.join(SOURCE, "examples", scene), "-o", os.path.join(WORK, out), "--quiet"] + extra
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=limit(600))
     summary = re.search(r"ERROR SUMMARY: (\d+) errors", r.stderr)
     lost = re.search(r"definitely lost: ([\d,]+) bytes", r.stderr)
     errors = int(summary.group(1)) if summary else -1

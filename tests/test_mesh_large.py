@@ -9,6 +9,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from timeouts import limit
 
 LIDARSIM, WORK = sys.argv[1], sys.argv[2]
 TRIANGLES = int(sys.argv[3]) if len(sys.argv) > 3 else 48000
@@ -68,7 +69,7 @@ def scan(mesh):
         f.write("sensor: {preset: vlp16, position: [0, 20, 0]}\nobjects:\n  - mesh: %s\n" % mesh)
     out = os.path.join(WORK, mesh + ".pcd")
     r = subprocess.run([LIDARSIM, "scan", scene, "-o", out, "--seed", "5", "--stats", "--quiet"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=limit(300))
     check(r.returncode == 0, "%s: exit %d: %s" % (mesh, r.returncode, r.stderr.strip()))
     stats = [line for line in r.stderr.splitlines() if line.startswith("{")]
     print("%s: %s" % (mesh, stats[-1] if stats else r.stderr.strip()))

@@ -25,7 +25,7 @@ static void refused(const char *what, const char *scene_fmt, const char *needle)
     snprintf(path, sizeof path, "%s", scene_path);
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
-    alarm(20);
+    alarm((unsigned)lsim_test_time_limit(20));
     lsim_status st = lsim_scene_load(ctx, path, &scene, &sensor);
     if (st == LSIM_OK) {
         lsim_scan_options opt;

@@ -30,6 +30,7 @@ import threading
 import time
 
 import repo_data
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -72,7 +73,7 @@ def read(path):
         return f.read()
 
 
-def run(args, cwd, preexec=None, timeout=120):
+def run(args, cwd, preexec=None, timeout=limit(120)):
     p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=timeout, preexec_fn=preexec)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
@@ -204,7 +205,7 @@ def test_fifo():
 
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    code, out, err = run(["scan", "scene.yaml", "-o", "pipe.csv"], d, timeout=60)
+    code, out, err = run(["scan", "scene.yaml", "-o", "pipe.csv"], d, timeout=limit(60))
     t.join(10)
     check(code == 0, "fifo: exit %d: %s" % (code, err.strip()))
     check(got and got[0] == ref, "fifo: the reader got %d bytes, the file output has %d (a probe must not open "
@@ -217,7 +218,7 @@ def test_calibrate_fifo():
     """calibrate checks its output before the work without opening it: a FIFO gets the whole file."""
     config = repo_data.need(os.path.join(repo_data.RPLIDAR, "data.config"))
     d = case_dir("calibrate_fifo")
-    code, out, err = run(["calibrate", config, "-o", "ref.yaml"], d, timeout=120)
+    code, out, err = run(["calibrate", config, "-o", "ref.yaml"], d, timeout=limit(120))
     check(code == 0, "calibrate fifo: reference run exit %d: %s" % (code, err.strip()))
     with open(os.path.join(d, "ref.yaml"), "rb") as f:
         ref = f.read()
@@ -231,7 +232,7 @@ def test_calibrate_fifo():
 
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    code, out, err = run(["calibrate", config, "-o", "pipe.yaml"], d, timeout=120)
+    code, out, err = run(["calibrate", config, "-o", "pipe.yaml"], d, timeout=limit(120))
     t.join(10)
     check(code == 0, "calibrate fifo: exit %d: %s" % (code, err.strip()))
     check(got and got[0] == ref, "calibrate fifo: the reader got %d bytes, the file has %d (the writability probe "
@@ -306,14 +307,14 @@ def mount_tmpfs(path, options):
     os.makedirs(path, exist_ok=True)
     try:
         p = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=30)
+                           stderr=subprocess.PIPE, timeout=limit(30))
     except (OSError, subprocess.TimeoutExpired) as e:
         return str(e)
     return None if p.returncode == 0 else (p.stderr.decode().strip() or "mount exited %d" % p.returncode)
 
 
 def umount(path):
-    subprocess.run(["umount", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    subprocess.run(["umount", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(30))
 
 
 def test_full_tmpfs():
@@ -422,7 +423,7 @@ def test_signals():
         p = subprocess.Popen([BINARY, "scan", "big.yaml", "-o", output, "--threads", "2"], cwd=d,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              preexec_fn=default_signals)
-        caught, deadline = None, time.time() + 120
+        caught, deadline = None, time.time() + limit(120)
         while p.poll() is None and time.time() < deadline:
             size = writing_descriptor(p.pid, d)
             if size:  # data written, far from all of it (tens of MB)

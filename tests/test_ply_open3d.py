@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import numpy as np
+from timeouts import limit
 
 BIN, WORK = sys.argv[1], os.path.join(sys.argv[2], "ply_open3d")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +42,7 @@ os.makedirs(WORK, exist_ok=True)
 ply, csv = os.path.join(WORK, "street.ply"), os.path.join(WORK, "street.csv")
 for out in (ply, csv):
     p = subprocess.run([BIN, "scan", SCENE, "-o", out, "--seed", "7", "--quiet"], capture_output=True, text=True,
-                       timeout=300)
+                       timeout=limit(300))
     check(p.returncode == 0, "scan -o %s: exit %d: %s" % (out, p.returncode, p.stderr.strip()))
 if FAILS:
     sys.exit(1)

@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -43,7 +44,7 @@ BUILD = os.path.dirname(BINARY)
 LIBRARY = os.path.join(BUILD, "liblidarsim.so")
 TREE = os.path.join(WORK, "tree")
 PY = "/usr/bin/python3"
-LINE_TIMEOUT = 120
+LINE_TIMEOUT = limit(300)  # a hang catcher (tests/timeouts.py)
 
 failures = []
 counts = {}          # (kind, outcome) -> n
@@ -123,7 +124,7 @@ def run(cmd, where, preload=False):
                            stderr=subprocess.STDOUT, timeout=LINE_TIMEOUT)
         out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
     except subprocess.TimeoutExpired:
-        out, rc = "timed out after %d s" % LINE_TIMEOUT, -1
+        out, rc = "timed out after %.0f s (a hang?)" % LINE_TIMEOUT, -1
     dt = time.time() - t
     print("  %-40s %5.1f s  rc %d" % (where, dt, rc))
     if rc != 0:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import repo_data
+from timeouts import limit
 
 LIDARSIM, WORK = sys.argv[1], sys.argv[2]
 CONFIG = repo_data.need(os.path.join(repo_data.RPLIDAR, "data.config"))
@@ -30,7 +31,7 @@ shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 out = os.path.join(WORK, "val")
 r = subprocess.run([LIDARSIM, "validate", CONFIG, "-o", out, "--seed", "1"], capture_output=True, text=True,
-                   timeout=300)
+                   timeout=limit(300))
 print(r.stdout)
 check(r.returncode == 0, f"validate failed or a verdict is FAIL (exit {r.returncode}): {r.stderr}")
 check(all("PASS" in line for line in r.stdout.splitlines() if ":" in line), "a material's verdict is FAIL")
@@ -65,7 +66,7 @@ def check_holdout(seed):
     """--holdout: exit 0, every verdict PASS, with the real halves' reference; the CSV agrees."""
     out_h = os.path.join(WORK, "holdout%d" % seed)
     r = subprocess.run([LIDARSIM, "validate", CONFIG, "-o", out_h, "--seed", str(seed), "--holdout"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=limit(300))
     print(r.stdout)
     check(r.returncode == 0, f"validate --holdout --seed {seed}: exit {r.returncode}: {r.stderr}")
     lines = {line.split(":")[0]: line for line in r.stdout.splitlines() if ":" in line}
@@ -127,7 +128,7 @@ objects:
     material: wall
 """)
 r = subprocess.run([LIDARSIM, "scan", scene, "-o", os.path.join(WORK, "board.csv"), "--stats"], capture_output=True,
-                   text=True, timeout=60)
+                   text=True, timeout=limit(60))
 check(r.returncode == 0, f"scan with the calibration failed: {r.stderr}")
 if r.returncode == 0:
     pts = list(csv.DictReader(open(os.path.join(WORK, "board.csv"))))
@@ -160,7 +161,7 @@ objects:
     material: m2
 """)
     pcsv = os.path.join(WORK, "metal2.csv")
-    res = subprocess.run([LIDARSIM, "scan", path, "-o", pcsv, "--quiet"], capture_output=True, text=True, timeout=60)
+    res = subprocess.run([LIDARSIM, "scan", path, "-o", pcsv, "--quiet"], capture_output=True, text=True, timeout=limit(60))
     check(res.returncode == 0, f"metal2 scan failed: {res.stderr}")
     return list(csv.DictReader(open(pcsv))) if res.returncode == 0 else []
 
