@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timeouts import limit  # noqa: E402
 from dataset_common import tree  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
@@ -49,7 +50,7 @@ def check(ok, what):
 
 
 def run(args, **kw):
-    return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=600, **kw)
+    return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=limit(600), **kw)
 
 
 def dataset(out, *extra, frames=FRAMES):
@@ -167,7 +168,7 @@ shutil.rmtree(killed, ignore_errors=True)
 p = subprocess.Popen([BINARY, "dataset", CONFIG, "-o", killed, "--frames", str(KILL_FRAMES), "--threads", "1",
                       "--progress", "off"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 manifest = os.path.join(killed, "manifest", "shard-0-of-1.rank-0-of-1.txt")
-deadline = time.time() + 120
+deadline = time.time() + limit(120)
 while time.time() < deadline and p.poll() is None:
     try:
         with open(manifest) as f:
@@ -211,7 +212,7 @@ if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shu
     shutil.rmtree(mpi, ignore_errors=True)
     r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
                         "-o", mpi, "--frames", str(FRAMES), "--threads", "1", "--progress", "off"],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=limit(600))
     check(r.returncode == 0, "e: mpirun -n 2 exits 0 (%s)" % r.stderr.strip()[-500:])
     print(r.stdout.strip())
     check(tree(mpi) == T0, "e: mpirun -n 2 equals the serial run byte for byte")
@@ -220,7 +221,7 @@ if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shu
 elif shutil.which("mpirun"):
     mpi = os.path.join(WORK, "mpi_refused")
     r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
-                        "-o", mpi, "--frames", "2"], capture_output=True, text=True, timeout=600)
+                        "-o", mpi, "--frames", "2"], capture_output=True, text=True, timeout=limit(600))
     check(r.returncode != 0 and "built without MPI" in r.stderr and not os.path.exists(mpi),
           "e: a build without MPI refuses to run under mpirun -n 2 (%s)" % r.stderr.strip()[-300:])
 else:
@@ -271,7 +272,7 @@ for script, needs_mpi in (("shards.sh", False), ("mpi.sh", True)):
     out = os.path.join(WORK, "script_" + script)
     shutil.rmtree(out, ignore_errors=True)
     r = subprocess.run(["sh", os.path.join(SOURCE, "examples", "dataset", script), "2", out, str(FRAMES)],
-                       capture_output=True, text=True, timeout=600, env=env, cwd=SOURCE)
+                       capture_output=True, text=True, timeout=limit(600), env=env, cwd=SOURCE)
     check(r.returncode == 0 and T0 and tree(out) == T0, "g: examples/dataset/%s 2 writes the 0/1 tree (%s)"
           % (script, r.stderr.strip()[-300:]))
 

@@ -32,6 +32,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timeouts import limit  # noqa: E402
 from dataset_common import tree  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
@@ -56,7 +57,7 @@ def check(ok, what):
 
 
 def run(args, **kw):
-    return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=600, **kw)
+    return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=limit(600), **kw)
 
 
 def dataset(out, *extra, frames=FRAMES, config=CONFIG, fresh=True):

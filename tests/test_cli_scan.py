@@ -31,6 +31,7 @@ import subprocess
 import sys
 
 import numpy as np
+from timeouts import limit
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -57,7 +58,7 @@ def check(cond, what):
 
 def lidarsim(*args, cwd=None, ok=True):
     p = subprocess.run([BINARY] + [str(a) for a in args], cwd=cwd or WORK, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
+                       stderr=subprocess.PIPE, timeout=limit(120))
     out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     if ok and p.returncode != 0:
         raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), p.returncode, err))
