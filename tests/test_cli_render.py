@@ -23,7 +23,6 @@ import zlib
 
 import numpy as np
 from timeouts import limit
-from timeouts import limit
 
 BIN, WORK = sys.argv[1], os.path.join(sys.argv[2], "cli_render")
 FAILS = []
