@@ -9,6 +9,10 @@ the frames take more than the bar's one-second delay (doubled until a run on a t
 redraws "scan [###...] k/N frames ... ETA S s" with k rising to N/N, and the line ends before
 the summary. With stderr a pipe, the same run writes no "\\r" and no bar. With --quiet on the
 terminal: no bar. A one-frame run on the terminal (well under a second) draws nothing.
+One long frame (primitives only, sub-rays: heavier until a run takes 2.5 s) shows its progress
+while it is computed: the bar is redrawn with fractions of the frame ("0.4/1 frames") below the
+0.9 that computing the echoes is given, at least three values over at least 0.3 s (before, the
+frame's progress came only from writing its points: nothing, then "1/1").
 Exits 1 with one line per failed check.
 """
 import os
@@ -30,8 +34,9 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def on_tty(args):
-    """Run with stdin, stdout and stderr on a new pseudo-terminal: (exit status, output, seconds)."""
+def on_tty(args, arrivals=None):
+    """Run with stdin, stdout and stderr on a new pseudo-terminal: (exit status, output, seconds).
+    arrivals (a list): gets (seconds since the start, bytes) of every read."""
     master, slave = pty.openpty()
     t0 = time.monotonic()
     p = subprocess.Popen([BIN] + args, stdin=slave, stdout=slave, stderr=slave, cwd=WORK)
@@ -45,6 +50,8 @@ def on_tty(args):
         if not data:
             break
         out += data
+        if arrivals is not None:
+            arrivals.append((time.monotonic() - t0, data))
     os.close(master)
     rc = p.wait(timeout=600)
     return rc, out.decode("utf-8", "replace"), time.monotonic() - t0
@@ -58,11 +65,11 @@ while True:
     if rc != 0 or "\rscan [" in out or seconds >= 2.0 or frames >= 6400:
         break
     frames *= 2
-bars = re.findall(r"\rscan \[([#.]{30})\] (\d+)/(\d+) frames\s+[\d.]+ frames/s\s+ETA (\d+) s", out)
+bars = re.findall(r"\rscan \[([#.]{30})\] (\d+(?:\.\d)?)/(\d+) frames\s+[\d.]+ frames/s\s+ETA (\d+) s", out)
 check(len(bars) >= 2, "a terminal run of %d frames (%.1f s) draws a bar with ETA at least twice: %r"
       % (frames, seconds, out[:400]))
 if bars:
-    done = [int(b[1]) for b in bars]
+    done = [float(b[1]) for b in bars]
     check(all(int(b[2]) == frames for b in bars), "the bar counts to %d frames: %s" % (frames, bars[-1]))
     check(done == sorted(done) and done[-1] == frames and bars[-1][0] == "#" * 30,
           "the bar rises to a full %d/%d: %s" % (frames, frames, done))
@@ -87,6 +94,45 @@ check(rc == 0 and "\r" not in quiet.replace("\r\n", "\n") and "ETA" not in quiet
 rc, short, _ = on_tty(["scan", SCENE, "-o", "one.pcd"])
 check(rc == 0 and "ETA" not in short and short.count("\n") == 1, "a one-frame run shows no bar: %r" % short[:300])
 
+# one long frame: progress while it is computed
+LONG = """sensor:
+  preset: %s
+  position: [0, 0, 1.8]
+  beam: {divergence_mrad: 3, mode: rays, rings: %d}
+materials:
+  ground: {brdf: lambertian, reflectance: 0.2}
+  wall: {brdf: lambertian, reflectance: 0.5}
+objects:
+  - plane: {size: [200, 200]}
+    material: ground
+  - box: {size: [2, 60, 10]}
+    position: [20, 0, 5]
+    material: wall
+  - box: {size: [60, 2, 10]}
+    position: [0, 25, 5]
+    material: wall
+"""
+inside = []
+for preset, rings in (("vlp16", 2), ("vlp16", 4), ("vlp16", 8), ("os1-64", 8), ("os1-128", 8)):
+    with open(os.path.join(WORK, "long.yaml"), "w") as f:
+        f.write(LONG % (preset, rings))
+    arrivals = []
+    rc, long_out, seconds = on_tty(["scan", "long.yaml", "-o", "long.bin"], arrivals)
+    check(rc == 0, "scan of one long frame: exit %d: %s" % (rc, long_out[-300:]))
+    inside = []  # (arrival, fraction) of the bars drawn while the echoes were computed
+    for at, data in arrivals:
+        for value in re.findall(r"\] (0\.\d)/1 frames", data.decode("utf-8", "replace")):
+            if float(value) < 0.9:
+                inside.append((at, float(value)))
+    if rc != 0 or seconds >= 2.5:
+        break
+values = sorted(set(v for _, v in inside))
+check(len(values) >= 3 and inside[-1][0] - inside[0][0] >= 0.3,
+      "one frame of %s with %d rings (%.1f s) shows its progress while computed: %s"
+      % (preset, rings, seconds, inside[:12]))
+check([v for _, v in inside] == sorted(v for _, v in inside), "the frame's progress rises: %s" % inside[:12])
+check(re.search(r"\] 1/1 frames", long_out) is not None, "the long frame ends at 1/1: %r" % long_out[-300:])
+
 if FAILS:
     sys.exit(1)
-print("test_cli_progress: OK (%d frames, %d bar redraws)" % (frames, len(bars)))
+print("test_cli_progress: OK (%d frames, %d bar redraws; one frame: %s)" % (frames, len(bars), values))

@@ -107,11 +107,18 @@ static lsim_status frame_time(lsim_scene *scene, const lsim_sensor *sensor, cons
     return moving ? lsim_engine_set_frame_time(scene->engine, ctx, start, span) : LSIM_OK;
 }
 
+/* Share of a frame's progress report given to computing its echoes (the rest to emitting and
+ * writing its points). */
+#define MEASURE_SHARE 0.9
+
 /* The frame up to the echoes (no point emission): commit, workspace sized for `fields`, the frame
  * loop. Fills `stats` except write_ms; noise_ms and total_ms do not yet count the emission.
- * `sensor` is the frame's copy (frame_sensor). */
-static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
-                                 lsim_frame_workspace *ws, uint32_t fields, int threads, lsim_scan_stats *stats)
+ * `sensor` is the frame's copy (frame_sensor). With `report`, the calling thread reports
+ * frames_done + MEASURE_SHARE x (slices done / slices) as the frame's slices finish. */
+static lsim_status frame_measure_reported(lsim_scene *scene, const lsim_sensor *sensor,
+                                          const lsim_scan_options *options, lsim_frame_workspace *ws, uint32_t fields,
+                                          int threads, lsim_scan_stats *stats, lsim_frames_report_fn report,
+                                          void *user, double frames_done)
 {
     lsim_context *ctx = scene->ctx;
     const lsim_sensor_spec *spec = &sensor->spec;
@@ -142,6 +149,7 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
     const size_t chunks = (n + chunk - 1) / chunk;
     double trace_ms = 0.0, shade_ms = 0.0, noise_ms = 0.0;
     double t2s = lsim_now_ms();
+    size_t chunks_done = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : trace_ms, shade_ms, noise_ms)
     {
         lsim_frame_scratch *s = &ws->scratch[omp_get_thread_num()];
@@ -149,6 +157,11 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
         for (size_t c = 0; c < chunks; ++c) {
             size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
             ws->chunk_points[c + 1] = lsim_frame_slice_run(&f, scene, ws, s, lo, hi, &trace_ms, &shade_ms, &noise_ms);
+            size_t done;
+#pragma omp atomic capture
+            done = ++chunks_done;
+            if (report && omp_get_thread_num() == 0) /* the caller's thread: the report is not thread-safe */
+                report(user, frames_done + MEASURE_SHARE * (double)done / (double)chunks);
         }
     }
     double t2 = lsim_now_ms();
@@ -173,6 +186,12 @@ static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, c
     stats->load_ms = scene->load_ms;
     stats->total_ms = scene->load_ms + (t2 - t0); /* the commit (a BVH build) too */
     return LSIM_OK;
+}
+
+static lsim_status frame_measure(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                 lsim_frame_workspace *ws, uint32_t fields, int threads, lsim_scan_stats *stats)
+{
+    return frame_measure_reported(scene, sensor, options, ws, fields, threads, stats, NULL, NULL, 0.0);
 }
 
 /* PCD VIEWPOINT: where the sensor is in the points' frame (identity in the sensor frame). */
@@ -444,7 +463,7 @@ static lsim_status write_frames(lsim_scene *scene, const lsim_sensor *sensor, co
         lsim_sensor framed;
         frame_sensor(sensor, o, &framed);
         lsim_scan_stats stats;
-        st = frame_measure(scene, &framed, o, ws, fields, threads, &stats);
+        st = frame_measure_reported(scene, &framed, o, ws, fields, threads, &stats, report, user, (double)k);
         if (st != LSIM_OK)
             break;
         if (out_stats) { /* the frame is computed: a failure from here on is the output's */
@@ -486,7 +505,7 @@ static lsim_status write_frames(lsim_scene *scene, const lsim_sensor *sensor, co
             st = lsim_point_stream_append(&stream, slice);
             c = e;
             if (report && st == LSIM_OK)
-                report(user, (double)k + (double)c / (double)(chunks ? chunks : 1));
+                report(user, (double)(k + 1) - (1.0 - MEASURE_SHARE) * (double)(chunks - c) / (double)chunks);
         }
         stats.write_ms = lsim_now_ms() - t0; /* point emission and writing, interleaved */
         stats.total_ms += stats.write_ms;
