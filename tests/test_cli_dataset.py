@@ -172,7 +172,7 @@ deadline = time.time() + limit(120)
 while time.time() < deadline and p.poll() is None:
     try:
         with open(manifest) as f:
-            if len(f.read().split()) >= 3:
+            if f.read().count("\n") >= 3:
                 break
     except OSError:
         pass
@@ -181,8 +181,8 @@ was_running = p.poll() is None
 p.send_signal(signal.SIGKILL)
 p.wait()
 check(was_running, "d: the run was still going when killed")
-with open(manifest) as f:
-    finished = [int(x) for x in f.read().split()]
+with open(manifest) as f:  # whole lines "K NAME:SIZE:CRC ...": the frame number first
+    finished = [int(line.split()[0]) for line in f.read().split("\n")[:-1]]
 print("killed after %d finished frames" % len(finished))
 per = json.loads(T0["dataset.json"])["frames_per_sequence"] if T0 else 10
 stamps = {}
@@ -203,7 +203,7 @@ for path, (ino, mt) in stamps.items():
 leftovers = [f for d, _, fs in os.walk(killed) for f in fs if ".tmp" in f]
 check(not leftovers, "d: no temporary files left (%s)" % leftovers[:3])
 with open(manifest) as f:
-    listed = [int(x) for x in f.read().split()]
+    listed = [int(line.split()[0]) for line in f.read().split("\n")[:-1]]
 check(sorted(listed) == list(range(KILL_FRAMES)), "d: the manifest lists every frame once")
 
 # e: MPI

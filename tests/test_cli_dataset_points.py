@@ -254,8 +254,10 @@ if r.returncode == 0 and T0:
     per = json.loads(T0["dataset.json"])["frames_per_sequence"]
     # drop the last frames from the manifest and their files: as if the run had been killed there
     mpath = os.path.join(half, "manifest", "shard-0-of-1.rank-0-of-1.txt")
+    with open(mpath) as f:
+        lines = [line for line in f.read().splitlines(True) if int(line.split()[0]) < FRAMES // 2]
     with open(mpath, "w") as f:
-        f.write("".join("%d\n" % k for k in range(FRAMES // 2)))
+        f.write("".join(lines))
     for k in range(FRAMES // 2, FRAMES):
         q, i = divmod(k, per)
         for rel in ("velodyne/%06d.bin", "labels/%06d.label", "time/%06d.bin", "clean/%06d.bin",

@@ -190,7 +190,8 @@ class DatasetRunOptions(ctypes.Structure):
 class DatasetRunStats(ctypes.Structure):
     """struct lsim_dataset_run_stats."""
     _fields_ = [(n, ctypes.c_size_t) for n in ("frames", "mine", "done_before", "written", "points")] + [
-        ("seconds", ctypes.c_double)]
+        ("seconds", ctypes.c_double)] + [(n, ctypes.c_size_t) for n in (
+            "redone", "first_redone", "empty", "first_empty", "cleaned")]
 
 
 PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)

@@ -162,6 +162,8 @@ int lsim_cmd_dataset(int argc, char **argv)
     memset(&stats, 0, sizeof stats);
     lsim_status st = lsim_context_create(&ctx);
     if (st == LSIM_OK)
+        st = lsim_context_track_inputs(ctx, 1); /* no file the dataset writes may be one it reads */
+    if (st == LSIM_OK)
         st = lsim_dataset_load(ctx, a.config, &d);
     if (st == LSIM_OK) {
         lsim_dataset_run_options o;
@@ -187,13 +189,38 @@ int lsim_cmd_dataset(int argc, char **argv)
             fprintf(stderr, "lidarsim dataset: %s\n", ctx ? lsim_context_last_error(ctx) : "out of memory");
     }
     const int failed = lsim_cli_mpi_any(&mpi, st != LSIM_OK);
-    double sums[3] = {(double)stats.written, (double)stats.done_before, (double)stats.points};
-    lsim_cli_mpi_sum(&mpi, sums, 3);
+    double sums[6] = {(double)stats.written, (double)stats.done_before, (double)stats.points,
+                      (double)stats.redone, (double)stats.empty, (double)stats.cleaned};
+    lsim_cli_mpi_sum(&mpi, sums, 6);
+    /* what a resume found, and frames that came out empty: said on stderr, also after a failure */
+    if (!a.quiet && mpi.rank == 0) {
+        const int one = mpi.ranks == 1; /* this process's first frames: the others' are not known here */
+        if (sums[5] > 0)
+            fprintf(stderr, "lidarsim dataset: removed %.0f temporary file%s left in %s by a killed run\n", sums[5],
+                    sums[5] == 1 ? "" : "s", a.out);
+        if (sums[3] > 0 && one)
+            fprintf(stderr, "lidarsim dataset: %.0f frame%s listed in the manifest had files missing, resized or "
+                    "changed (or no sizes and checksums to check, from an older lidarsim), the first frame %zu: "
+                    "written again\n", sums[3], sums[3] == 1 ? "" : "s", stats.first_redone);
+        else if (sums[3] > 0)
+            fprintf(stderr, "lidarsim dataset: %.0f frames listed in the manifest had files missing, resized or "
+                    "changed: written again\n", sums[3]);
+        if (sums[4] > 0 && one)
+            fprintf(stderr, "lidarsim dataset: warning: %.0f frame%s have no points, the first frame %zu: the "
+                    "sensor saw nothing there; does the trajectory leave the layout? (see poses.txt)\n", sums[4],
+                    sums[4] == 1 ? "" : "s", stats.first_empty);
+        else if (sums[4] > 0)
+            fprintf(stderr, "lidarsim dataset: warning: %.0f frames have no points: the sensor saw nothing there; "
+                    "does the trajectory leave the layout?\n", sums[4]);
+    }
     if (!failed && !a.quiet && mpi.rank == 0) {
         const double fps = stats.seconds > 0 ? sums[0] / stats.seconds : 0.0;
-        printf("lidarsim dataset: %zu frames (%.0f written now, %.0f already done), %.0f points, %.1f s, %.2f frames/s%s, "
-               "wrote %s\n",
-               stats.frames, sums[0], sums[1], sums[2], stats.seconds, fps,
+        char extra[96] = "";
+        if (sums[3] > 0 || sums[4] > 0)
+            snprintf(extra, sizeof extra, "%s%.0f redone, %.0f empty", "; ", sums[3], sums[4]);
+        printf("lidarsim dataset: %zu frames (%.0f written now, %.0f already done%s), %.0f points, %.1f s, %.2f "
+               "frames/s%s, wrote %s\n",
+               stats.frames, sums[0], sums[1], extra, sums[2], stats.seconds, fps,
                mpi.ranks > 1 || a.shards > 1 ? " (this shard)" : "", a.out);
     }
     lsim_dataset_destroy(d);

@@ -16,6 +16,8 @@
 #include "sensor/sensor.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -177,18 +179,16 @@ static void write_times(const lsim_points *p, FILE *fp, unsigned char *buf)
 /* The frame's six files, and its point file with a points format: all or none. */
 static lsim_status write_frame(run_state *s, size_t q, size_t index)
 {
-    char dir[4000], path[7][4096];
+    char dir[4000], path[LSIM_DATASET_FRAME_FILES][4400], name[LSIM_DATASET_FRAME_FILES][LSIM_DATASET_NAME_BYTES];
     lsim_dataset_sequence_dir(dir, sizeof dir, s->out_dir, q);
-    static const char *const name[6] = {"velodyne/%06zu.bin", "labels/%06zu.label", "time/%06zu.bin",
-                                        "clean/%06zu.bin", "clean/%06zu.label", "clean/%06zu.time"};
+    const lsim_format format = s->info.points_format;
+    lsim_dataset_frame_files(index, format, name);
     FILE *fp[6] = {NULL};
     lsim_atomic_group g;
     lsim_atomic_begin(&g, s->ctx);
     lsim_status st = LSIM_OK;
     for (int k = 0; k < 6 && st == LSIM_OK; ++k) {
-        char file[64];
-        snprintf(file, sizeof file, name[k], index);
-        snprintf(path[k], sizeof path[k], "%s/%s", dir, file);
+        snprintf(path[k], sizeof path[k], "%s/%s", dir, name[k]);
         st = lsim_atomic_open(&g, path[k], &fp[k]);
     }
     if (st == LSIM_OK) {
@@ -197,9 +197,8 @@ static lsim_status write_frame(run_state *s, size_t q, size_t index)
         lsim_kitti_write_rows(s->twin, fp[3], fp[4], s->buf);
         write_times(s->twin, fp[5], s->buf);
     }
-    const lsim_format format = s->info.points_format;
     if (st == LSIM_OK && format != LSIM_FORMAT_AUTO) { /* a stream in the same group: one commit */
-        snprintf(path[6], sizeof path[6], "%s/points/%06zu.%s", dir, index, lsim_format_name(format));
+        snprintf(path[6], sizeof path[6], "%s/%s", dir, name[6]);
         lsim_point_stream ps;
         st = lsim_point_stream_begin_in(&ps, &g, path[6], format, lsim_format_fields(format), s->noisy->count,
                                         s->noisy);
@@ -294,6 +293,7 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
     if (s.frames == 0 || s.frames > UINT32_MAX)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%zu frames: give 1 .. %u", s.frames, UINT32_MAX);
     stats->frames = s.frames;
+    stats->first_redone = stats->first_empty = SIZE_MAX;
     const lsim_dataset_split split = lsim_dataset_split_make(s.frames, s.per, o->shard, o->shards, o->rank, o->ranks);
     unsigned char *done = calloc(s.frames, 1);
     s.buf = malloc(16 * LSIM_KITTI_ROWS);
@@ -305,12 +305,26 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
     lsim_status st = lsim_dataset_check_root(ctx, out_dir, &s.info, s.seed, s.frames);
     if (st == LSIM_OK)
         st = lsim_dataset_make_dirs(ctx, out_dir, SIZE_MAX, LSIM_FORMAT_AUTO);
+    /* leftovers of killed runs first: all of them when no other writer runs here */
+    int lock = -1, alone = 0;
+    if (st == LSIM_OK) {
+        lsim_dataset_lock(out_dir, &lock, &alone);
+        st = lsim_dataset_clean(ctx, out_dir, s.per, &split, alone, &stats->cleaned);
+        if (lock >= 0 && alone)
+            (void)flock(lock, LOCK_SH); /* from now on others may run beside this one */
+    }
+    const lsim_dataset_manifest_scan scan = {out_dir, s.frames, s.per, s.info.points_format, &split, s.buf,
+                                             16 * LSIM_KITTI_ROWS};
     if (st == LSIM_OK)
-        st = lsim_dataset_manifest_read(ctx, out_dir, s.frames, done);
+        st = lsim_dataset_manifest_read(ctx, &scan, done);
     for (size_t k = 0; k < s.frames; ++k)
         if (lsim_dataset_owns(&split, k)) {
             ++stats->mine;
-            stats->done_before += done[k];
+            stats->done_before += done[k] == LSIM_MANIFEST_DONE;
+            if (done[k] == LSIM_MANIFEST_DAMAGED || done[k] == LSIM_MANIFEST_UNCHECKED) {
+                stats->first_redone = stats->redone++ ? stats->first_redone : k;
+                done[k] = LSIM_MANIFEST_ABSENT;
+            }
         }
     if (st == LSIM_OK)
         st = lsim_dataset_manifest_open(ctx, out_dir, o, &s.manifest);
@@ -326,10 +340,12 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
             continue;
         st = run_frame(&s, k);
         if (st == LSIM_OK)
-            st = lsim_dataset_manifest_add(ctx, s.manifest, k);
+            st = lsim_dataset_manifest_add(ctx, s.manifest, &scan, k);
         if (st == LSIM_OK) {
             ++stats->written;
             stats->points += s.noisy->count;
+            if (s.noisy->count == 0)
+                stats->first_empty = stats->empty++ ? stats->first_empty : k;
             lsim_progress_update(&p, (double)++written);
             if (o->stop_after && stats->written >= o->stop_after)
                 break;
@@ -338,6 +354,8 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
     lsim_progress_finish(&p, st == LSIM_OK);
     if (s.manifest >= 0)
         close(s.manifest);
+    if (lock >= 0)
+        close(lock); /* and with it the lock */
     drop_sequence(&s);
     lsim_points_destroy(s.noisy);
     lsim_points_destroy(s.clean);

@@ -78,11 +78,46 @@ lsim_status lsim_dataset_write_sequence(lsim_context *ctx, const char *out, size
 /* "OUT/sequences/SS" */
 void lsim_dataset_sequence_dir(char *buf, size_t size, const char *out, size_t sequence);
 
-/* The manifest (dataset_manifest.c): done[k] = 1 for every frame any writer recorded. */
-lsim_status lsim_dataset_manifest_read(lsim_context *ctx, const char *out, size_t frames, unsigned char *done);
+/* A frame's files, their paths in the sequence folder in writing order: velodyne/NNNNNN.bin,
+ * labels/NNNNNN.label, time/NNNNNN.bin, clean/NNNNNN.bin, .label, .time and, with a points format,
+ * points/NNNNNN.EXT. Returns their count (6 or 7). */
+#define LSIM_DATASET_FRAME_FILES 7
+#define LSIM_DATASET_NAME_BYTES 48
+size_t lsim_dataset_frame_files(size_t index, lsim_format points, char name[LSIM_DATASET_FRAME_FILES][LSIM_DATASET_NAME_BYTES]);
+
+/* The manifest (dataset_manifest.c): what a writer checks its lines against. */
+typedef struct lsim_dataset_manifest_scan {
+    const char *out;
+    size_t frames, per;
+    lsim_format points;              /* the run's points format (LSIM_FORMAT_AUTO: none) */
+    const lsim_dataset_split *split; /* only the frames this writer owns are checked */
+    unsigned char *buf;              /* for reading the files back */
+    size_t buf_size;
+} lsim_dataset_manifest_scan;
+/* What the manifest says of a frame this writer owns. */
+enum {
+    LSIM_MANIFEST_ABSENT = 0,    /* not listed: to write */
+    LSIM_MANIFEST_DONE = 1,      /* listed, and its files match the line: skipped */
+    LSIM_MANIFEST_DAMAGED = 2,   /* listed, but a file is missing, resized or changed: written again */
+    LSIM_MANIFEST_UNCHECKED = 3  /* listed by an older lidarsim without sizes and CRCs: written again */
+};
+/* state[k] (m->frames entries) for every frame; frames other writers own stay ABSENT. */
+lsim_status lsim_dataset_manifest_read(lsim_context *ctx, const lsim_dataset_manifest_scan *m, unsigned char *state);
 /* This writer's list: opened for appending (created if missing). */
 lsim_status lsim_dataset_manifest_open(lsim_context *ctx, const char *out, const lsim_dataset_run_options *o,
                                        int *fd);
-lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, size_t frame);
+/* Append frame's line (its files read back for their sizes and CRCs) and fsync the list. */
+lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, const lsim_dataset_manifest_scan *m, size_t frame);
+
+/* Leftovers of killed writers (dataset_clean.c). lsim_dataset_lock takes a lock on OUT/manifest/
+ * for the run (*fd, -1 where locks are not supported): exclusive first, and when that was granted
+ * (no other writer runs in OUT) *alone is 1; then shared, so that writers run side by side.
+ * lsim_dataset_clean removes the atomic writer's temporary names ("NAME.tmp.XXXXXX", io/atomic_file.h)
+ * of the tree's own files: every one when `alone`, otherwise those of the frames the split owns
+ * (another writer's temporary files may be in use). Regular files of exactly that pattern only;
+ * anything else in OUT stays. *removed counts them. */
+void lsim_dataset_lock(const char *out, int *fd, int *alone);
+lsim_status lsim_dataset_clean(lsim_context *ctx, const char *out, size_t per, const lsim_dataset_split *split,
+                               int alone, size_t *removed);
 
 #endif

@@ -5,6 +5,7 @@
 #include "io/atomic_file.h"
 
 #include "core/context.h"
+#include "core/file_inputs.h"
 #include "core/text.h"
 
 #include <errno.h>
@@ -342,6 +343,9 @@ lsim_status lsim_atomic_open(lsim_atomic_group *group, const char *path, FILE **
     lsim_atomic_kind kind;
     if (classify(path, &kind) == EISDIR)
         return refuse_directory(ctx, path);
+    const lsim_status input = is_stdout(path) ? LSIM_OK : lsim_file_inputs_check(ctx, path); /* not read by the run */
+    if (input != LSIM_OK)
+        return input;
 
     lsim_atomic_file *f = &group->file[group->count];
     memset(f, 0, sizeof *f);
@@ -396,6 +400,10 @@ static int finish_writing(lsim_atomic_file *f)
         err = errno ? errno : -1;
     if (err && f->write_errno)
         err = f->write_errno;
+    /* on the disk before its name is: a power loss after the rename cannot leave an empty or
+     * partial file under the final name (EINVAL: a file system that cannot sync) */
+    if (!err && f->kind != LSIM_ATOMIC_DIRECT && fsync(f->fd) != 0 && errno != EINVAL)
+        err = errno;
     if (f->kind == LSIM_ATOMIC_ANONYMOUS && !err)
         return 0;
     errno = 0;
@@ -438,6 +446,44 @@ static int link_anonymous(lsim_atomic_file *f)
     free(f->tmp_path);
     f->tmp_path = NULL;
     return err;
+}
+
+/* Make the renames into the folders of the group's files durable: fsync each folder once.
+ * Returns 0 or the first errno value (EINVAL, a folder that cannot be synced, is not an error);
+ * *failed receives the index of the file whose folder failed. */
+static int sync_folders(lsim_atomic_group *group, int *failed)
+{
+    for (int i = 0; i < group->count; ++i) {
+        const lsim_atomic_file *f = &group->file[i];
+        if (f->kind == LSIM_ATOMIC_DIRECT)
+            continue;
+        char *dir = dir_of(f->target);
+        if (!dir) {
+            *failed = i;
+            return ENOMEM;
+        }
+        int seen = 0; /* an earlier file of the group in the same folder: synced already */
+        for (int j = 0; j < i && !seen; ++j)
+            if (group->file[j].kind != LSIM_ATOMIC_DIRECT) {
+                char *other = dir_of(group->file[j].target);
+                seen = other && strcmp(other, dir) == 0;
+                free(other);
+            }
+        int err = 0;
+        if (!seen) {
+            const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
+                err = errno;
+            if (fd >= 0)
+                close(fd);
+        }
+        free(dir);
+        if (err) {
+            *failed = i;
+            return err;
+        }
+    }
+    return 0;
 }
 
 lsim_status lsim_atomic_commit(lsim_atomic_group *group)
@@ -491,6 +537,13 @@ lsim_status lsim_atomic_commit(lsim_atomic_group *group)
         free(f->tmp_path);
         f->tmp_path = NULL;
     }
+    int failed = 0, err = st == LSIM_OK ? sync_folders(group, &failed) : 0;
+    if (err) { /* renamed, but the names may not survive a power loss: report it and roll back */
+        const lsim_atomic_file *f = &group->file[failed];
+        st = lsim_fail(ctx, err == ENOMEM ? LSIM_ERR_OUT_OF_MEMORY : LSIM_ERR_IO,
+                       "cannot make '%s' durable: syncing its folder failed (%s); %s; no output was written",
+                       f->path, strerror(err), hint_for(err));
+    }
     if (st != LSIM_OK) /* roll back: the files already renamed are ours; remove them */
         for (int j = 0; j < done; ++j)
             if (group->file[j].kind != LSIM_ATOMIC_DIRECT)
@@ -525,6 +578,9 @@ lsim_status lsim_atomic_check(lsim_context *ctx, const char *path)
     lsim_atomic_kind kind;
     if (classify(path, &kind) == EISDIR)
         return refuse_directory(ctx, path);
+    const lsim_status input = is_stdout(path) ? LSIM_OK : lsim_file_inputs_check(ctx, path); /* not read by the run */
+    if (input != LSIM_OK)
+        return input;
     if (kind == LSIM_ATOMIC_DIRECT)
         return LSIM_OK;
     lsim_atomic_group group;

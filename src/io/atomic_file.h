@@ -27,6 +27,9 @@
  * fclose of every file before renaming any of them. On failure no temporary file and no final
  * file of the group is left behind (a final file that existed before and was already replaced
  * when a later rename of the same group failed is removed too, not restored).
+ * Durability: commit fsyncs every file before its rename and, after the renames, each folder that
+ * received one (once per folder), so that a group that committed survives a power loss whole (on
+ * file systems that honour fsync); a failed sync is a failed commit, rolled back as above.
  * New files get the mode a plain fopen would give (0666 minus the process umask); a replaced
  * regular file keeps its permission bits.
  * No global state. Not thread-safe per group; separate groups may be used from separate threads.

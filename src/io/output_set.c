@@ -2,10 +2,12 @@
 #include "io/output_set.h"
 
 #include "core/context.h"
+#include "core/file_inputs.h"
 #include "core/file_id.h"
 #include "core/text.h"
 #include "io/atomic_file.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +35,7 @@ void lsim_output_set_init(lsim_output_set *o, lsim_context *ctx, const char *com
     memset(o, 0, sizeof *o);
     o->ctx = ctx;
     o->command = command;
+    o->stage_fd = -1;
 }
 
 /* Remove the plain files in `dir` (a staging folder this process made), then the folder. */
@@ -150,12 +154,21 @@ static lsim_status outputs_folder_held(lsim_output_set *o, const char *dir, cons
     } else {
         o->dir = lsim_strdup(dir);
         o->stage = lsim_strdup(stage);
+        /* held while the set lives: a staging folder whose lock can be taken is a dead run's */
+        o->stage_fd = open(stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (o->stage_fd >= 0 && flock(o->stage_fd, LOCK_EX | LOCK_NB) != 0) {
+            close(o->stage_fd);
+            o->stage_fd = -1;
+        }
         if (o->dir && o->stage) {
             set_register(o);
             return LSIM_OK;
         }
         st = lsim_fail(o->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory");
         rmdir(stage);
+        if (o->stage_fd >= 0)
+            close(o->stage_fd);
+        o->stage_fd = -1;
     }
     free(o->dir);
     free(o->stage);
@@ -189,6 +202,9 @@ lsim_status lsim_output_set_add(lsim_output_set *o, const char *name, const char
     if (stat(final, &info) == 0 && S_ISDIR(info.st_mode))
         return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write %s: it is a folder; remove or rename it, or give "
                          "another output folder", final);
+    st = lsim_file_inputs_check(o->ctx, final); /* not an input of the run */
+    if (st != LSIM_OK)
+        return st;
     const char *same = lsim_output_set_same(o, final);
     if (same)
         return lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "two outputs would both be written to %s%s%s; give "
@@ -224,6 +240,10 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
         return lsim_fail(o->ctx, LSIM_ERR_IO, "cannot follow the link %s: %s; give the file itself", path,
                          strerror(errno));
     const char *final = target;
+    if (lsim_file_inputs_check(o->ctx, final) != LSIM_OK) { /* not an input of the run */
+        free(target);
+        return lsim_context_last_status(o->ctx);
+    }
     const char *same = lsim_output_set_same(o, final);
     if (same) {
         lsim_status clash = lsim_fail(o->ctx, LSIM_ERR_INVALID_ARGUMENT, "'%s' is also %s, another output of this "
@@ -281,6 +301,8 @@ static void outputs_clear(lsim_output_set *o)
     free(o->file);
     free(o->dir);
     free(o->stage);
+    if (o->stage_fd >= 0)
+        close(o->stage_fd); /* and with it the lock */
     lsim_context *ctx = o->ctx;
     const char *command = o->command;
     lsim_output_set_init(o, ctx, command);
@@ -297,6 +319,98 @@ void lsim_output_set_abort(lsim_output_set *o)
     outputs_clear(o);
 }
 
+/* fsync the file or (folder 1) the folder `path`: 0 or an errno value (EINVAL, a file system that
+ * cannot sync, is not an error). */
+static int sync_path(const char *path, int folder)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | (folder ? O_DIRECTORY : O_NOCTTY));
+    if (fd < 0)
+        return errno;
+    const int err = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+    close(fd);
+    return err;
+}
+
+static int sync_folder_of(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    return sync_path(dir, 1);
+}
+
+/* Whether `name` is ".lidarsim-COMMAND." followed by 6 letters or digits (mkdtemp's). */
+static int is_stage_name(const char *name, const char *command)
+{
+    const size_t c = strlen(command), n = strlen(name);
+    if (n != 10 + c + 1 + 6 || strncmp(name, ".lidarsim-", 10) != 0 || strncmp(name + 10, command, c) != 0 ||
+        name[10 + c] != '.')
+        return 0;
+    for (size_t i = n - 6; i < n; ++i)
+        if (!isalnum((unsigned char)name[i]))
+            return 0;
+    return 1;
+}
+
+/* Staging folders of this command in the output folder that no live run holds: their plain files
+ * and the folder are removed (a folder holding anything else stays). */
+static void remove_dead_stages(const lsim_output_set *o)
+{
+    DIR *d = o->dir ? opendir(o->dir) : NULL;
+    if (!d)
+        return;
+    const char *own = o->stage ? strrchr(o->stage, '/') : NULL;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)) != NULL) {
+        if (!is_stage_name(e->d_name, o->command) || (own && strcmp(own + 1, e->d_name) == 0))
+            continue;
+        int n = snprintf(path, sizeof path, "%s/%s", o->dir, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path)
+            continue;
+        const int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) /* no live owner */
+            remove_stage(path);
+        close(fd);
+    }
+    closedir(d);
+}
+
+/* Beside a single file FINAL: "BASE.part.PID.N" of a process PID that is gone. */
+static void remove_dead_parts(const char *final)
+{
+    const char *slash = strrchr(final, '/');
+    char dir[4096];
+    const char *base = slash ? slash + 1 : final;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == final ? 1 : slash - final) : 1, slash ? final : ".");
+    const size_t b = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)) != NULL) {
+        const char *p = e->d_name;
+        if (strncmp(p, base, b) != 0 || strncmp(p + b, ".part.", 6) != 0)
+            continue;
+        char *end = NULL;
+        const long pid = strtol(p + b + 6, &end, 10);
+        if (end == p + b + 6 || *end != '.' || !isdigit((unsigned char)end[1]) || pid <= 0 || pid == (long)getpid())
+            continue;
+        char *end2 = NULL;
+        (void)strtol(end + 1, &end2, 10);
+        if (*end2 != '\0' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* not such a name, or its process lives (EPERM: another user's) */
+        struct stat st;
+        int n = snprintf(path, sizeof path, "%s/%s", dir, p);
+        if (n > 0 && (size_t)n < sizeof path && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(path);
+    }
+    closedir(d);
+}
+
 static lsim_status outputs_commit(lsim_output_set *o)
 {
     struct stat info;
@@ -304,6 +418,14 @@ static lsim_status outputs_commit(lsim_output_set *o)
         /* A writer that failed without saying so leaves no file: never commit a partial set. */
         if (stat(o->file[i].tmp, &info) != 0 || !S_ISREG(info.st_mode)) {
             lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "%s was not written", o->file[i].final);
+            lsim_output_set_abort(o);
+            return st;
+        }
+        /* on the disk before its name is (as lsim_atomic_commit) */
+        const int err = sync_path(o->file[i].tmp, 0);
+        if (err) {
+            lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write %s: syncing it to the disk failed (%s); "
+                                       "nothing was written", o->file[i].final, strerror(err));
             lsim_output_set_abort(o);
             return st;
         }
@@ -319,8 +441,29 @@ static lsim_status outputs_commit(lsim_output_set *o)
         lsim_output_set_abort(o);
         return st;
     }
+    /* the renames durable: the output folder and each single file's folder */
+    int err = o->dir ? sync_path(o->dir, 1) : 0;
+    for (size_t i = 0; i < o->count && !err; ++i)
+        if (!o->dir || strncmp(o->file[i].final, o->dir, strlen(o->dir)) != 0 ||
+            o->file[i].final[strlen(o->dir)] != '/')
+            err = sync_folder_of(o->file[i].final);
+    if (err) {
+        for (size_t k = 0; k < o->count; ++k)
+            unlink(o->file[k].final);
+        lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot make the outputs in %s durable: syncing the folder "
+                                   "failed (%s); nothing was written", o->dir ? o->dir : o->file[0].final,
+                                   strerror(err));
+        lsim_output_set_abort(o);
+        return st;
+    }
     if (o->stage)
         remove_stage(o->stage);
+    remove_dead_stages(o);
+    for (size_t i = 0; i < o->count; ++i) {
+        const size_t n = strlen(o->file[i].final);
+        if (strncmp(o->file[i].tmp, o->file[i].final, n) == 0 && strncmp(o->file[i].tmp + n, ".part.", 6) == 0)
+            remove_dead_parts(o->file[i].final); /* a single file (lsim_output_set_add_file) */
+    }
     outputs_clear(o);
     return LSIM_OK;
 }

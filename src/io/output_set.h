@@ -13,6 +13,12 @@
  *     ... write each file to the path add gave ...
  *     st = ok ? lsim_output_set_commit(&o) : (lsim_output_set_abort(&o), st);
  *
+ * Leftovers of killed runs (SIGKILL, the OOM killer): each staging folder is held with an exclusive
+ * flock(2) while its set lives, so that a staging folder ".lidarsim-COMMAND.XXXXXX" in the output
+ * folder whose lock can be taken has no live owner; a successful commit removes those (their plain
+ * files, then the folder) and the "PATH.part.PID.N" files beside its single files whose process PID
+ * is gone. Nothing else is touched: other names, folders with sub-folders, live runs' files.
+ *
  * While a set holds temporary files it is registered in its context (partial_outputs), so that a
  * termination-signal handler can remove them with the public lsim_context_remove_partial_outputs
  * (async-signal-safe); the termination signals are held back while a set changes or commits. A
@@ -34,6 +40,7 @@ typedef struct lsim_output_set {
     lsim_context *ctx;
     const char *command;  /* names the staging folder (".lidarsim-COMMAND.XXXXXX") */
     char *dir, *stage;    /* the output folder and its staging folder (owned; NULL: none) */
+    int stage_fd;         /* the staging folder, held with an exclusive flock while the set lives (-1: none) */
     int made_dir;         /* the output folder was created by this run */
     lsim_output_file *file;
     size_t count, cap;
@@ -57,8 +64,8 @@ lsim_status lsim_output_set_add_file(lsim_output_set *o, const char *path, char 
  * lsim_file_same_output: "d/a.png", "d/./a.png" and a link to it are one, also before the file
  * exists), or NULL when none is. lsim_output_set_add and _add_file refuse such a second output. */
 const char *lsim_output_set_same(const lsim_output_set *o, const char *path);
-/* Rename every registered file into place, in registration order, then remove the staging
- * folder. When a rename fails, the files already renamed are removed again (a file that existed
+/* fsync every registered file, rename each into place, in registration order, fsync the folders,
+ * then remove the staging folder and the leftovers of killed runs of the same command (see above). When a rename fails, the files already renamed are removed again (a file that existed
  * before under such a name is then gone, not restored, as with lsim_atomic_group) and everything
  * is cleaned up as by lsim_output_set_abort; LSIM_ERR_IO naming the file. The set is empty
  * afterwards either way. */
