@@ -1,8 +1,10 @@
 /* A scene that uses one mesh file for several objects imports it once (mesh_cache.h) and
- * places each copy by its own transform: the cached, untransformed arrays are never moved. */
+ * places each copy by its own transform: the cached, untransformed arrays are never moved; the
+ * first copy is the object's own, later static ones share one array placed by their pose. */
 #include "files.h"
 #include "harness.h"
 
+#include "core/motion.h"
 #include "scene/scene.h"
 
 #include "lidarsim.h"
@@ -31,12 +33,21 @@ int main(void)
     /* vertex 1 = (1, 0, 0) in the file */
     CHECK_NEAR(a->vertices[3], 11.0, 1e-6);
     CHECK_NEAR(a->vertices[4], 0.0, 1e-6);
+    /* later static copies are instances of an array shared per scale, in their own frame (scaled
+     * only), placed by their pose */
+    CHECK(a->share == NULL && b->share != NULL && c->share != NULL && b->share != c->share);
+    CHECK(b->posed && b->motion && c->posed && c->motion);
     CHECK_NEAR(b->vertices[3], 2.0, 1e-6);
-    CHECK_NEAR(b->vertices[4], 20.0, 1e-6);
-    CHECK_NEAR(c->vertices[3], 0.0, 1e-6); /* yawed 90 deg: (1, 0, 0) -> (0, 1, 0) */
-    CHECK_NEAR(c->vertices[4], 1.0, 1e-6);
-    CHECK_NEAR(c->vertices[5], 30.0, 1e-6);
-    CHECK(a->vertices != b->vertices && b->vertices != c->vertices); /* each object owns its copy */
+    CHECK_NEAR(b->vertices[4], 0.0, 1e-6);
+    CHECK_NEAR(b->motion->position[1], 20.0, 1e-12);
+    CHECK_NEAR(c->vertices[3], 1.0, 1e-6);
+    CHECK_NEAR(c->vertices[4], 0.0, 1e-6);
+    double pose[12];
+    lsim_motion_pose_at(c->motion, 0.0, pose); /* row-major 3x4: yawed 90 deg, (1, 0, 0) -> (0, 1, 30) */
+    CHECK_NEAR(pose[0] * 1.0 + pose[3], 0.0, 1e-6);
+    CHECK_NEAR(pose[4] * 1.0 + pose[7], 1.0, 1e-6);
+    CHECK_NEAR(pose[8] * 1.0 + pose[11], 30.0, 1e-6);
+    CHECK(a->vertices != b->vertices && b->vertices != c->vertices);
     lsim_scene_destroy(scene);
     lsim_sensor_destroy(sensor);
 

@@ -20,6 +20,7 @@
 #include <embree3/rtcore.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ static void embree_destroy(void *state)
     free(e);
 }
 
-/* The object's arrays are shared with Embree, not copied (18 MB for 1M triangles): the scene
+/* The object's arrays are shared with Embree, not copied (18 MB for 1M triangles; the copies of
+ * one mesh share one array and one BVH, attach_object): the scene
  * keeps them, unchanged, for as long as the engine lives (lsim_scene_destroy and every geometry
  * change destroy the engine first). Embree reads a vertex buffer's last element with a 16-byte
  * load, so only a mesh's vertices, which lsim_mesh_place pads by a float, are shared; other
@@ -118,24 +120,33 @@ static RTCGeometry make_sphere(embree_state *e, const lsim_object *o, lsim_conte
 static lsim_status attach_object(embree_state *e, size_t i, lsim_context *ctx)
 {
     const lsim_object *o = &e->owner->objects[i];
-    lsim_status st = LSIM_OK;
-    RTCGeometry g = o->shape == LSIM_SHAPE_SPHERE ? make_sphere(e, o, ctx, &st) : make_triangles(e, o, ctx, &st);
-    if (!g)
-        return st;
     const unsigned gmask = o->shape == LSIM_SHAPE_SPHERE ? LSIM_GEOMETRY_MASK_SPHERES : LSIM_GEOMETRY_MASK_TRIANGLES;
-    rtcSetGeometryMask(g, gmask);
-    rtcCommitGeometry(g);
-    if (!o->motion) {
-        rtcAttachGeometryByID(e->scene, g, (unsigned)i);
+    /* A copy of a shared mesh (lsim_mesh_share) after its first: the first copy's scene (one BVH
+     * however many copies), instanced at this object's pose. */
+    const size_t first = o->share ? o->share->first : SIZE_MAX;
+    if (o->motion && first < i && e->own_scene[first]) {
+        rtcRetainScene(e->own_scene[first]);
+        e->own_scene[i] = e->own_scene[first];
+    } else {
+        lsim_status st = LSIM_OK;
+        RTCGeometry g = o->shape == LSIM_SHAPE_SPHERE ? make_sphere(e, o, ctx, &st) : make_triangles(e, o, ctx, &st);
+        if (!g)
+            return st;
+        rtcSetGeometryMask(g, gmask);
+        rtcCommitGeometry(g);
+        if (!o->motion) {
+            rtcAttachGeometryByID(e->scene, g, (unsigned)i);
+            rtcReleaseGeometry(g);
+            return LSIM_OK;
+        }
+        RTCScene own = rtcNewScene(e->device);
+        rtcSetSceneBuildQuality(own, RTC_BUILD_QUALITY_MEDIUM);
+        rtcAttachGeometryByID(own, g, 0);
         rtcReleaseGeometry(g);
-        return LSIM_OK;
+        rtcCommitScene(own);
+        e->own_scene[i] = own;
     }
-    RTCScene own = rtcNewScene(e->device);
-    rtcSetSceneBuildQuality(own, RTC_BUILD_QUALITY_MEDIUM);
-    rtcAttachGeometryByID(own, g, 0);
-    rtcReleaseGeometry(g);
-    rtcCommitScene(own);
-    e->own_scene[i] = own;
+    RTCScene own = e->own_scene[i];
     RTCGeometry inst = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_INSTANCE);
     if (!inst)
         return lsim_fail(ctx, LSIM_ERR_ENGINE, "Embree could not create an instance for moving object %zu", i);

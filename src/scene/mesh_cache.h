@@ -1,7 +1,14 @@
 /* The mesh files read during one scene load, each imported once however many objects use it
  * (a street of 200 copies of one car model imports the model once, not 200 times: each
  * import starts a contained importer process). Keyed by the file's device and inode, so two
- * spellings of one path share an entry; the resolved path where stat fails. */
+ * spellings of one path share an entry; the resolved path where stat fails.
+ *
+ * The first object of a file gets a world-space copy of its own (as a lone mesh always did);
+ * every later static object of the file at the same scale is an instance of one shared array
+ * (lsim_mesh_share, in the objects' own frame, placed by each object's pose), so 1,000 copies of
+ * a 100k-triangle mesh hold its triangles twice, not 1,000 times. Moving copies get their own.
+ * The scene's limits (LSIM_SCENE_MAX_TRIANGLES, copies included) are checked before anything is
+ * made for an object. */
 #ifndef LSIM_SCENE_MESH_CACHE_H
 #define LSIM_SCENE_MESH_CACHE_H
 

@@ -6,6 +6,7 @@
 #include "scene/mesh_check.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,8 +85,16 @@ lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_
         return LSIM_ERR_INVALID_ARGUMENT;
     if (lsim_object_desc_validate(scene->ctx, desc) != LSIM_OK)
         return lsim_context_last_status(scene->ctx);
+    lsim_mesh_arrays mesh;
+    lsim_status st = lsim_mesh_read(scene->ctx, path, &mesh);
+    char what[4200];
+    snprintf(what, sizeof what, "mesh '%s'", path);
+    if (st == LSIM_OK) /* before the placed copy is made */
+        st = lsim_scene_check_room(scene, mesh.triangle_count, what);
     lsim_object o;
-    lsim_status st = lsim_mesh_load(scene->ctx, path, desc, &o);
+    if (st == LSIM_OK)
+        st = lsim_mesh_place(scene->ctx, path, &mesh, desc, &o);
+    lsim_mesh_arrays_free(&mesh);
     if (st != LSIM_OK)
         return st;
     return lsim_scene_take_object(scene, &o, desc);

@@ -14,22 +14,36 @@ static uint64_t hash_name(const char *s)
 
 static const char *name_at(lsim_name_array names, size_t i) { return names.base + i * names.stride; }
 
-long lsim_name_index_find(const lsim_name_index *ix, lsim_name_array names, const char *name)
+long lsim_name_index_find_counted(const lsim_name_index *ix, lsim_name_array names, const char *name,
+                                  size_t *compares)
 {
-    if (!ix->capacity)
+    if (!ix->capacity || !name[0])
         return -1;
-    size_t mask = ix->capacity - 1;
+    size_t mask = ix->capacity - 1, compared = 0;
+    long found = -1;
     for (size_t at = (size_t)hash_name(name) & mask;; at = (at + 1) & mask) {
         uint32_t slot = ix->slots[at];
         if (!slot)
-            return -1;
-        if (slot - 1 < names.count && strcmp(name_at(names, slot - 1), name) == 0)
-            return (long)(slot - 1);
+            break;
+        if (slot - 1 < names.count && (++compared, strcmp(name_at(names, slot - 1), name) == 0)) {
+            found = (long)(slot - 1);
+            break;
+        }
     }
+    if (compares)
+        *compares += compared;
+    return found;
+}
+
+long lsim_name_index_find(const lsim_name_index *ix, lsim_name_array names, const char *name)
+{
+    return lsim_name_index_find_counted(ix, names, name, NULL);
 }
 
 static void place(uint32_t *slots, size_t capacity, lsim_name_array names, size_t i)
 {
+    if (!name_at(names, i)[0])
+        return; /* unnamed: never looked up */
     size_t mask = capacity - 1;
     size_t at = (size_t)hash_name(name_at(names, i)) & mask;
     while (slots[at])

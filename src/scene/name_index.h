@@ -1,6 +1,7 @@
-/* A hash index of the names of an array (materials, label names): name -> array index, so that
- * lookups stay O(1) with tens of thousands of names. The array is not owned: each call gives
- * its current base, element size and count (name i is the string at base + i * stride). */
+/* A hash index of the names of an array (materials, label names, object names): name -> array
+ * index, so that lookups stay O(1) with tens of thousands of names. The array is not owned: each
+ * call gives its current base, element size and count (name i is the string at base + i * stride).
+ * Empty names ("", an unnamed object) are not indexed and never found. */
 #ifndef LSIM_SCENE_NAME_INDEX_H
 #define LSIM_SCENE_NAME_INDEX_H
 
@@ -21,6 +22,9 @@ typedef struct lsim_name_array {
 
 /* Index of `name` in the array, or -1. */
 long lsim_name_index_find(const lsim_name_index *ix, lsim_name_array names, const char *name);
+/* The same, adding to *compares the number of names compared with `name` (the lookup's cost). */
+long lsim_name_index_find_counted(const lsim_name_index *ix, lsim_name_array names, const char *name,
+                                  size_t *compares);
 /* Index the array's last name (names.count - 1), after it was appended; 0 when out of memory
  * (the index is then left as before). */
 int lsim_name_index_add_last(lsim_name_index *ix, lsim_name_array names);

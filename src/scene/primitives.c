@@ -142,6 +142,8 @@ lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, s
     for (size_t i = 0; i < 3 * vertex_count; ++i)
         if (!isfinite(vertices[i]))
             return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT, "vertex %zu has a non-finite coordinate", i / 3);
+    if (lsim_scene_check_room(scene, triangle_count, "triangles") != LSIM_OK) /* before the copy */
+        return lsim_context_last_status(scene->ctx);
     lsim_object o;
     lsim_status st = alloc_triangles(scene->ctx, &o, "triangles", vertex_count, triangle_count);
     if (st != LSIM_OK)

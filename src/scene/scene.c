@@ -52,10 +52,24 @@ lsim_status lsim_scene_create(lsim_context *ctx, lsim_scene **out)
     return LSIM_OK;
 }
 
+void lsim_mesh_share_release(lsim_mesh_share *share)
+{
+    if (!share || --share->refs > 0)
+        return;
+    free(share->vertices);
+    free(share->indices);
+    free(share);
+}
+
 static void object_free(lsim_object *o)
 {
-    free(o->vertices);
-    free(o->indices);
+    if (o->share) {
+        lsim_mesh_share_release(o->share);
+        o->share = NULL;
+    } else {
+        free(o->vertices);
+        free(o->indices);
+    }
     lsim_motion_free(o->motion);
     o->vertices = NULL;
     o->indices = NULL;
@@ -72,6 +86,7 @@ void lsim_scene_destroy(lsim_scene *scene)
     for (size_t i = 0; i < scene->object_count; ++i)
         object_free(&scene->objects[i]);
     free(scene->objects);
+    lsim_name_index_free(&scene->object_index);
     for (size_t i = 0; i < scene->material_count; ++i)
         if (scene->materials[i].calibration) {
             lsim_calib_material_free(scene->materials[i].calibration);
@@ -372,8 +387,52 @@ static lsim_status object_motion(lsim_context *ctx, const lsim_object_desc *desc
     }
 }
 
+/* A shared mesh's instance: its vertices in the world by its pose; the box's corners first (all
+ * within the limit: every vertex is), vertex by vertex only otherwise. */
+static lsim_status check_instance_extent(lsim_context *ctx, const lsim_object *o)
+{
+    const lsim_pose pose = lsim_pose_make(o->motion->position, o->motion->rpy_deg);
+    const lsim_mesh_share *sh = o->share;
+    int inside = 1;
+    for (int c = 0; c < 8 && inside; ++c) {
+        const lsim_vec3 p = lsim_v3_add(lsim_mat3_mul(&pose.r, lsim_v3(c & 1 ? sh->hi[0] : sh->lo[0],
+                                                                        c & 2 ? sh->hi[1] : sh->lo[1],
+                                                                        c & 4 ? sh->hi[2] : sh->lo[2])), pose.t);
+        inside = fabs(p.x) <= LSIM_WORLD_LIMIT_M && fabs(p.y) <= LSIM_WORLD_LIMIT_M && fabs(p.z) <= LSIM_WORLD_LIMIT_M;
+    }
+    for (size_t i = 0; i < o->vertex_count && !inside; ++i) {
+        const float *v = o->vertices + 3 * i;
+        const lsim_vec3 p = lsim_v3_add(lsim_mat3_mul(&pose.r, lsim_v3(v[0], v[1], v[2])), pose.t);
+        const double w[3] = {p.x, p.y, p.z};
+        for (int a = 0; a < 3; ++a)
+            if (!(fabs(w[a]) <= LSIM_WORLD_LIMIT_M))
+                return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                                 "%s: vertex %zu lies at %g m, beyond +-1e7 m of the origin (check its units and scale)",
+                                 o->kind, i, w[a]);
+    }
+    return LSIM_OK;
+}
+
+lsim_status lsim_scene_check_room(lsim_scene *scene, size_t triangles, const char *what)
+{
+    if (scene->object_count >= LSIM_SCENE_MAX_OBJECTS)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "%s: the scene already has %zu objects, the limit (LSIM_SCENE_MAX_OBJECTS); merge objects "
+                         "into meshes or split the scene", what, scene->object_count);
+    if (triangles > LSIM_SCENE_MAX_TRIANGLES - scene->triangle_total)
+        return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "%s: its %zu triangles would make the scene's %zu triangles (%zu objects, copies of a mesh "
+                         "included) %llu, more than the limit of %llu (LSIM_SCENE_MAX_TRIANGLES); use a simpler mesh "
+                         "(decimate it) or fewer copies", what, triangles, scene->triangle_total, scene->object_count,
+                         (unsigned long long)scene->triangle_total + (unsigned long long)triangles,
+                         LSIM_SCENE_MAX_TRIANGLES);
+    return LSIM_OK;
+}
+
 static lsim_status check_extent(lsim_context *ctx, const lsim_object *o)
 {
+    if (o->share)
+        return check_instance_extent(ctx, o);
     for (size_t i = 0; i < 3 * o->vertex_count; ++i)
         if (!(fabsf(o->vertices[i]) <= LSIM_WORLD_LIMIT_M))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
@@ -389,6 +448,11 @@ static lsim_status take_object(lsim_scene *scene, lsim_object *object, const lsi
     lsim_context *ctx = scene->ctx;
     lsim_status st = lsim_object_desc_validate(ctx, desc);
     if (st == LSIM_OK)
+        st = lsim_scene_check_room(scene, object->triangle_count, object->kind);
+    if (st == LSIM_OK && object->share && (!object->motion || lsim_object_desc_motion(desc) != 0))
+        st = lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "%s: a shared mesh's instance must be static and posed",
+                       object->kind);
+    if (st == LSIM_OK)
         st = check_extent(ctx, object);
     const char *mat_name = desc->material ? desc->material : "default";
     long mat = lsim_scene_find_material(scene, mat_name);
@@ -401,7 +465,7 @@ static lsim_status take_object(lsim_scene *scene, lsim_object *object, const lsi
     if (st == LSIM_OK && desc->name)
         st = lsim_object_name_check(scene, desc->name);
     struct lsim_motion *motion = NULL;
-    if (st == LSIM_OK)
+    if (st == LSIM_OK && !object->share)
         st = object_motion(ctx, desc, &motion);
     if (st == LSIM_OK && scene->object_count == scene->object_capacity) {
         size_t cap = scene->object_capacity ? 2 * scene->object_capacity : 16;
@@ -418,7 +482,8 @@ static lsim_status take_object(lsim_scene *scene, lsim_object *object, const lsi
         object_free(object);
         return st;
     }
-    object->motion = motion;
+    if (!object->share)
+        object->motion = motion;
     object->material = (uint32_t)mat;
     object->label = label;
     object->instance = (uint32_t)scene->object_count + 1;
@@ -427,8 +492,16 @@ static lsim_status take_object(lsim_scene *scene, lsim_object *object, const lsi
         snprintf(object->name, sizeof object->name, "%s", desc->name);
     memcpy(object->ref_position, desc->position, sizeof object->ref_position);
     memcpy(object->ref_rpy_deg, desc->rotation_deg, sizeof object->ref_rpy_deg);
-    object->posed = 0;
+    object->posed = object->share != NULL;
     scene->objects[scene->object_count++] = *object;
+    if (!lsim_name_index_add_last(&scene->object_index, lsim_scene_object_names(scene))) {
+        object_free(&scene->objects[--scene->object_count]);
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory adding object %zu ('%s')",
+                         scene->object_count + 1, object->name);
+    }
+    if (object->share && object->share->first == SIZE_MAX)
+        object->share->first = scene->object_count - 1;
+    scene->triangle_total += object->triangle_count;
     lsim_engine_destroy(scene->engine); /* geometry changed: rebuild on next commit */
     scene->engine = NULL;
     return LSIM_OK;
@@ -527,10 +600,7 @@ lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind)
 
 size_t lsim_scene_triangle_count(const lsim_scene *scene)
 {
-    size_t n = 0;
-    for (size_t i = 0; scene && i < scene->object_count; ++i)
-        n += scene->objects[i].triangle_count;
-    return n;
+    return scene ? scene->triangle_total : 0;
 }
 
 size_t lsim_scene_object_count(const lsim_scene *scene) { return scene ? scene->object_count : 0; }

@@ -25,13 +25,36 @@ typedef struct lsim_material {
 
 typedef enum lsim_shape { LSIM_SHAPE_TRIANGLES = 0, LSIM_SHAPE_SPHERE } lsim_shape;
 
+/* What one scene may hold, checked before an object's arrays are made (lsim_scene_check_room): a
+ * scene of 1,999 YAML aliases of one 100k-triangle mesh object asked for 200 M triangles (22 GB).
+ * Triangles count every object's, each instance of a shared mesh included (the raster engine and
+ * the viewer draw them all); 100 M is the benchmark's largest mesh. */
+#define LSIM_SCENE_MAX_TRIANGLES 100000000ull
+#define LSIM_SCENE_MAX_OBJECTS 1000000ull
+
+/* Triangles that several objects share (mesh_cache.c: the instances of one mesh file at one scale),
+ * in the objects' own frame: each object places them by its constant pose (`motion`, `posed`), so
+ * 1,000 copies of a mesh hold its arrays once and the Embree engine builds its BVH once. */
+typedef struct lsim_mesh_share {
+    float *vertices;   /* 3 * vertex_count + 1 (padded for Embree, as lsim_mesh_place's) */
+    uint32_t *indices; /* 3 * triangle_count */
+    size_t vertex_count, triangle_count;
+    float lo[3], hi[3]; /* the vertices' bounding box */
+    size_t refs;       /* holders: the mesh cache and each object */
+    size_t first;      /* the first object that uses it (SIZE_MAX: none yet) */
+} lsim_mesh_share;
+
+/* Drop one holder; the last frees the arrays. */
+void lsim_mesh_share_release(lsim_mesh_share *share);
+
 typedef struct lsim_object {
     lsim_shape shape;
     char kind[16];            /* "box", "sphere", "plane", "mesh", "triangles" (for messages) */
     uint32_t material;        /* index into scene->materials */
     uint32_t label;           /* semantic id */
     uint32_t instance;        /* 1-based, unique per object */
-    /* triangles, world space */
+    /* triangles, world space (own frame when `motion` places them) */
+    lsim_mesh_share *share;   /* NULL: the arrays are the object's own; else share's (posed) */
     float *vertices;          /* 3 * vertex_count */
     uint32_t *indices;        /* 3 * triangle_count */
     size_t vertex_count, triangle_count;
@@ -83,6 +106,9 @@ struct lsim_scene {
     lsim_name_index material_index; /* name -> material (lsim_scene_find_material) */
     lsim_object *objects;
     size_t object_count, object_capacity;
+    size_t triangle_total;        /* every object's triangles (at most LSIM_SCENE_MAX_TRIANGLES) */
+    lsim_name_index object_index; /* name -> object (lsim_scene_find_object); unnamed ones not */
+    size_t name_compares;         /* names compared by lsim_object_name_check (tests: linear, not quadratic) */
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
     struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
     lsim_engine_kind engine_kind; /* which engine lsim_scene_commit builds */
@@ -110,15 +136,22 @@ int lsim_scene_has_motion(const lsim_scene *scene);
 /* 1 if some object is placed by a motion the engine applies each frame: a moving object, or a
  * static one re-placed by lsim_scene_set_object_pose (which does not count as motion above). */
 int lsim_scene_has_instances(const lsim_scene *scene);
-/* A new object's name: 1..63 characters of [A-Za-z0-9_.-], not used by another object. */
-lsim_status lsim_object_name_check(const lsim_scene *scene, const char *name);
-/* Index of an object by name, or -1. */
+/* A new object's name: 1..63 characters of [A-Za-z0-9_.-], not used by another object (a hashed
+ * lookup; the names it compared are added to scene->name_compares). */
+lsim_status lsim_object_name_check(lsim_scene *scene, const char *name);
+/* Index of an object by name (hashed: O(1)), or -1; "" finds nothing. */
 long lsim_scene_find_object(const lsim_scene *scene, const char *name);
+/* The objects' names as a name_index array (for scene->object_index). */
+lsim_name_array lsim_scene_object_names(const lsim_scene *scene);
 /* Index of a material by name, or -1. */
 long lsim_scene_find_material(const lsim_scene *scene, const char *name);
 /* Check a placement: finite, within +-1e7 m, scale in (0, 1e6]. Call before transforming. */
 lsim_status lsim_object_desc_validate(lsim_context *ctx, const lsim_object_desc *desc);
-/* Add an object whose arrays the scene takes ownership of (freed on failure too). */
+/* LSIM_OK if one more object of `triangles` triangles fits the scene's limits (LSIM_SCENE_MAX_*),
+ * else LSIM_ERR_INVALID_ARGUMENT naming `what`, the counts, the limit and what to do. */
+lsim_status lsim_scene_check_room(lsim_scene *scene, size_t triangles, const char *what);
+/* Add an object whose arrays the scene takes ownership of (freed on failure too). An object with
+ * a `share` keeps its `motion` (its pose) and is posed; it holds one reference of the share. */
 lsim_status lsim_scene_take_object(lsim_scene *scene, lsim_object *object, const lsim_object_desc *desc);
 
 /* Label map: SemanticKITTI defaults, user ids, automatic ids for new names. A default class
@@ -128,6 +161,10 @@ void lsim_label_map_free(lsim_label_map *map);
 /* Id of `name`, adding it with a fresh id (>= 100, unused) if it is new. */
 lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t *id);
 lsim_status lsim_label_map_set(lsim_context *ctx, lsim_label_map *map, const char *name, uint32_t id);
+/* 1 if `name` is a class of the map (a default, one set or resolved, or a retired default). */
+int lsim_label_map_knows(const lsim_label_map *map, const char *name);
+/* The class name nearest to `name` by edit distance (at most 2, or a third of its length), or NULL. */
+const char *lsim_label_map_closest(const lsim_label_map *map, const char *name);
 
 /* How desc moves: 0 static, 1 constant rates (the object's arrays are then in its own frame,
  * scaled only, placed by the motion), 2 a trajectory (the arrays are placed on the trajectory's
