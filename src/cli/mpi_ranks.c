@@ -1,7 +1,9 @@
 /* MPI for `lidarsim dataset` (cli/mpi_ranks.h): with an MPI build (CMake LSIM_MPI, OpenMPI) and a
  * launch by mpirun/mpiexec (its environment names a world size), MPI is initialised and the
  * frames split over the ranks; otherwise the run is serial. A launch by mpirun of a build without
- * MPI is refused, so that K copies never each write every frame. */
+ * MPI is refused, and so is a launch by another MPI's launcher (MPICH's mpirun announces K ranks,
+ * but OpenMPI's MPI_Init then makes each process a single rank 0 of 1), so that K copies never
+ * each write every frame and draw their progress over each other's. */
 #include "mpi_ranks.h"
 
 #include <stdio.h>
@@ -11,15 +13,19 @@
 #include <mpi.h>
 #endif
 
-/* The world size mpirun announces to its children (OpenMPI, PMIx, MPICH/Hydra), or 0. */
-static long launched_size(void)
+/* The world size mpirun announces to its children (OpenMPI, PMIx, MPICH/Hydra), or 0; *var names
+ * the environment variable that said so. */
+static long launched_size(const char **var)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; ++i) {
         const char *v = getenv(vars[i]);
-        if (v && *v)
+        if (v && *v) {
+            *var = vars[i];
             return strtol(v, NULL, 10);
+        }
     }
+    *var = getenv("PMIX_RANK") ? "PMIX_RANK" : "OMPI_COMM_WORLD_RANK";
     return getenv("PMIX_RANK") || getenv("OMPI_COMM_WORLD_RANK") ? 1 : 0;
 }
 
@@ -28,7 +34,8 @@ int lsim_cli_mpi_begin(lsim_cli_mpi *m, int *argc, char ***argv)
     m->rank = 0;
     m->ranks = 1;
     m->active = 0;
-    const long size = launched_size();
+    const char *var = NULL;
+    const long size = launched_size(&var);
 #ifdef LSIM_HAVE_MPI
     if (size >= 1) {
         int provided = 0;
@@ -39,6 +46,16 @@ int lsim_cli_mpi_begin(lsim_cli_mpi *m, int *argc, char ***argv)
         int r = 0, n = 1;
         MPI_Comm_rank(MPI_COMM_WORLD, &r);
         MPI_Comm_size(MPI_COMM_WORLD, &n);
+        if (size > 1 && n == 1) {
+            fprintf(stderr,
+                    "lidarsim: the launcher announced %ld ranks (%s=%ld), but MPI made this process a single "
+                    "rank: mpirun is not the one of the MPI lidarsim is built with (OpenMPI); run OpenMPI's mpirun "
+                    "(Debian: openmpi-bin, `update-alternatives --display mpirun` shows which one runs) or split "
+                    "the frames with --shard i/n instead\n",
+                    size, var, size);
+            MPI_Finalize();
+            return -1;
+        }
         m->rank = (unsigned)r;
         m->ranks = (unsigned)n;
         m->active = 1;
@@ -46,6 +63,7 @@ int lsim_cli_mpi_begin(lsim_cli_mpi *m, int *argc, char ***argv)
 #else
     (void)argc;
     (void)argv;
+    (void)var;
     if (size > 1) {
         fprintf(stderr,
                 "lidarsim: launched by mpirun with %ld ranks, but this lidarsim was built without MPI; rebuild with "
