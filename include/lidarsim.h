@@ -939,6 +939,13 @@ typedef struct lsim_dataset_run_stats {
     size_t written;     /* frames written by this run */
     size_t points;      /* noisy points written by this run */
     double seconds;     /* wall time of the run */
+    size_t redone;      /* of `mine`, frames the manifest listed whose files were missing, resized or changed
+                           (or listed by an older lidarsim, without sizes and CRCs): written again */
+    size_t first_redone; /* the first of those (frame number); SIZE_MAX when none */
+    size_t empty;       /* frames written by this run with no points: the sensor saw nothing (has the
+                           trajectory left the layout?) */
+    size_t first_empty; /* the first of those (frame number); SIZE_MAX when none */
+    size_t cleaned;     /* temporary files of killed runs removed (NAME.tmp.XXXXXX of the tree's files) */
 } lsim_dataset_run_stats;
 
 /* Defaults: as the fields say (every frame, one writer, all cores, no progress). */
@@ -952,13 +959,6 @@ LSIM_API void lsim_dataset_run_options_init(lsim_dataset_run_options *options);
  * options may be NULL (defaults); stats (may be NULL) is filled also on failure (the frames written until then are kept and recorded). Errors (in the
  * dataset's context): LSIM_ERR_INVALID_ARGUMENT for shard >= shards, rank >= ranks, frames out of
  * range, threads outside 0..1024, or when out_dir holds a different dataset (its dataset.json names the seed, frames,
-    size_t redone;      /* of `mine`, frames the manifest listed whose files were missing, resized or changed
-                           (or listed by an older lidarsim, without sizes and CRCs): written again */
-    size_t first_redone; /* the first of those (frame number); SIZE_MAX when none */
-    size_t empty;       /* frames written by this run with no points: the sensor saw nothing (has the
-                           trajectory left the layout?) */
-    size_t first_empty; /* the first of those (frame number); SIZE_MAX when none */
-    size_t cleaned;     /* temporary files of killed runs removed (NAME.tmp.XXXXXX of the tree's files) */
  * config or points format that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be
  * written; a NULL dataset is LSIM_ERR_INVALID_ARGUMENT with no message (no context to hold one). */
 LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir,

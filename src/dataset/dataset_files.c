@@ -11,21 +11,20 @@
 #include "scene/scene.h"
 
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
 #include <unistd.h>
+
 void lsim_dataset_sequence_dir(char *buf, size_t size, const char *out, size_t sequence)
 {
     snprintf(buf, size, "%s/sequences/%02zu", out, sequence);
 }
 
-static lsim_status make_dir(lsim_context *ctx, const char *path)
 /* The folder holding `path` fsync'ed, so that a folder just made survives a power loss with the
  * files renamed into it (their own folder is synced at each commit: io/atomic_file.h). */
 static void sync_parent(const char *path)
@@ -46,6 +45,7 @@ static void sync_parent(const char *path)
     }
 }
 
+static lsim_status make_dir(lsim_context *ctx, const char *path)
 {
     const int made = mkdir(path, 0777) == 0;
     if (made)
