@@ -48,6 +48,7 @@ reflectance = {}
 for i in range(N):
     reflectance[i] = 0.1 + 0.01 * (i % 80)
     lines.append("  m%d: {brdf: lambertian, reflectance: %.2f}" % (i, reflectance[i]))
+lines.append("labels: [%s]" % ", ".join("c%d" % k for k in range(N // 2)))  # classes are declared
 lines.append("objects:")
 for i in range(N):
     if i in AZ:  # 20 m away on the beam, turned to face the sensor (normal incidence)

@@ -202,6 +202,8 @@ static void many_names(lsim_context *ctx)
     fprintf(f, "sensor: {type: planar, fov_deg: 90, steps: 2, range: [0.1, 100]}\nlabels:\n");
     for (int i = 0; i < 1000; ++i)
         fprintf(f, "  given%d: %d\n", i, 20000 + i);
+    for (int i = 0; i < n; i += 2) /* new classes are declared (automatic ids, in this order) */
+        fprintf(f, "  c%d: auto\n", i);
     fprintf(f, "materials:\n");
     for (int i = 0; i < n; ++i)
         fprintf(f, "  m%d: {brdf: lambertian, reflectance: %.2f}\n", i, 0.1 + 0.01 * (i % 80));
@@ -224,7 +226,7 @@ static void many_names(lsim_context *ctx)
     CHECK(lsim_scene_find_material(scene, "m30000") == -1);
     CHECK(scene->objects[n - 1].material == (uint32_t)n);
     CHECK(scene->objects[12345].material == 12346u);
-    /* object 1: "given0" -> 20000 from `labels:`; object 0: c0, the first new name -> 100; object 2: c2 -> 101 */
+    /* object 1: "given0" -> 20000 from `labels:`; object 0: c0, the first automatic id -> 100; object 2: c2 -> 101 */
     CHECK(scene->objects[1].label == 20000u);
     CHECK(scene->objects[n - 1].label == 20000u + (uint32_t)(((n - 1) / 2) % 1000));
     CHECK(scene->objects[0].label == 100u);

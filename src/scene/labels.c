@@ -5,6 +5,7 @@
 #include "core/context.h"
 #include "core/text.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,4 +159,45 @@ lsim_status lsim_label_map_resolve(lsim_context *ctx, lsim_label_map *map, const
     mark_id(map, fresh, 1);
     *id = fresh;
     return LSIM_OK;
+}
+
+int lsim_label_map_knows(const lsim_label_map *map, const char *name)
+{
+    return find_name(&map->names, name) >= 0 || find_name(&map->displaced, name) >= 0;
+}
+
+/* Edit distance (insertions, deletions, substitutions) of two names of < 64 characters. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[64];
+    if (la >= 64 || lb >= 64)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= la; ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; ++j) {
+            const size_t up = row[j], sub = diag + (a[i - 1] != b[j - 1]);
+            const size_t del = up + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *lsim_label_map_closest(const lsim_label_map *map, const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX, len = strlen(name);
+    const size_t limit = len / 3 > 2 ? len / 3 : 2; /* "buiding" -> "building": 1 */
+    for (size_t i = 0; i < map->names.count; ++i) {
+        const size_t d = edit_distance(name, map->names.entries[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = map->names.entries[i].name;
+        }
+    }
+    return best_d <= limit ? best : NULL;
 }

@@ -263,27 +263,70 @@ lsim_status lsim_scene_file_read_materials(lsim_yaml *y, yaml_node_t *map, const
     return st;
 }
 
+/* One class of `labels:` with an automatic id (a free one from 100 up). */
+static lsim_status declare_label(lsim_yaml *y, yaml_node_t *k, const char *name, lsim_scene *scene)
+{
+    char key[128];
+    snprintf(key, sizeof key, "labels.%s", name);
+    uint32_t id;
+    if (!name[0] || strlen(name) >= LSIM_NAME_MAX)
+        return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "invalid label name (1 to 63 characters)");
+    if (lsim_label_map_resolve(y->ctx, &scene->labels, name, &id) != LSIM_OK) {
+        char msg[LSIM_ERROR_MAX];
+        lsim_strlcpy(msg, lsim_context_last_error(y->ctx), sizeof msg);
+        return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "%s", msg);
+    }
+    return LSIM_OK;
+}
+
+/* `labels:` declares the scene's classes besides SemanticKITTI's: a mapping of name: id (or
+ * name: auto), or a list of names (automatic ids). Explicit ids are set first, so an automatic
+ * id never takes one the mapping gives. An object's `label:` must be one of these or a
+ * SemanticKITTI class (read_shape). */
 static lsim_status read_labels(lsim_yaml *y, yaml_node_t *map, lsim_scene *scene)
 {
+    if (map->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *it = map->data.sequence.items.start; it < map->data.sequence.items.top; ++it) {
+            yaml_node_t *k = yaml_document_get_node(&y->doc, *it);
+            const char *name = NULL;
+            lsim_status st = lsim_yaml_string(y, k, "labels", &name);
+            if (st == LSIM_OK)
+                st = declare_label(y, k, name, scene);
+            if (st != LSIM_OK)
+                return st;
+        }
+        return LSIM_OK;
+    }
     if (map->type != YAML_MAPPING_NODE)
-        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "labels", "expected a mapping of name: id, e.g. {car: 10}");
+        return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, "labels",
+                              "expected a mapping of name: id (e.g. {kerb: 120, bollard: auto}) or a list of names");
     lsim_status unique = lsim_yaml_check_unique(y, map, "labels");
     if (unique != LSIM_OK)
         return unique;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
-        yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
-        const char *name = NULL;
-        long id;
-        lsim_status st = lsim_yaml_string(y, k, "labels", &name);
-        char key[128];
-        snprintf(key, sizeof key, "labels.%s", name ? name : "?");
-        if (st == LSIM_OK)
-            st = lsim_yaml_int(y, v, key, 0, 65535, &id);
-        if (st == LSIM_OK && lsim_scene_set_label_id(scene, name, (uint32_t)id) != LSIM_OK)
-            st = lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "invalid label name (1 to 63 characters)");
-        if (st != LSIM_OK)
-            return st;
-    }
+    for (int automatic = 0; automatic < 2; ++automatic)
+        for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+            yaml_node_t *k = yaml_document_get_node(&y->doc, p->key), *v = yaml_document_get_node(&y->doc, p->value);
+            const char *name = NULL;
+            long id;
+            lsim_status st = lsim_yaml_string(y, k, "labels", &name);
+            char key[128];
+            snprintf(key, sizeof key, "labels.%s", name ? name : "?");
+            const int is_auto = v && v->type == YAML_SCALAR_NODE && strcmp((const char *)v->data.scalar.value, "auto") == 0;
+            if (st != LSIM_OK || is_auto != automatic) {
+                if (st != LSIM_OK)
+                    return st;
+                continue;
+            }
+            if (is_auto)
+                st = declare_label(y, k, name, scene);
+            else {
+                st = lsim_yaml_int(y, v, key, 0, 65535, &id);
+                if (st == LSIM_OK && lsim_scene_set_label_id(scene, name, (uint32_t)id) != LSIM_OK)
+                    st = lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "invalid label name (1 to 63 characters)");
+            }
+            if (st != LSIM_OK)
+                return st;
+        }
     return LSIM_OK;
 }
 
@@ -362,6 +405,17 @@ static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, c
     if (st == LSIM_OK && label && strlen(desc.label) >= LSIM_NAME_MAX)
         st = lsim_yaml_fail(y, label, LSIM_ERR_PARSE, sub, "label name is %zu characters long; use 1 to %d",
                             strlen(desc.label), LSIM_NAME_MAX - 1);
+    if (st == LSIM_OK && label && !lsim_label_map_knows(&scene->labels, desc.label)) {
+        /* a misspelt class must not become a new one: known names or those `labels:` declares */
+        const char *near = lsim_label_map_closest(&scene->labels, desc.label);
+        char hint[LSIM_NAME_MAX + 32] = "";
+        if (near)
+            snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+        st = lsim_yaml_fail(y, label, LSIM_ERR_PARSE, sub,
+                            "'%s' is not a SemanticKITTI class nor declared under `labels:`; %sa new class is "
+                            "declared there (`labels: {%s: 300}`, or `labels: [%s]` for an automatic id)",
+                            desc.label, hint, desc.label, desc.label);
+    }
     if (st != LSIM_OK)
         return st;
 
