@@ -2,6 +2,7 @@
 data record format 6 with extra bytes) and MCAP (https://mcap.dev/spec) with ROS 2 CDR (XCDR1
 little-endian). Failed checks are collected in `failures` (and printed) by `check`."""
 import struct
+import sys
 import zlib
 
 import numpy as np
@@ -146,7 +147,9 @@ def read_mcap(path):
 
 def parse_mcap(path):
     data, records = read_mcap(path)
-    out = {"schemas": {}, "channels": {}, "messages": [], "stats": None, "offsets": [], "summary": []}
+    out = {"schemas": {}, "channels": {}, "messages": [], "stats": None, "offsets": [], "summary": [], "chunks": [],
+           "chunk_indexes": []}
+    index_records = {}  # position of each Message Index record: (channel, [(log time, offset)], record bytes)
     ops = [op for _, op, _ in records]
     check(ops[0] == 0x01 and ops[-1] == 0x02, "MCAP: first record Header, last Footer; got %s" % ops)
     data_end = ops.index(0x0F) if 0x0F in ops else -1
@@ -183,9 +186,46 @@ def parse_mcap(path):
                 out["summary"].append(("channel", cid))
                 check(out["channels"].get(cid) == (sid, topic, enc), "MCAP: summary channel %d differs" % cid)
         elif op == 0x05:
-            check(not in_summary, "MCAP: message in the summary")
-            cid, seq, log, pub = r.take("H"), r.take("I"), r.take("Q"), r.take("Q")
-            out["messages"].append((cid, seq, log, pub, body[r.p:]))
+            check(False, "MCAP: a message outside the chunks (at %d)" % pos)
+        elif op == 0x06:  # Chunk: its records are parsed as records of their own
+            check(not in_summary, "MCAP: a chunk in the summary")
+            start, end, usize, ucrc = r.take("Q"), r.take("Q"), r.take("Q"), r.take("I")
+            compression = r.string()
+            records_len = r.take("Q")
+            inner = r.bytes_(records_len)
+            check(compression == "" and usize == records_len == len(inner) and r.p == len(body),
+                  "MCAP chunk at %d: compression %r, uncompressed_size %d, records %d bytes" % (pos, compression, usize,
+                                                                                              len(inner)))
+            check(ucrc == 0 or ucrc == zlib.crc32(inner), "MCAP chunk at %d: uncompressed_crc" % pos)
+            chunk = {"pos": pos, "length": 9 + len(body), "start": start, "end": end, "size": len(inner),
+                     "messages": {}}
+            q = 0
+            while q < len(inner):
+                iop, ilen = struct.unpack_from("<BQ", inner, q)
+                check(iop == 0x05, "MCAP chunk at %d: record 0x%02x inside, only messages expected" % (pos, iop))
+                m = Reader(inner[q + 9:q + 9 + ilen])
+                cid, seq, log, pub = m.take("H"), m.take("I"), m.take("Q"), m.take("Q")
+                out["messages"].append((cid, seq, log, pub, inner[q + 9 + m.p:q + 9 + ilen]))
+                check(start <= log <= end, "MCAP chunk at %d: message time %d outside [%d, %d]" % (pos, log, start, end))
+                chunk["messages"].setdefault(cid, []).append((log, q))
+                q += 9 + ilen
+            check(q == len(inner), "MCAP chunk at %d: records run past its end" % pos)
+            out["chunks"].append(chunk)
+        elif op == 0x07:  # Message Index: after its chunk, one per channel
+            cid, n = r.take("H"), r.take("I")
+            entries = [struct.unpack_from("<QQ", body, r.p + 16 * k) for k in range(n // 16)]
+            index_records[pos] = (cid, entries, 9 + len(body))
+            check(out["chunks"] and sorted(out["chunks"][-1]["messages"].get(cid, [])) == sorted(entries),
+                  "MCAP message index at %d: channel %d lists %s, its chunk holds %s" %
+                  (pos, cid, entries, out["chunks"][-1]["messages"].get(cid) if out["chunks"] else None))
+        elif op == 0x08:  # Chunk Index, in the summary
+            ci = {"start": r.take("Q"), "end": r.take("Q"), "offset": r.take("Q"), "length": r.take("Q")}
+            n = r.take("I")
+            ci["indexes"] = dict(struct.unpack_from("<HQ", body, r.p + 10 * k) for k in range(n // 10))
+            r.p += n
+            ci["index_length"], ci["compression"] = r.take("Q"), r.string()
+            ci["compressed"], ci["uncompressed"] = r.take("Q"), r.take("Q")
+            out["chunk_indexes"].append(ci)
         elif op == 0x0B:
             st = {}
             st["message_count"], st["schema_count"], st["channel_count"] = r.take("Q"), r.take("H"), r.take("I")
@@ -200,6 +240,18 @@ def parse_mcap(path):
             out["data_crc"] = r.take("I")  # from the leading magic to the Data End (as @mcap/core's writer)
             check(out["data_crc"] == zlib.crc32(data[:pos]), "MCAP: data section CRC 0x%08x, computed 0x%08x"
                   % (out["data_crc"], zlib.crc32(data[:pos])))
+    check(len(out["chunk_indexes"]) == len(out["chunks"]), "MCAP: %d chunk indexes for %d chunks"
+          % (len(out["chunk_indexes"]), len(out["chunks"])))
+    for ci, chunk in zip(out["chunk_indexes"], out["chunks"]):
+        check(ci["offset"] == chunk["pos"] and ci["length"] == chunk["length"] and ci["start"] == chunk["start"]
+              and ci["end"] == chunk["end"] and ci["compression"] == "" and ci["compressed"] == ci["uncompressed"]
+              == chunk["size"], "MCAP chunk index %s, the chunk is %s" % (ci, {k: chunk[k] for k in
+                                                                               ("pos", "length", "start", "end", "size")}))
+        listed = {cid: index_records.get(at, (None,))[0] for cid, at in ci["indexes"].items()}
+        check(sorted(ci["indexes"]) == sorted(chunk["messages"]) and all(listed[c] == c for c in listed) and
+              ci["index_length"] == sum(index_records[at][2] for at in ci["indexes"].values() if at in index_records)
+              and min(ci["indexes"].values()) == chunk["pos"] + chunk["length"],
+              "MCAP chunk index at %d: message indexes %s" % (ci["offset"], ci["indexes"]))
     for group_op, start, length in out["offsets"]:
         group = [op for pos, op, body in records if start <= pos < start + length]
         check(group and set(group) == {group_op} and sum(9 + len(b) for p, o, b in records if start <= p < start + length)

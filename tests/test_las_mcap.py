@@ -16,12 +16,17 @@ usage: test_las_mcap.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the 
      count and positions (SKIP line when npm cannot install it)
   d  MCAP of 3 frames (--frames 3, scan time 1 s, 10 Hz), read from the MCAP spec: magic at both
      ends, every record's opcode and length, Header profile ros2, the two ros2msg schemas with their
-     dependencies, channels /lidarsim/points and /tf (cdr), 3 + 3 messages with sequence and stamps
-     1.0, 1.1, 1.2 s, Data End, the summary (schemas, channels, Statistics) at the Footer's
-     offsets, Summary Offset records, the summary CRC; each PointCloud2 decoded from CDR equals a
+     dependencies, channels /lidarsim/points and /tf (cdr), a Chunk per frame holding its 1 + 1
+     messages with sequence and stamps 1.0, 1.1, 1.2 s and followed by a Message Index per channel
+     (each entry the message's time and offset in the chunk), Data End, the summary (schemas,
+     channels, Statistics with 3 chunks, a Chunk Index per chunk giving its offset, length and
+     Message Index offsets) at the Footer's offsets, Summary Offset records (0x08 among them), the
+     summary CRC; each PointCloud2 decoded from CDR equals a
      PCD scan of that frame (scan time and frame index), each TF equals the PCD's sensor pose
   e  @mcap/core (npm): McapStreamReader reads the same records and messages (and the data CRC);
-     McapIndexedReader opens it from the Footer (summary CRC validated), schemas, topics, statistics
+     McapIndexedReader opens it from the Footer (summary CRC validated), schemas, topics, statistics,
+     3 chunk indexes, and readMessages (as Foxglove seeks) yields the 6 messages in log-time order
+     (0 before: the file was unchunked)
   g  Foxglove's own ROS 2 libraries (npm @foxglove/rosmsg parses each Schema's ros2msg text,
      @foxglove/rosmsg2-serialization deserialises each message, as Foxglove opens a ROS 2 MCAP):
      every PointCloud2 and TFMessage equals the spec reader's, field by field (SKIP line as in c)
@@ -185,7 +190,13 @@ const indexed = await McapIndexedReader.Initialize({readable: {
 out.indexed = {schemas: [...indexed.schemasById.values()].map((s) => s.name).sort(),
                topics: [...indexed.channelsById.values()].map((c) => c.topic).sort(),
                messageCount: indexed.statistics ? indexed.statistics.messageCount.toString() : null,
-               offsets: [...indexed.summaryOffsetsByOpcode.keys()].sort((a, b) => a - b)};
+               offsets: [...indexed.summaryOffsetsByOpcode.keys()].sort((a, b) => a - b),
+               chunks: indexed.chunkIndexes.length};
+// and the messages it finds through the Chunk Indexes, as Foxglove seeks (by log time)
+out.indexedMessages = [];
+for await (const rec of indexed.readMessages())
+  out.indexedMessages.push({channelId: rec.channelId, sequence: rec.sequence, logTime: rec.logTime.toString(),
+                            data: Buffer.from(rec.data).toString('base64')});
 console.log(JSON.stringify(out));
 """)
 
@@ -325,11 +336,13 @@ def main():
           % (len(by_topic["/lidarsim/points"]), len(by_topic["/tf"])))
     st = m["stats"] or {}
     check(st.get("message_count") == 6 and st.get("schema_count") == 2 and st.get("channel_count") == 2 and
-          st.get("chunk_count") == 0 and st.get("start") == 1000000000 and st.get("end") == 1200000000 and
+          st.get("chunk_count") == 3 and st.get("start") == 1000000000 and st.get("end") == 1200000000 and
           sorted(st.get("per_channel", {}).values()) == [3, 3], "MCAP: statistics %s" % st)
     check(m["summary"] == [("schema", 1), ("schema", 2), ("channel", 1), ("channel", 2)] and
-          sorted(o[0] for o in m["offsets"]) == [0x03, 0x04, 0x0B], "MCAP: summary %s, offsets %s"
+          sorted(o[0] for o in m["offsets"]) == [0x03, 0x04, 0x08, 0x0B], "MCAP: summary %s, offsets %s"
           % (m["summary"], m["offsets"]))
+    check(len(m["chunks"]) == 3 and all(len(c["messages"]) == 2 for c in m["chunks"]),
+          "MCAP: a chunk a frame, each with its TF and cloud, indexed (%d chunks)" % len(m["chunks"]))
     total = 0
     for k in range(3):
         t = 1 + k / 10
@@ -391,9 +404,14 @@ def main():
                   % got["statistics"])
             check(got["indexed"] == {"schemas": ["sensor_msgs/msg/PointCloud2", "tf2_msgs/msg/TFMessage"],
                                      "topics": ["/lidarsim/points", "/tf"], "messageCount": "6",
-                                     "offsets": [0x03, 0x04, 0x0B]}, "@mcap/core McapIndexedReader: %s" % got["indexed"])
-            print("e: @mcap/core McapStreamReader read %d messages; McapIndexedReader the summary (its CRC checked)"
-                  % len(theirs))
+                                     "offsets": [0x03, 0x04, 0x08, 0x0B], "chunks": 3},
+                  "@mcap/core McapIndexedReader: %s" % got["indexed"])
+            seek = [(g["channelId"], g["sequence"], g["logTime"], g["data"]) for g in got["indexedMessages"]]
+            check(len(seek) == 6 and sorted(seek) == sorted(mine) and [g[2] for g in seek] == sorted(g[2] for g in seek),
+                  "@mcap/core McapIndexedReader.readMessages: %d messages (the summary says 6), not those of the spec "
+                  "reader in log-time order" % len(seek))
+            print("e: @mcap/core McapStreamReader read %d messages; McapIndexedReader the summary (its CRC checked) "
+                  "and %d messages through the chunk indexes" % (len(theirs), len(seek)))
 
     # g: Foxglove's ROS 2 message libraries
     if why:
