@@ -18,11 +18,22 @@ static int cell_size(uint32_t cells, int min)
     return (int)(k < 1 ? 1 : k < kmax ? k : kmax);
 }
 
+/* Square cells of the larger factor where that fits the plot's limit (a picture keeps its aspect);
+ * otherwise each way its own (a planar scanner's one row of 3,600 cells: 1 x 200 pixels each). */
+static void cell_sizes(const lsim_raster_figure *f, int *w, int *h)
+{
+    *w = cell_size(f->cols, f->min_width);
+    *h = cell_size(f->rows, f->min_height);
+    const int k = *w > *h ? *w : *h;
+    if ((uint64_t)f->cols * (uint64_t)k <= LSIM_RASTER_MAX_PLOT &&
+        (uint64_t)f->rows * (uint64_t)k <= LSIM_RASTER_MAX_PLOT)
+        *w = *h = k;
+}
+
 static void layout_figure(const lsim_raster_figure *f, int s, lsim_raster_layout *R)
 {
     lsim_view_layout *L = &R->view;
-    R->cell_w = cell_size(f->cols, f->min_width);
-    R->cell_h = cell_size(f->rows, f->min_height);
+    cell_sizes(f, &R->cell_w, &R->cell_h);
     const int w = (int)f->cols * R->cell_w, h = (int)f->rows * R->cell_h;
     L->title_y0 = 4 * s;
     L->title_y1 = L->title_y0 + 2 * LSIM_TEXT_LINE * s + 2 * s;
@@ -80,8 +91,9 @@ lsim_status lsim_raster_figure_write(lsim_context *ctx, const lsim_raster_figure
     lsim_raster_layout local;
     lsim_raster_layout *R = layout ? layout : &local;
     memset(R, 0, sizeof *R);
-    const int s = (int)f->cols * cell_size(f->cols, f->min_width) >= 1600 &&
-                  (int)f->rows * cell_size(f->rows, f->min_height) >= 1200 ? 2 : 1; /* larger text on a large plot */
+    int kw, kh;
+    cell_sizes(f, &kw, &kh);
+    const int s = (int)f->cols * kw >= 1600 && (int)f->rows * kh >= 1200 ? 2 : 1; /* larger text on a large plot */
     layout_figure(f, s, R);
     lsim_canvas *c;
     lsim_status st = lsim_canvas_create(ctx, R->width, R->height, NULL, &c);

@@ -2,9 +2,10 @@
  * figure: the cells, each drawn as a rectangle of cell_w x cell_h pixels in its exact colour (no
  * smoothing), fill the plot area, framed, with axes and round ticks (io/view_axes.h) below and
  * left of it, a colour bar with its caption right of it and a title above. Small images are
- * scaled up, each way by the smallest whole factor that makes the plot at least min_width wide
- * and min_height tall (as far as LSIM_RASTER_MAX_PLOT allows), so that a pattern sensor's few
- * degrees, or a planar scanner's single row, are readable. Written atomically (io/canvas.h). */
+ * scaled up by the smallest whole factor that makes the plot at least min_width wide and
+ * min_height tall, the same both ways (square cells) where LSIM_RASTER_MAX_PLOT allows, otherwise
+ * each way its own, so that a pattern sensor's few degrees, or a planar scanner's single row, are
+ * readable. Written atomically (io/canvas.h). */
 #ifndef LSIM_IO_RASTER_FIGURE_H
 #define LSIM_IO_RASTER_FIGURE_H
 
