@@ -25,7 +25,7 @@ def read(path, fields=None):
     InvalidArgumentError for an MCAP file (not read back)."""
     ctx = _Context()
     h = ctypes.c_void_p()
-    ctx.check(lib.lsim_points_read(ctx.h, _b(path), 0 if fields is None else fields_mask(fields),
+    ctx.check(lib.lsim_points_read(ctx.h, _b(path, "path"), 0 if fields is None else fields_mask(fields),
                                    ctypes.byref(h)))
     buf = _Buffer(h, ctx)
     return Points(_to_array(buf), buf)
@@ -73,9 +73,9 @@ def render(points, path, view="bev", color=None, size=(1024, 768), extent=None, 
         raise InvalidArgumentError(1, "lidarsim.render: size must be (width, height), got %r" % (size,)) from None
     o.width, o.height = _c_int(width, _lib.i32, "size"), _c_int(height, _lib.i32, "size")
     o.extent_m = 0.0 if extent is None else float(extent)
-    o.title = None if title is None else _b(title)
+    o.title = None if title is None else _b(title, "title")
     lay = _lib.RenderLayout()
-    b.ctx.check(lib.lsim_points_render(b.h, _b(path), ctypes.byref(o), ctypes.byref(lay)))
+    b.ctx.check(lib.lsim_points_render(b.h, _b(path, "path"), ctypes.byref(o), ctypes.byref(lay)))
     return {n: getattr(lay, n) for n, _ in lay._fields_}
 
 
@@ -90,7 +90,7 @@ def format_resolve(path, format=None):
     unknown or missing extension."""
     ctx = _Context()
     out = ctypes.c_int()
-    ctx.check(lib.lsim_format_resolve(ctx.h, _b(path), _format(format), ctypes.byref(out)))
+    ctx.check(lib.lsim_format_resolve(ctx.h, _b(path, "path"), _format(format), ctypes.byref(out)))
     return format_name(out.value)
 
 
@@ -102,8 +102,8 @@ def check_output(path, format=None):
     Returns the format's name; raises InvalidArgumentError or FileError with the reason."""
     ctx = _Context()
     out = ctypes.c_int()
-    ctx.check(lib.lsim_points_check_output(ctx.h, _b(path), _format(format), ctypes.byref(out)))
-    ctx.check(lib.lsim_path_check_writable(ctx.h, _b(path)))
+    ctx.check(lib.lsim_points_check_output(ctx.h, _b(path, "path"), _format(format), ctypes.byref(out)))
+    ctx.check(lib.lsim_path_check_writable(ctx.h, _b(path, "path")))
     return format_name(out.value)
 
 
@@ -112,7 +112,7 @@ def check_writable(path):
     its directory exists and is writable (probed with a temporary file that is removed at once).
     Returns path; raises FileError naming the path and what to do."""
     ctx = _Context()
-    ctx.check(lib.lsim_path_check_writable(ctx.h, _b(path)))
+    ctx.check(lib.lsim_path_check_writable(ctx.h, _b(path, "path")))
     return path
 
 
@@ -121,5 +121,5 @@ def remove_file(path, format=None):
     failed: for KITTI (`format`, or a .bin path) also its .label and .labels.yaml; "-", devices,
     FIFOs and missing files are left alone."""
     ctx = _Context()
-    ctx.check(lib.lsim_points_file_remove(ctx.h, _b(path), _format(format)))
+    ctx.check(lib.lsim_points_file_remove(ctx.h, _b(path, "path"), _format(format)))
 
