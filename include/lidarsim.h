@@ -467,15 +467,19 @@ LSIM_API lsim_status lsim_scene_scan_write(lsim_scene *scene, const lsim_sensor 
 LSIM_API lsim_status lsim_scene_scan_write_frames(lsim_scene *scene, const lsim_sensor *sensor,
                                          const lsim_scan_options *options, unsigned frames, const char *path,
                                          lsim_format format, lsim_scan_stats *out_stats);
-/* Bird's-eye PNG, coloured by intensity, `pixels` wide, covering +-half_extent_m. Needs the
- * fields LSIM_BIRDSEYE_FIELDS. */
+/* Bird's-eye PNG, coloured by intensity: `pixels` x `pixels` cells (16..8192) covering
+ * +-half_extent_m around the sensor (the points' viewpoint), drawn pixel-exact as the plot of a
+ * figure with axes in metres, a colour bar and a title (cells of several pixels when `pixels` is
+ * under 400, so that the plot is at least 400 pixels wide). Needs the fields LSIM_BIRDSEYE_FIELDS. */
 #define LSIM_BIRDSEYE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | \
                               LSIM_FIELD_BIT(LSIM_FIELD_INTENSITY))
 LSIM_API lsim_status lsim_points_write_birdseye(const lsim_points *points, const char *path, int pixels,
                                                 double half_extent_m);
 
 /* The points as the sensor sees them: a PNG over azimuth and elevation, coloured by range,
- * `pixels_per_degree` (0.5..200) on both axes. Needs the fields LSIM_RANGE_IMAGE_FIELDS. */
+ * `pixels_per_degree` (0.5..200) cells a degree on both axes (at most 8192 a side), drawn
+ * pixel-exact as the plot of a figure with axes in degrees, a colour bar and a title; a plot under
+ * 400 x 200 pixels is scaled up by whole factors. Needs the fields LSIM_RANGE_IMAGE_FIELDS. */
 #define LSIM_RANGE_IMAGE_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_AZIMUTH) | LSIM_FIELD_BIT(LSIM_FIELD_ELEVATION) | \
                                  LSIM_FIELD_BIT(LSIM_FIELD_RANGE))
 LSIM_API lsim_status lsim_points_write_range_image(const lsim_points *points, const char *path, double pixels_per_degree);
