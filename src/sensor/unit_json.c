@@ -260,8 +260,9 @@ lsim_status lsim_unit_read_json(lsim_context *ctx, const char *path, const char 
     lsim_status st = json_parse(ctx, path, text, size, &root);
     if (st != LSIM_OK)
         return st;
-    const int is_velodyne = json_object_is_type(root, json_type_object) && json_object_object_get_ex(root, "lasers", NULL);
-    const int is_ouster = json_object_is_type(root, json_type_object) && ouster_get(root, "beam_altitude_angles");
+    const int object = json_object_is_type(root, json_type_object);
+    const int is_velodyne = object && json_object_object_get_ex(root, "lasers", NULL);
+    const int is_ouster = object && ouster_get(root, "beam_altitude_angles");
     if (is_velodyne && is_ouster)
         st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: has both \"lasers\" (a Velodyne table) and \"beam_altitude_angles\" "
                        "(Ouster metadata); a calibration is one of them", path);
