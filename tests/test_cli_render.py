@@ -166,6 +166,14 @@ def world_frame(scene_text):
         check(counts["world", view] == counts["sensor", view] and counts["world", view][0] > 0.8 * total,
               "%s view: world-frame file draws %s, sensor-frame %s" % (view, counts["world", view],
                                                                        counts["sensor", view]))
+    # a VIEWPOINT that is no pose (a zero quaternion) is an error naming the file and line
+    data = open(files["sensor"], "rb").read()
+    bad = os.path.join(WORK, "bad_viewpoint.pcd")
+    open(bad, "wb").write(data.replace(b"VIEWPOINT 0 0 0 1 0 0 0", b"VIEWPOINT 0 0 0 0 0 0 0", 1))
+    png = os.path.join(WORK, "bad_viewpoint.png")
+    r = run("render", bad, "-o", png)
+    check(r.returncode == 1 and "bad_viewpoint.pcd:" in r.stderr and "VIEWPOINT needs 7 finite numbers" in r.stderr
+          and not os.path.exists(png), "bad VIEWPOINT: rc %d: %s" % (r.returncode, r.stderr))
 
 
 def plot_box(img):
