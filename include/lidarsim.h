@@ -84,6 +84,15 @@ LSIM_API lsim_status lsim_context_last_status(const lsim_context *ctx);
  * importer may use on top of what the process already maps (0: automatic, 2 GiB + 32 x the
  * file size; not enforced in AddressSanitizer builds). */
 LSIM_API lsim_status lsim_context_set_import_limits(lsim_context *ctx, double seconds, double memory_bytes);
+/* No output replaces an input (README "Robustness"). With on != 0 the context remembers every file
+ * it reads from then on (scene, meshes, pattern, trajectory, kernel and calibration files, point
+ * files, configs); every file it then writes (point files, pictures, reports, a dataset's files)
+ * that is one of them, the same file whatever the spelling or link, is refused with
+ * LSIM_ERR_INVALID_ARGUMENT before it is replaced. 0 stops and forgets them (the default). The CLI
+ * tracks each command's inputs. lsim_context_check_output: that check for `path` now, e.g. after
+ * loading the inputs and before the work (LSIM_OK when it is none of them, or when not tracking). */
+LSIM_API lsim_status lsim_context_track_inputs(lsim_context *ctx, int on);
+LSIM_API lsim_status lsim_context_check_output(lsim_context *ctx, const char *path);
 
 /* ---------------------------------------------------------------- sensor */
 

@@ -467,7 +467,7 @@ static void test_kernel_files(lsim_context *ctx)
     lsim_kernel_free(&k);
 
     /* every kind of malformed file names file:line */
-    EXPECT_KERNEL_ERROR(ctx, "num.kernel", "step_deg: 0.1\nh: 1 2 x\nv: 1\n", 2, "'x' is not a number");
+    EXPECT_KERNEL_ERROR(ctx, "num.kernel", "step_deg: 0.1\nh: 1 2 x\nv: 1\n", 2, "h: value 3 is not a number");
     EXPECT_KERNEL_ERROR(ctx, "num2.kernel", "step_deg: 0.1\nh: 1\nv: 1 2e 1\n", 3, "not a number");
     EXPECT_KERNEL_ERROR(ctx, "even.kernel", "step_deg: 0.1\nh: 1 2\nv: 1\n", 2, "odd size");
     EXPECT_KERNEL_ERROR(ctx, "even_v.kernel", "step_deg: 0.1\nh: 1\n\n# c\nv: 1 2 3 4\n", 5, "odd size");

@@ -235,7 +235,25 @@ static void test_malformed(void)
     expect_parse("record", b, n, "point record length is shorter");
     n = las12(b);
     putf64(b + 139, 0.0);
-    expect_parse("scale", b, n, "scale factors");
+    expect_parse("scale", b, n, "the header's y scale factor (0) or y offset (2000) is not a finite number");
+    /* a huge offset or scale made every coordinate inf in its float (exit 0): the field is named */
+    n = las12(b);
+    putf64(b + 155, 1e300);
+    expect_parse("huge_offset", b, n, "the header's x scale factor (0.01) and x offset (1e+300) give coordinates up "
+                 "to 1e+300 m, beyond the 1e+12 m");
+    n = las12(b);
+    putf64(b + 147, 1e30);
+    expect_parse("huge_scale", b, n, "z scale factor (1e+30) and z offset (3000)");
+    n = las12(b);
+    putf64(b + 163, -1e12); /* the reach is |offset| + 2^31 |scale|: just past the bound */
+    expect_parse("far_offset", b, n, "y offset (-1e+12)");
+    /* a GPS time that no float holds (the time column): refused naming the point */
+    n = las12(b);
+    putf64(b + 227 + 28 + 20, 1e300);
+    expect_parse("huge_time", b, n, "point 2: its GPS time 1e+300 s is not finite or beyond +-1e+10 s");
+    n = las12(b);
+    putf64(b + 227 + 20, NAN);
+    expect_parse("nan_time", b, n, "point 1: its GPS time nan s");
     n = las12(b);
     put32(b + 96, 5000);
     expect_parse("offset", b, n, "offset to the point data");
@@ -265,6 +283,11 @@ static void test_malformed(void)
     const uint32_t *label = p ? lsim_points_column(p, LSIM_FIELD_LABEL) : NULL;
     CHECK(label && label[0] == 40 && label[1] == 41);
     lsim_points_destroy(p);
+    /* an Extra Bytes scale that takes a value past a float: refused naming the field and point */
+    e[3] = 8;
+    putf64(e + 112, 1e300);
+    expect_parse("extra_scale", v, head + 64, "point 1: its Extra Bytes `label` is 4e+301");
+    e[3] = 0;
     e[2] = 20;
     expect_parse("extra_type", v, head + 64, "data type 20");
     e[2] = 5;

@@ -153,6 +153,102 @@ static void test_read_errors(void)
           has(err(), "huge.pcd:8") && has(err(), "more than 2^40"));
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* A wanted column named twice was read from the first without a word: refused naming both
+ * columns and the line; and no message repeats the file's text (a header or value "SECRET"). */
+static void test_columns_named_twice(void)
+{
+    lsim_points *p = (lsim_points *)&p;
+    write_text(DIR "/dup.csv", "# two x columns\nx,y,z,x\n1,2,3,4\n");
+    CHECK(lsim_points_read(ctx, DIR "/dup.csv", 0, &p) == LSIM_ERR_PARSE && p == NULL);
+    CHECK(has(err(), "dup.csv:2: columns 1 and 4 are both named `x`"));
+    write_text(DIR "/dup_i.csv", "x,y,z,intensity,intensity\n1,2,3,4,5\n");
+    CHECK(lsim_points_read(ctx, DIR "/dup_i.csv", 0, &p) == LSIM_ERR_PARSE && has(err(), "columns 4 and 5"));
+    /* a column not asked for may repeat (it is not read) */
+    CHECK(lsim_points_read(ctx, DIR "/dup_i.csv", LSIM_FIELD_BIT(LSIM_FIELD_X), &p) == LSIM_OK && p);
+    lsim_points_destroy(p);
+    write_text(DIR "/dup.pcd", "VERSION .7\nFIELDS x y z z\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
+               "WIDTH 1\nHEIGHT 1\nPOINTS 1\nDATA ascii\n1 2 3 4\n");
+    CHECK(lsim_points_read(ctx, DIR "/dup.pcd", 0, &p) == LSIM_ERR_PARSE && has(err(), "dup.pcd:9: columns 3 and 4 "
+                                                                                  "are both named `z`"));
+    write_text(DIR "/dup.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float y\nproperty float x\n"
+               "property float z\nproperty float y\nend_header\n1 2 3 4\n");
+    CHECK(lsim_points_read(ctx, DIR "/dup.ply", 0, &p) == LSIM_ERR_PARSE && has(err(), "dup.ply:8: columns 1 and 4"));
+
+    static const char *const secret[] = {
+        "x,y,root:x:0:0:SECRET\n1,2,3\n",                  /* a header without z */
+        "x,y,z\n1,2,SECRET\n",                              /* a value */
+        "VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F SECRET\nCOUNT 1 1 1\nDATA ascii\n",
+        "VERSION .7\nFIELDS x y z\nSIZE 4 4 SECRET\nTYPE F F F\nCOUNT 1 1 1\nDATA ascii\n",
+        "VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nDATA SECRET\n",
+        "VERSION .7\nSECRET x\n",
+        "ply\nformat SECRET 1.0\n",
+        "ply\nformat ascii 1.0\nelement SECRET 1\n",
+        "ply\nformat ascii 1.0\nelement vertex SECRET\n",
+        "ply\nformat ascii 1.0\nelement vertex 1\nproperty SECRET x\n",
+        "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement SECRET 2\n",
+        "ply\nformat ascii 1.0\nSECRET\n",
+    };
+    for (size_t i = 0; i < sizeof secret / sizeof secret[0]; ++i) {
+        const char *path = i < 2 ? DIR "/secret.csv" : i < 6 ? DIR "/secret.pcd" : DIR "/secret.ply";
+        write_text(path, secret[i]);
+        p = (lsim_points *)&p;
+        CHECK(lsim_points_read(ctx, path, 0, &p) == LSIM_ERR_PARSE && p == NULL);
+        if (has(err(), "SECRET"))
+            fprintf(stderr, "file %zu: the message quotes the file: %s\n", i, err());
+        CHECK(!has(err(), "SECRET") && has(err(), path));
+    }
+}
+
+/* A FIFO or a device as a point file, or as the .label beside a KITTI .bin, is refused at once
+ * (it hung, or /dev/zero was read until memory ran out, then "the file is empty"); alarm() turns a
+ * hang into a failure. */
+static void test_not_regular(void)
+{
+    unlink(DIR "/pipe.csv");
+    CHECK(mkfifo(DIR "/pipe.csv", 0600) == 0);
+    static const char *const name[] = {"zero.csv", "zero.pcd", "zero.ply", "zero.bin", "zero.las"};
+    for (size_t i = 0; i < sizeof name / sizeof name[0]; ++i) {
+        char path[256];
+        snprintf(path, sizeof path, DIR "/%s", name[i]);
+        unlink(path);
+        CHECK(symlink("/dev/zero", path) == 0);
+    }
+    static const char *const path[] = {DIR "/pipe.csv", DIR "/zero.csv", DIR "/zero.pcd", DIR "/zero.ply",
+                                       DIR "/zero.bin", DIR "/zero.las"};
+    for (size_t i = 0; i < sizeof path / sizeof path[0]; ++i) {
+        lsim_points *p = (lsim_points *)&p;
+        alarm(20);
+        const lsim_status st = lsim_points_read(ctx, path[i], 0, &p);
+        alarm(0);
+        CHECK(st == LSIM_ERR_IO && p == NULL);
+        CHECK(has(err(), path[i]) && has(err(), "not a regular file (a FIFO, socket or device)"));
+    }
+    /* the .label beside a .bin: a FIFO, then /dev/zero */
+    FILE *fp = fopen(DIR "/k.bin", "wb");
+    fwrite("0123456789abcdef", 1, 16, fp);
+    fclose(fp);
+    unlink(DIR "/k.label");
+    CHECK(mkfifo(DIR "/k.label", 0600) == 0);
+    for (int round = 0; round < 2; ++round) {
+        lsim_points *p = (lsim_points *)&p;
+        alarm(20);
+        const lsim_status st = lsim_points_read(ctx, DIR "/k.bin", 0, &p);
+        alarm(0);
+        CHECK(st == LSIM_ERR_IO && p == NULL && has(err(), DIR "/k.label: cannot open the KITTI .label file: it is "
+                                                         "not a regular file"));
+        unlink(DIR "/k.label");
+        CHECK(symlink("/dev/zero", DIR "/k.label") == 0);
+    }
+    unlink(DIR "/k.label");
+}
+
 static void test_render(const lsim_points *pts)
 {
     lsim_render_options o;
@@ -297,6 +393,8 @@ int main(void)
 
     test_round_trips(pts);
     test_read_errors();
+    test_columns_named_twice();
+    test_not_regular();
     test_render(pts);
     test_formats_and_checks();
     test_remove(pts);

@@ -481,7 +481,7 @@ lsim_status lsim_calibration_read(lsim_context *ctx, const char *path, lsim_cali
     if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a calibration file", path);
     FILE *f = NULL;
-    const char *why = lsim_fopen_regular(path, "rb", &f);
+    const char *why = lsim_fopen_regular(ctx, path, LSIM_INPUT_CALIBRATION, &f);
     if (why)
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the calibration file: %s", path, why);
     int empty = 1, c;

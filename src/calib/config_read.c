@@ -2,6 +2,7 @@
 #include "calib/calib_config.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 #include "core/text.h"
 #include "core/vec.h"
 #include "scene/yaml_doc.h"
@@ -386,12 +387,10 @@ lsim_status lsim_calib_config_read(lsim_context *ctx, const char *path, lsim_cal
     memset(out, 0, sizeof *out);
     if (!path || !*path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "no calibration config given");
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory; give data.config or a .yaml file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the calibration config: %s", path, strerror(errno));
+    FILE *f;
+    lsim_status open_st = lsim_file_open(ctx, path, LSIM_INPUT_CALIB_CONFIG, &f, NULL);
+    if (open_st != LSIM_OK)
+        return open_st;
     int yaml = lsim_ends_with(path, ".yaml") || lsim_ends_with(path, ".yml");
     int empty = 1;
     char *line = NULL;

@@ -4,6 +4,7 @@
 #include "core/text.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 #include "core/vec.h"
 
 #include <ctype.h>
@@ -71,16 +72,9 @@ static const char *excerpt(const char *s, char *buf, size_t size)
 
 static lsim_status open_text(lsim_context *ctx, const char *path, FILE **out)
 {
-    struct stat info;
     if (!path || !*path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "no scan file given");
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a scan file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scan file: %s", path, strerror(errno));
-    *out = f;
-    return LSIM_OK;
+    return lsim_file_open(ctx, path, LSIM_INPUT_SCAN, out, NULL);
 }
 
 /* ------------------------------------------------------------------------------------------- */

@@ -190,6 +190,7 @@ int lsim_cmd_calibrate(int argc, char **argv)
         return LSIM_EXIT_FAILURE;
     }
     lsim_cli_signal_context(ctx); /* Ctrl-C with --view: no staging files left */
+    lsim_context_track_inputs(ctx, 1); /* no output may replace the config or a scan */
     rc = LSIM_EXIT_OK;
     if (lsim_calibrate_run(ctx, a.config, a.output, &a.opt) != LSIM_OK) {
         fprintf(stderr, "lidarsim calibrate: %s\n", lsim_context_last_error(ctx));

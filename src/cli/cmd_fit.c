@@ -94,6 +94,7 @@ int lsim_cmd_fit(int argc, char **argv)
         fprintf(stderr, "lidarsim fit: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
+    lsim_context_track_inputs(ctx, 1); /* the fitted scene may not replace a mesh or other file the scene reads */
     lsim_fit_file_options o;
     lsim_fit_file_options_init(&o);
     o.max_iterations = (int)a.max_iterations;

@@ -99,6 +99,7 @@ int lsim_cmd_pattern(int argc, char **argv)
         fprintf(stderr, "lidarsim pattern: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
+    lsim_context_track_inputs(ctx, 1); /* the pattern may not replace the scan */
     lsim_pattern_options o;
     lsim_pattern_options_init(&o);
     o.wall_distance_m = a.wall_distance;

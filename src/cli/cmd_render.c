@@ -124,13 +124,15 @@ int lsim_cmd_render(int argc, char **argv)
         fprintf(stderr, "lidarsim render: out of memory\n");
         return LSIM_EXIT_FAILURE;
     }
+    lsim_context_track_inputs(ctx, 1); /* the picture may not replace the point file (or its .label) */
     const int view = pick("--view", a.view, VIEWS, 3, "");
     int color = a.color ? pick("--color", a.color, COLORS, N_COLORS, "") : 0;
     lsim_points *points = NULL;
     const uint32_t fields = LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) |
                             LSIM_FIELD_BIT(LSIM_FIELD_Z) | LSIM_FIELD_BIT(COLOR_FIELDS[color]) |
                             (a.color ? 0u : LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY));
-    if (lsim_points_read(ctx, a.points, fields, &points) != LSIM_OK) {
+    if (lsim_points_read(ctx, a.points, fields, &points) != LSIM_OK ||
+        lsim_context_check_output(ctx, a.output) != LSIM_OK) {
         fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
         lsim_context_destroy(ctx);
         return LSIM_EXIT_FAILURE;

@@ -314,6 +314,7 @@ int lsim_cmd_scan(int argc, char **argv)
         return LSIM_EXIT_FAILURE;
     }
     lsim_context_set_import_limits(ctx, a.import_seconds, a.import_mb * 1e6); /* ranges checked above */
+    lsim_context_track_inputs(ctx, 1); /* no output may replace a file the scene reads */
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
     lsim_points *points = NULL;
@@ -340,6 +341,10 @@ int lsim_cmd_scan(int argc, char **argv)
     size_t point_count = 0;
     if (lsim_scene_load(ctx, a.scene, &scene, &sensor) != LSIM_OK) {
         rc = fail(ctx, "cannot load the scene");
+    } else if ((a.output && !is_stdout(a.output) && lsim_context_check_output(ctx, a.output) != LSIM_OK) ||
+               (a.bev && !is_stdout(a.bev) && lsim_context_check_output(ctx, a.bev) != LSIM_OK) ||
+               (a.range_image && !is_stdout(a.range_image) && lsim_context_check_output(ctx, a.range_image) != LSIM_OK)) {
+        rc = fail(ctx, "refusing to overwrite an input"); /* before the work, not only when writing */
     } else if (a.engine >= 0 && lsim_scene_set_engine(scene, (lsim_engine_kind)a.engine) != LSIM_OK) {
         rc = fail(ctx, "cannot select the engine");
     } else if (streamed) {

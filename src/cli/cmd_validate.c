@@ -95,6 +95,7 @@ int lsim_cmd_validate(int argc, char **argv)
     if (lsim_context_create(&ctx) != LSIM_OK)
         return LSIM_EXIT_FAILURE;
     lsim_cli_signal_context(ctx); /* Ctrl-C: no staging folder left */
+    lsim_context_track_inputs(ctx, 1); /* no output may replace the config or a scan */
     lsim_validate_result result;
     int rc = LSIM_EXIT_OK;
     if (lsim_validate_run(ctx, config, outdir, &opt, &result) != LSIM_OK) {

@@ -1,4 +1,5 @@
 #include "core/context.h"
+#include "core/file_inputs.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,7 +40,12 @@ lsim_status lsim_context_create(lsim_context **out_ctx)
     return LSIM_OK;
 }
 
-void lsim_context_destroy(lsim_context *ctx) { free(ctx); }
+void lsim_context_destroy(lsim_context *ctx)
+{
+    if (ctx)
+        lsim_file_inputs_free(ctx->inputs);
+    free(ctx);
+}
 
 const char *lsim_context_last_error(const lsim_context *ctx) { return ctx ? ctx->last_error : ""; }
 

@@ -16,6 +16,9 @@ struct lsim_context {
     /* The output set a run is writing (io/output_set.h), for lsim_context_remove_partial_outputs
      * in a termination-signal handler; NULL when none. Changed with the termination signals held. */
     struct lsim_output_set *volatile partial_outputs;
+    /* The files this run reads, while lsim_context_track_inputs is on (core/file_inputs.h); NULL
+     * when off. */
+    struct lsim_file_inputs *inputs;
 };
 
 /* Record a failure (printf-style message) and return `status`. ctx may be NULL. */

@@ -3,6 +3,7 @@
 #include "dataset/dataset_internal.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 #include "core/motion_make.h"
 #include "core/text.h"
 #include "core/vec.h"
@@ -92,45 +93,7 @@ lsim_status lsim_ds_opt_material(lsim_yaml *y, yaml_node_t *map, const char *nam
 
 static lsim_status read_text(lsim_context *ctx, const char *path, char **out, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "dataset config '%s' cannot be read; check the path", path);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= (size_t)LSIM_YAML_MAX_BYTES) {
-                free(buf);
-                fclose(f);
-                return lsim_fail(ctx, LSIM_ERR_PARSE, "dataset config '%s' is larger than %d bytes", path,
-                                 LSIM_YAML_MAX_BYTES);
-            }
-            char *bigger = realloc(buf, 2 * cap + 1);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf)
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading the dataset config '%s'", path);
-    if (err) {
-        free(buf);
-        return lsim_fail(ctx, LSIM_ERR_IO, "dataset config '%s': read error", path);
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return LSIM_OK;
+    return lsim_file_read_all(ctx, path, LSIM_INPUT_DATASET_CONFIG, out, len);
 }
 
 /* ------------------------------------------------------------------ sections */

@@ -6,6 +6,7 @@
 #include "dataset/dataset_run.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 #include "io/atomic_file.h"
 #include "io/writers.h"
 #include "scene/scene.h"
@@ -167,27 +168,19 @@ lsim_status lsim_dataset_check_root(lsim_context *ctx, const char *out, const ls
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/dataset.json", out);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    struct stat sb;
+    if (lstat(path, &sb) != 0 && errno == ENOENT)
         return LSIM_OK; /* a new folder (or no writer of frame 0 has come yet) */
     char *want = NULL, *have = NULL;
     size_t want_n = 0, have_n = 0;
+    lsim_status st = lsim_file_read_all(ctx, path, LSIM_INPUT_DATASET_STATE, &have, &have_n);
+    if (st != LSIM_OK)
+        return st;
     FILE *mem = open_memstream(&want, &want_n);
-    FILE *hm = open_memstream(&have, &have_n);
-    if (mem)
+    if (mem) {
         write_json(mem, info, seed, frames);
-    if (hm) {
-        char buf[65536];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-            fwrite(buf, 1, n, hm);
-    }
-    fclose(fp);
-    if (mem)
         fclose(mem);
-    if (hm)
-        fclose(hm);
-    lsim_status st = LSIM_OK;
+    }
     if (!want || !have) {
         st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
     } else if ((want_n = drop_config_path(want)) != (have_n = drop_config_path(have)) || memcmp(want, have, want_n) != 0) {

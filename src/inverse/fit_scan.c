@@ -6,6 +6,7 @@
 #include "inverse/scan_columns.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -43,6 +44,7 @@ typedef struct reader {
     const char *header_hint;   /* the columns a header names, for messages */
     lsim_scan_columns *cols;   /* fit == 0 */
     size_t cap;                /* rows allocated in cols */
+    uint64_t size;             /* the file's size in bytes */
 } reader;
 
 static lsim_status oom(reader *r) { return lsim_fail(r->ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", r->path); }
@@ -159,39 +161,40 @@ static size_t split(char *s, char sep, char **field, size_t max)
 
 #define MAX_COLUMNS 256
 
-static lsim_status column_missing(reader *r, const char *what, char **names, size_t n, size_t line)
+/* The header's names are not repeated in a message (a scan named in a fit or config file may be
+ * any file): only how many columns it has, and the name wanted. */
+static lsim_status column_missing(reader *r, const char *what, size_t n, size_t line)
 {
-    char list[512] = "";
-    for (size_t i = 0; i < n && i < MAX_COLUMNS; ++i) {
-        size_t len = strlen(list);
-        snprintf(list + len, sizeof list - len, "%s%.40s", i ? ", " : "", names[i]);
-    }
     if (!r->fit)
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: no `%s` column (columns: %s); %s", r->path, line, what,
-                         list[0] ? list : "none", r->need);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: no `%s` column among the header's %zu; %s", r->path, line,
+                         what, n, r->need);
     return lsim_fail(r->ctx, LSIM_ERR_PARSE,
-                     "%s:%zu: no `%s` column (columns: %s); the scan needs one row per beam with its range%s, as "
-                     "`lidarsim scan SCENE -o FILE --keep-misses` writes it", r->path, line, what, list[0] ? list : "none",
+                     "%s:%zu: no `%s` column among the header's %zu; the scan needs one row per beam with its range%s, "
+                     "as `lidarsim scan SCENE -o FILE --keep-misses` writes it", r->path, line, what, n,
                      r->want_intensity ? " and intensity (intensity_weight is given)" : "");
 }
 
-/* Each wanted column's index among `names` (-1 if absent; the first of equal names), or the error
- * for the first required one missing. The fit ignores `intensity` unless it wants it. */
+/* Each wanted column's index among `names` (-1 if absent), or the error for the first required one
+ * missing, or for a wanted name given to two columns (which is meant is not known: before, the
+ * first was used without a word). The fit ignores `intensity` unless it wants it. */
 static lsim_status find_columns(reader *r, char **names, size_t n, size_t line, size_t *idx)
 {
     for (size_t k = 0; k < r->ncols; ++k) {
         idx[k] = (size_t)-1;
+        if (r->fit && k == 1 && !r->want_intensity)
+            continue;
         for (size_t i = 0; i < n && i < MAX_COLUMNS; ++i)
             if (strcmp(names[i], r->want[k]) == 0) {
+                if (idx[k] != (size_t)-1)
+                    return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: columns %zu and %zu are both named `%s`; "
+                                     "which one holds the values is not known: rename or remove one", r->path, line,
+                                     idx[k] + 1, i + 1, r->want[k]);
                 idx[k] = i;
-                break;
             }
     }
     for (size_t k = 0; k < r->ncols; ++k)
         if (idx[k] == (size_t)-1 && r->required[k])
-            return column_missing(r, r->want[k], names, n, line);
-    if (r->fit && !r->want_intensity)
-        idx[1] = (size_t)-1;
+            return column_missing(r, r->want[k], n, line);
     if (!r->fit)
         for (size_t k = 0; k < r->ncols; ++k)
             if (idx[k] == (size_t)-1) {
@@ -222,8 +225,8 @@ static lsim_status read_text_rows(reader *r, char **line, size_t *cap, char sep,
         for (size_t k = 0; k < r->ncols; ++k) {
             v[k] = r->fit ? 0.0 : NAN;
             if (col[k] != (size_t)-1 && lsim_parse_double(field[col[k]], &v[k]))
-                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s '%.40s' is not a number", r->path, r->line,
-                                 r->want[k], field[col[k]]);
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %zu (%s) is not a number", r->path, r->line,
+                                 col[k] + 1, r->want[k]);
         }
         lsim_status st = r->fit ? check_range(r, v[0], r->line) : LSIM_OK;
         if (st == LSIM_OK)
@@ -292,12 +295,13 @@ static double get_value(const unsigned char *p, const bin_field *f)
 static lsim_status read_binary_rows(reader *r, size_t points, size_t row_bytes, const bin_field *const *f,
                                     long data_start)
 {
-    struct stat info;
-    if (fstat(fileno(r->fp), &info) == 0 && S_ISREG(info.st_mode) && row_bytes &&
-        ((unsigned long long)info.st_size - (unsigned long long)data_start) / row_bytes < points)
+    if (data_start < 0 || (uint64_t)data_start > r->size)
+        return lsim_fail(r->ctx, LSIM_ERR_IO, "%s: read error: %s", r->path, strerror(errno));
+    if (row_bytes && (r->size - (uint64_t)data_start) / row_bytes < points)
         return lsim_fail(r->ctx, LSIM_ERR_PARSE,
-                         "%s: the header announces %zu points of %zu bytes, but the file holds only %lld bytes of data "
-                         "(truncated?)", r->path, points, row_bytes, (long long)info.st_size - (long long)data_start);
+                         "%s: the header announces %zu points of %zu bytes, but the file holds only %llu bytes of data "
+                         "(truncated?)", r->path, points, row_bytes,
+                         (unsigned long long)(r->size - (uint64_t)data_start));
     const size_t chunk = row_bytes < (1u << 20) ? (1u << 20) / row_bytes : 1; /* rows per read: about 1 MiB */
     unsigned char *buf = malloc(row_bytes * chunk);
     if (!buf)
@@ -363,8 +367,8 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 const char *v = field[i + 1];
                 if (key[0] == 'T') {
                     if (strlen(v) != 1 || !strchr("FIU", v[0]))
-                        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: TYPE '%.20s'; valid: F, I, U", r->path,
-                                         r->line, v);
+                        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: TYPE entry %zu is invalid; valid: F, I, U",
+                                         r->path, r->line, i + 1);
                     fields[i].type = v[0];
                     have_type = 1;
                 } else {
@@ -373,8 +377,8 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                     const int ok = *end == '\0' && (key[0] == 'S' ? (x == 1 || x == 2 || x == 4 || x == 8)
                                                                   : (x >= 1 && x <= 1 << 20));
                     if (!ok)
-                        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s '%.20s' is invalid%s", r->path, r->line,
-                                         key, v, key[0] == 'S' ? "; valid: 1, 2, 4, 8" : "");
+                        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s entry %zu is invalid%s", r->path, r->line,
+                                         key, i + 1, key[0] == 'S' ? "; valid: 1, 2, 4, 8" : "; valid: 1 to 1048576");
                     if (key[0] == 'S') {
                         fields[i].size = (size_t)x;
                         have_size = 1;
@@ -419,8 +423,8 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                                  "%d are read", r->path, r->line, columns, MAX_COLUMNS - 1);
             for (size_t i = 0; i < n; ++i)
                 if (fields[i].type == 'F' && fields[i].size != 4 && fields[i].size != 8)
-                    return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: field '%s' is TYPE F of SIZE %zu; floats are 4 "
-                                     "or 8 bytes", r->path, r->line, names[i], fields[i].size);
+                    return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: field %zu is TYPE F of SIZE %zu; floats are 4 "
+                                     "or 8 bytes", r->path, r->line, i + 1, fields[i].size);
             char *list[MAX_COLUMNS];
             for (size_t i = 0; i < n; ++i)
                 list[i] = names[i];
@@ -437,11 +441,11 @@ static lsim_status read_pcd(reader *r, char **line, size_t *cap)
                 return read_text_rows(r, line, cap, ' ', columns, col, points);
             if (m == 2 && strcmp(field[1], "binary") == 0)
                 return read_binary_rows(r, points, offset, bf, ftell(r->fp));
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: DATA '%.30s'; valid: ascii, binary (binary_compressed "
-                             "is not read: convert it, e.g. with pcl_convert_pcd_ascii_binary)", r->path, r->line,
-                             m > 1 ? field[1] : "");
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: DATA is not one of ascii, binary (binary_compressed "
+                             "is not read: convert it, e.g. with pcl_convert_pcd_ascii_binary)", r->path, r->line);
         } else if (strcmp(key, "VERSION") != 0 && strcmp(key, "VIEWPOINT") != 0) {
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unknown PCD header line '%.30s'", r->path, r->line, key);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: not a PCD header line (valid: VERSION, FIELDS, SIZE, "
+                             "TYPE, COUNT, WIDTH, HEIGHT, VIEWPOINT, POINTS, DATA)", r->path, r->line);
         }
     }
     return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: the PCD header has no DATA line", r->path);
@@ -489,21 +493,21 @@ static lsim_status read_ply(reader *r, char **line, size_t *cap)
             else if (strcmp(field[1], "binary_little_endian") == 0)
                 format = 1;
             else
-                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: PLY format '%.30s'; valid: binary_little_endian, "
-                                 "ascii", r->path, r->line, field[1]);
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the PLY format is not read; valid: "
+                                 "binary_little_endian, ascii", r->path, r->line);
         } else if (strcmp(field[0], "element") == 0 && m == 3) {
             if (have_vertex)
-                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: a second element ('%.30s'); a scan holds one "
-                                 "vertex element", r->path, r->line, field[1]);
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: a second element; a scan holds one "
+                                 "vertex element", r->path, r->line);
             if (strcmp(field[1], "vertex") != 0)
-                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: element '%.30s' before the vertices; a scan holds "
-                                 "one vertex element", r->path, r->line, field[1]);
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: an element other than `vertex` before the "
+                                 "vertices; a scan holds one vertex element", r->path, r->line);
             char *end;
             errno = 0;
             unsigned long long x = strtoull(field[2], &end, 10);
             if (*end || errno || x > (1ull << 40))
-                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: vertex count '%.30s' is invalid", r->path, r->line,
-                                 field[2]);
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the vertex count is not a whole number up to 2^40",
+                                 r->path, r->line);
             points = (size_t)x;
             in_vertex = have_vertex = 1;
         } else if (strcmp(field[0], "property") == 0 && in_vertex && m == 3) {
@@ -511,8 +515,9 @@ static lsim_status read_ply(reader *r, char **line, size_t *cap)
                 return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: more than %d properties", r->path, r->line,
                                  MAX_COLUMNS);
             if (ply_type(field[1], &fields[n]))
-                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: property type '%.30s' is not read (list "
-                                 "properties neither)", r->path, r->line, field[1]);
+                return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: the type of property %zu is not read (valid: "
+                                 "char, uchar, short, ushort, int, uint, float, double and their int8..float64 names; "
+                                 "list properties neither)", r->path, r->line, n + 1);
             fields[n].offset = offset;
             offset += fields[n].size;
             snprintf(names[n++], sizeof names[0], "%s", field[2]);
@@ -537,8 +542,8 @@ static lsim_status read_ply(reader *r, char **line, size_t *cap)
                 return read_text_rows(r, line, cap, ' ', n, idx, points);
             return read_binary_rows(r, points, offset, bf, ftell(r->fp));
         } else {
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unexpected PLY header line '%.40s'", r->path, r->line,
-                             field[0]);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: not a PLY header line that a scan has (valid: "
+                             "format, element, property, comment, obj_info, end_header)", r->path, r->line);
         }
     }
     return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: the PLY header has no end_header line", r->path);
@@ -549,14 +554,11 @@ static lsim_status read_any(reader *r)
 {
     lsim_context *ctx = r->ctx;
     const char *path = r->path;
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a scan file", path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scan file: %s", path, strerror(errno));
+    FILE *fp;
+    lsim_status st = lsim_file_open(ctx, path, r->fit ? LSIM_INPUT_SCAN : LSIM_INPUT_POINTS, &fp, &r->size);
+    if (st != LSIM_OK)
+        return st;
     r->fp = fp;
-    lsim_status st = LSIM_OK;
     char *line = NULL;
     size_t cap = 0;
     /* the format from the first significant line */
@@ -599,7 +601,7 @@ lsim_status lsim_fit_scan_read(lsim_context *ctx, const char *path, int want_int
     static const char *const want[2] = {"range", "intensity"};
     const int required[2] = {1, want_intensity};
     reader r = {ctx, path, NULL, want_intensity, max_rows, out, 0, 1, 2, want, required, "", "range, intensity",
-                NULL, 0};
+                NULL, 0, 0};
     const size_t n = max_rows ? max_rows : 1;
     out->range = malloc(n * sizeof *out->range);
     out->intensity = want_intensity ? malloc(n * sizeof *out->intensity) : NULL;
@@ -630,7 +632,7 @@ lsim_status lsim_scan_columns_read(lsim_context *ctx, const char *path, size_t n
         size_t len = strlen(hint);
         snprintf(hint + len, sizeof hint - len, "%s%s", k ? ", " : "", names[k]);
     }
-    reader r = {ctx, path, NULL, 0, 0, NULL, 0, 0, n, names, required, need ? need : "", hint, out, 0};
+    reader r = {ctx, path, NULL, 0, 0, NULL, 0, 0, n, names, required, need ? need : "", hint, out, 0, 0};
     /* every column gets an array (freed again below when the file lacks it) */
     lsim_status st = LSIM_OK;
     for (size_t k = 0; k < n && st == LSIM_OK; ++k)

@@ -22,6 +22,7 @@
 #include "points/points.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@
 
 #define LAS_CHUNK (1u << 20)        /* bytes of records read at a time (at least one record) */
 #define LAS_MAX_POINTS (1ull << 34) /* beyond any scan lidarsim reads into memory */
+#define LAS_MAX_COORDINATE_M 1e12    /* |offset| + 2^31 |scale| per axis: a float holds it (inf made exit 0) */
+#define LAS_MAX_TIME_S 1e10          /* |GPS time|: absolute GPS seconds are ~1.4e9 */
 
 /* The bytes of each point data record format before any extra bytes, and where its GPS time is
  * (0: none). */
@@ -171,8 +174,17 @@ static lsim_status read_header(las_file *f)
     for (int a = 0; a < 3; ++a) {
         f->scale[a] = lsim_io_get_f64le(h + 131 + 8 * a);
         f->offset[a] = lsim_io_get_f64le(h + 155 + 8 * a);
+        const char axis = (char)('x' + a);
         if (!(isfinite(f->scale[a]) && f->scale[a] != 0.0 && isfinite(f->offset[a])))
-            return bad(f, "its scale factors or offsets are not finite numbers (scales not 0)");
+            return lsim_fail(f->ctx, LSIM_ERR_PARSE, "%s: the header's %c scale factor (%g) or %c offset (%g) is not a "
+                             "finite number (the scale not 0); the file is not a valid LAS file", f->path, axis,
+                             f->scale[a], axis, f->offset[a]);
+        /* any int32 record times the scale plus the offset must be a coordinate, not inf in a float */
+        const double reach = fabs(f->offset[a]) + 2147483648.0 * fabs(f->scale[a]);
+        if (!(reach <= LAS_MAX_COORDINATE_M))
+            return lsim_fail(f->ctx, LSIM_ERR_PARSE, "%s: the header's %c scale factor (%g) and %c offset (%g) give "
+                             "coordinates up to %g m, beyond the %g m lidarsim reads; the header is corrupt", f->path,
+                             axis, f->scale[a], axis, f->offset[a], reach, LAS_MAX_COORDINATE_M);
     }
     /* the VLRs between the header and the points: the Extra Bytes one, if any */
     uint64_t at = header_size;
@@ -233,12 +245,28 @@ static lsim_status read_points(las_file *f, uint32_t fields, lsim_points **out)
             const unsigned returns = new_format ? r[14] >> 4 : (r[14] >> 3) & 7u;
             lsim_points_set_value(p, LSIM_FIELD_RETURN_INDEX, i, number ? number - 1.0 : 0.0);
             lsim_points_set_value(p, LSIM_FIELD_NUM_RETURNS, i, returns);
-            if (pdrf_time[f->format])
-                lsim_points_set_value(p, LSIM_FIELD_TIME, i, lsim_io_get_f64le(r + pdrf_time[f->format]));
+            if (pdrf_time[f->format]) {
+                const double t = lsim_io_get_f64le(r + pdrf_time[f->format]);
+                if (!(fabs(t) <= LAS_MAX_TIME_S)) {
+                    st = lsim_fail(f->ctx, LSIM_ERR_PARSE, "%s: point %zu: its GPS time %g s is not finite or beyond "
+                                   "+-%g s; the file is corrupt", f->path, i + 1, t, LAS_MAX_TIME_S);
+                    break;
+                }
+                lsim_points_set_value(p, LSIM_FIELD_TIME, i, t);
+            }
             for (int e = 0; e < f->n_extra; ++e) {
                 const las_extra *x = &f->extra[e];
-                lsim_points_set_value(p, x->field, i, extra_value(r + x->offset, x->type) * x->scale + x->add);
+                const double v = extra_value(r + x->offset, x->type) * x->scale + x->add;
+                if (!(fabs(v) <= FLT_MAX)) { /* the columns are float or uint32 */
+                    st = lsim_fail(f->ctx, LSIM_ERR_PARSE, "%s: point %zu: its Extra Bytes `%s` is %g (scale and "
+                                   "offset applied), not a finite number a point holds; the file is corrupt", f->path,
+                                   i + 1, lsim_field_name(x->field), v);
+                    break;
+                }
+                lsim_points_set_value(p, x->field, i, v);
             }
+            if (st != LSIM_OK)
+                break;
         }
     }
     free(buf);
@@ -257,16 +285,10 @@ lsim_status lsim_las_read(lsim_context *ctx, const char *path, uint32_t fields, 
     memset(&f, 0, sizeof f);
     f.ctx = ctx;
     f.path = path;
-    const char *why = lsim_fopen_regular(path, "rb", &f.fp);
-    if (why)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the point file: %s", path, why);
-    struct stat info;
-    if (fstat(fileno(f.fp), &info) != 0) {
-        fclose(f.fp);
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot read the point file: %s", path, strerror(errno));
-    }
-    f.size = (uint64_t)info.st_size;
-    lsim_status st = read_header(&f);
+    lsim_status st = lsim_file_open(ctx, path, LSIM_INPUT_POINTS, &f.fp, &f.size);
+    if (st != LSIM_OK)
+        return st;
+    st = read_header(&f);
     if (st == LSIM_OK)
         st = read_points(&f, fields, out);
     fclose(f.fp);

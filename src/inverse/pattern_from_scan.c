@@ -197,6 +197,14 @@ static lsim_status convert(lsim_context *ctx, const char *scan_path, const char 
                        info->beams == 1 ? "" : "s", info->rows);
     if (st == LSIM_OK && info->has_time && t_min < 0.0)
         info->time_shift_s = t_min;
+    /* the pattern's times must read back (lsim_pattern_file_read): 0..LSIM_SENSOR_MAX_BEAM_TIME_S */
+    for (size_t i = 0; st == LSIM_OK && info->has_time && i < c.count; ++i) {
+        const double t = c.value[C_TIME][i];
+        if (returned(&c, i) && isfinite(t) && !(t - info->time_shift_s <= LSIM_SENSOR_MAX_BEAM_TIME_S))
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: point %zu: time %g s is %g s after the earliest beam; a "
+                           "pattern's beam times span at most %g s (one frame)", scan_path, i + 1, t,
+                           t - info->time_shift_s, LSIM_SENSOR_MAX_BEAM_TIME_S);
+    }
     if (st == LSIM_OK)
         st = fit_plane(ctx, scan_path, &c, info);
     if (st == LSIM_OK) {

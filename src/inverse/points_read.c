@@ -64,53 +64,11 @@ static lsim_status read_columns(lsim_context *ctx, const char *path, uint32_t fi
     return st;
 }
 
-/* The bytes of a whole file (size in *size), or an error naming it. */
-static lsim_status slurp(lsim_context *ctx, const char *path, unsigned char **data, size_t *size)
-{
-    *data = NULL;
-    *size = 0;
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a point file", path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the point file: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    lsim_status st = buf ? LSIM_OK : lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    while (st == LSIM_OK) {
-        if (len == cap) {
-            unsigned char *more = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!more) {
-                st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (got == 0) {
-            if (ferror(fp))
-                st = lsim_fail(ctx, LSIM_ERR_IO, "%s: read error: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(fp);
-    if (st != LSIM_OK) {
-        free(buf);
-        return st;
-    }
-    *data = buf;
-    *size = len;
-    return LSIM_OK;
-}
-
 static lsim_status read_kitti(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
 {
-    unsigned char *bin = NULL, *lab = NULL;
+    char *bin = NULL, *lab = NULL;
     size_t bin_size = 0, lab_size = 0;
-    lsim_status st = slurp(ctx, path, &bin, &bin_size);
+    lsim_status st = lsim_file_read_all(ctx, path, LSIM_INPUT_POINTS, &bin, &bin_size);
     if (st != LSIM_OK)
         return st;
     const size_t count = bin_size / 16;
@@ -128,8 +86,10 @@ static lsim_status read_kitti(lsim_context *ctx, const char *path, uint32_t fiel
         } else {
             memcpy(label_path, path, stem);
             memcpy(label_path + stem, ".label", sizeof ".label");
+            /* none there: no labels; anything else there is read (a FIFO or device is refused) */
             struct stat info;
-            if (stat(label_path, &info) == 0 && (st = slurp(ctx, label_path, &lab, &lab_size)) == LSIM_OK &&
+            if (lstat(label_path, &info) == 0 &&
+                (st = lsim_file_read_all(ctx, label_path, LSIM_INPUT_LABELS, &lab, &lab_size)) == LSIM_OK &&
                 lab_size != 4 * count)
                 st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %zu bytes, but %s holds %zu points (4 bytes each expected: "
                                "%zu); the two files are not of one scan", label_path, lab_size, path, count, 4 * count);
@@ -144,14 +104,14 @@ static lsim_status read_kitti(lsim_context *ctx, const char *path, uint32_t fiel
         float *r = p->column[LSIM_FIELD_REFLECTIVITY];
         uint32_t *label = p->column[LSIM_FIELD_LABEL], *instance = p->column[LSIM_FIELD_INSTANCE];
         for (size_t i = 0; i < count; ++i) {
-            const unsigned char *b = bin + 16 * i;
+            const unsigned char *b = (const unsigned char *)bin + 16 * i;
             x[i] = lsim_io_get_f32le(b);
             y[i] = lsim_io_get_f32le(b + 4);
             z[i] = lsim_io_get_f32le(b + 8);
             if (r)
                 r[i] = lsim_io_get_f32le(b + 12);
             if (lab) {
-                uint32_t v = lsim_io_get_u32le(lab + 4 * i);
+                uint32_t v = lsim_io_get_u32le((const unsigned char *)lab + 4 * i);
                 if (label)
                     label[i] = v & 0xFFFFu;
                 if (instance)

@@ -155,15 +155,13 @@ static lsim_status parse_numbers(const reader *r, char *s, const char *what, dve
         char *end = NULL;
         double x = strtod(tok, &end);
         int bad = end == tok || *end != '\0';
-        if (bad) {
-            char shown[40];
-            snprintf(shown, sizeof shown, "%s", tok);
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s: '%s%s' is not a number", r->path, r->line_no, what,
-                             shown, strlen(tok) >= sizeof shown ? "..." : "");
-        }
+        /* the value's place, not its text: a kernel file named in a scene may be any file */
+        if (bad)
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s: value %zu is not a number", r->path, r->line_no, what,
+                             out->n - first + 1);
         if (!isfinite(x) || (errno == ERANGE && fabs(x) > 1.0))
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s: '%.32s' is not finite", r->path, r->line_no, what,
-                             tok);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s: value %zu is not finite", r->path, r->line_no, what,
+                             out->n - first + 1);
         if (weights && x < 0.0)
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: %s: negative weight %g (weights must be >= 0)", r->path,
                              r->line_no, what, x);
@@ -288,10 +286,8 @@ static lsim_status read_file(reader *r, FILE *f, lsim_kernel *out)
                     break;
                 *where = r->line_no;
             } else {
-                char shown[40];
-                snprintf(shown, sizeof shown, "%s", key);
-                st = lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unknown key '%s'; valid: step_deg, h, v", r->path,
-                               r->line_no, shown);
+                st = lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unknown key (the text before ':'); valid: step_deg, "
+                               "h, v", r->path, r->line_no);
                 break;
             }
             continue;
@@ -411,9 +407,9 @@ lsim_status lsim_kernel_read(lsim_context *ctx, const char *path, lsim_kernel *o
     if (!path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "kernel: path is NULL");
     FILE *f = NULL;
-    const char *why = lsim_fopen_regular(path, "r", &f);
-    if (why)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open kernel file: %s", path, why);
+    lsim_status open_st = lsim_file_open(ctx, path, LSIM_INPUT_KERNEL, &f, NULL);
+    if (open_st != LSIM_OK)
+        return open_st;
     reader r = {ctx, path, 0};
     lsim_status st = read_file(&r, f, out);
     fclose(f);

@@ -2,6 +2,7 @@
 #include "scene/mesh_check.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -348,23 +349,18 @@ lsim_status lsim_mesh_check_bytes(lsim_context *ctx, const char *name, const uin
 
 lsim_status lsim_mesh_check(lsim_context *ctx, const char *path)
 {
-    /* O_NONBLOCK: a FIFO (or a device) named as a mesh must not block the open until a writer
-     * comes; it is refused below as not a regular file. Regular files ignore the flag. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return lsim_fail(ctx, errno == ENOENT ? LSIM_ERR_NOT_FOUND : LSIM_ERR_IO, "mesh '%s' cannot be opened: %s",
-                         path, strerror(errno));
-    struct stat info;
-    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        close(fd);
-        return lsim_fail(ctx, LSIM_ERR_IO, "mesh '%s' is not a regular file (give a mesh file: OBJ, PLY, STL, glTF, ...)",
-                         path);
-    }
-    if (info.st_size == 0) {
+    /* the one opener (core/file_open.h): a regular file of at most the mesh bound; a FIFO or a
+     * device named as a mesh is refused at once, not waited on */
+    int fd;
+    uint64_t bytes = 0;
+    lsim_status open_st = lsim_file_open_fd(ctx, path, LSIM_INPUT_MESH, &fd, &bytes);
+    if (open_st != LSIM_OK)
+        return open_st;
+    if (bytes == 0) {
         close(fd);
         return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s' is empty", path);
     }
-    size_t size = (size_t)info.st_size;
+    const size_t size = (size_t)bytes;
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED)

@@ -16,7 +16,6 @@
 enum { COL_T, COL_X, COL_Y, COL_Z, COL_ROLL, COL_PITCH, COL_YAW, COL_COUNT };
 static const char *const column_names[COL_COUNT] = {"t", "x", "y", "z", "roll", "pitch", "yaw"};
 #define VALID_COLUMNS "t, x, y, z, roll, pitch, yaw (seconds, metres, degrees; all seven, any order)"
-#define MAX_BYTES ((long long)64 << 20)
 
 typedef struct reader {
     lsim_context *ctx;
@@ -41,11 +40,11 @@ static lsim_status parse_header(reader *r, char *line)
         while (c < COL_COUNT && strcmp(f[i], column_names[c]) != 0)
             ++c;
         if (c == COL_COUNT)
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unknown column '%s' in the header, valid: " VALID_COLUMNS,
-                             r->path, r->line_no, f[i]);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d of the header is not a trajectory column, "
+                             "valid: " VALID_COLUMNS, r->path, r->line_no, i + 1);
         if (r->where[c] >= 0)
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column '%s' appears twice in the header", r->path,
-                             r->line_no, f[i]);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (%s) appears twice in the header (first as "
+                             "column %d)", r->path, r->line_no, i + 1, column_names[c], r->where[c] + 1);
         r->where[c] = i;
     }
     for (int c = 0; c < COL_COUNT; ++c)
@@ -93,8 +92,8 @@ static lsim_status parse_row(reader *r, char *line)
         errno = 0;
         v[c] = strtod(text, &end);
         if (end == text || *end != '\0' || !isfinite(v[c]))
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column '%s': '%s' is not a finite number", r->path,
-                             r->line_no, column_names[c], text);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (%s) is not a finite number", r->path,
+                             r->line_no, r->where[c] + 1, column_names[c]);
     }
     if (!(fabs(v[COL_T]) <= LSIM_MOTION_MAX_TIME))
         return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column 't': %g s is out of range, must be within +-%g",
@@ -130,15 +129,9 @@ lsim_status lsim_trajectory_file_read(lsim_context *ctx, const char *path, lsim_
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_trajectory_file_read: path and out must not be NULL");
     memset(out, 0, sizeof *out);
     FILE *fp = NULL;
-    const char *why = lsim_fopen_regular(path, "r", &fp);
-    if (why)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the trajectory file: %s", path, why);
-    struct stat sb;
-    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) || (long long)sb.st_size > MAX_BYTES) {
-        fclose(fp);
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: not a regular file of at most 64 MiB; a trajectory file is a CSV "
-                         "with the columns " VALID_COLUMNS, path);
-    }
+    lsim_status open_st = lsim_file_open(ctx, path, LSIM_INPUT_TRAJECTORY, &fp, NULL);
+    if (open_st != LSIM_OK)
+        return open_st;
     reader r;
     memset(&r, 0, sizeof r);
     r.ctx = ctx;

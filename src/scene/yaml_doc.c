@@ -1,6 +1,7 @@
 #include "scene/yaml_doc.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,37 +21,28 @@ lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
     memset(y, 0, sizeof *y);
     y->ctx = ctx;
     y->path = path;
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a scene file (give a .yaml file)", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the scene file: %s", path, strerror(errno));
-    long file_size = -1;
-    if (fstat(fileno(f), &info) == 0 && S_ISREG(info.st_mode)) {
-        if (info.st_size > LSIM_YAML_MAX_BYTES) {
-            fclose(f);
-            return lsim_fail(ctx, LSIM_ERR_PARSE,
-                             "%s: %lld bytes; a YAML file may have at most %d MiB (to bound memory and time): put "
-                             "large geometry into mesh files (`mesh: part.ply`) instead of the scene", path,
-                             (long long)info.st_size, LSIM_YAML_MAX_BYTES >> 20);
-        }
-        file_size = (long)info.st_size;
-        /* trailing blanks and line breaks do not count: an error there is "at the end" */
-        char tail[256];
-        while (file_size > 0) {
-            long chunk = file_size < (long)sizeof tail ? file_size : (long)sizeof tail;
-            if (fseek(f, file_size - chunk, SEEK_SET) != 0 || fread(tail, 1, (size_t)chunk, f) != (size_t)chunk)
-                break;
-            long k = chunk;
-            while (k > 0 && (tail[k - 1] == ' ' || tail[k - 1] == '\t' || tail[k - 1] == '\n' || tail[k - 1] == '\r'))
-                --k;
-            file_size -= chunk - k;
-            if (k > 0)
-                break;
-        }
-        rewind(f);
+    /* the one opener (core/file_open.h): a regular file of at most 64 MiB (LSIM_YAML_MAX_BYTES) */
+    _Static_assert(LSIM_YAML_MAX_BYTES == 64 << 20, "the scene bound in core/file_open.c");
+    FILE *f;
+    uint64_t size;
+    lsim_status open_st = lsim_file_open(ctx, path, LSIM_INPUT_SCENE, &f, &size);
+    if (open_st != LSIM_OK)
+        return open_st;
+    long file_size = (long)size;
+    /* trailing blanks and line breaks do not count: an error there is "at the end" */
+    char tail[256];
+    while (file_size > 0) {
+        long chunk = file_size < (long)sizeof tail ? file_size : (long)sizeof tail;
+        if (fseek(f, file_size - chunk, SEEK_SET) != 0 || fread(tail, 1, (size_t)chunk, f) != (size_t)chunk)
+            break;
+        long k = chunk;
+        while (k > 0 && (tail[k - 1] == ' ' || tail[k - 1] == '\t' || tail[k - 1] == '\n' || tail[k - 1] == '\r'))
+            --k;
+        file_size -= chunk - k;
+        if (k > 0)
+            break;
     }
+    rewind(f);
     lsim_status st = lsim_yaml_read_file(ctx, path, f, file_size, &scene_limits, &y->doc);
     y->loaded = st == LSIM_OK;
     fclose(f);

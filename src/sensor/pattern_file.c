@@ -5,7 +5,8 @@
  *   -15,0,0,0
  *   ...
  *
- * Every failure names file:line, the column and the value, and what is valid. */
+ * Every failure names file:line, the column (its number and name) and what is valid; never the
+ * file's text (a pattern file named in a scene may be any file: its content is not repeated). */
 #include "sensor/sensor.h"
 #include "core/file_open.h"
 
@@ -76,11 +77,11 @@ static lsim_status parse_header(reader *r, char *line)
         while (c < COL_COUNT && strcmp(f[i], column_names[c]) != 0)
             ++c;
         if (c == COL_COUNT)
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: unknown column '%s' in the header, valid: " VALID_COLUMNS,
-                             r->path, r->line_no, f[i]);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d of the header is not a pattern column, "
+                             "valid: " VALID_COLUMNS, r->path, r->line_no, i + 1);
         if (r->where[c] >= 0)
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column '%s' appears twice in the header", r->path,
-                             r->line_no, f[i]);
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (%s) appears twice in the header (first as "
+                             "column %d)", r->path, r->line_no, i + 1, column_names[c], r->where[c] + 1);
         r->where[c] = i;
     }
     for (int c = COL_AZIMUTH; c <= COL_ELEVATION; ++c)
@@ -97,8 +98,8 @@ static lsim_status parse_number(reader *r, int column, const char *text, double 
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end != '\0' || !isfinite(v))
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column '%s': '%s' is not a number", r->path, r->line_no,
-                         column_names[column], text);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (%s) is not a finite number", r->path,
+                         r->line_no, r->where[column] + 1, column_names[column]);
     *out = v;
     return LSIM_OK;
 }
@@ -125,14 +126,15 @@ static lsim_status parse_row(reader *r, char *line, table *t)
             return st;
     }
     if (v[COL_ELEVATION] < -90.0 || v[COL_ELEVATION] > 90.0)
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column 'elevation_deg': %s is out of range, must be -90..90",
-                         r->path, r->line_no, f[r->where[COL_ELEVATION]]);
-    if (v[COL_TIME] < 0.0)
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column 'time_s': %s is out of range, must be >= 0", r->path,
-                         r->line_no, f[r->where[COL_TIME]]);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (elevation_deg): %g is out of range, must be "
+                         "-90..90", r->path, r->line_no, r->where[COL_ELEVATION] + 1, v[COL_ELEVATION]);
+    if (!(v[COL_TIME] >= 0.0 && v[COL_TIME] <= LSIM_SENSOR_MAX_BEAM_TIME_S))
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (time_s): %g s is out of range, must be 0..%g s "
+                         "(a beam's time within its frame)", r->path, r->line_no, r->where[COL_TIME] + 1, v[COL_TIME],
+                         LSIM_SENSOR_MAX_BEAM_TIME_S);
     if (r->where[COL_RING] >= 0 && (v[COL_RING] < 0.0 || v[COL_RING] > 65535.0 || v[COL_RING] != floor(v[COL_RING])))
-        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column 'ring': '%s' is not an integer 0..65535", r->path,
-                         r->line_no, f[r->where[COL_RING]]);
+        return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s:%zu: column %d (ring): %g is not an integer 0..65535", r->path,
+                         r->line_no, r->where[COL_RING] + 1, v[COL_RING]);
     size_t i = t->count++;
     t->col[0][i] = v[COL_AZIMUTH];
     t->col[1][i] = v[COL_ELEVATION];
@@ -180,9 +182,9 @@ lsim_status lsim_pattern_file_read(lsim_context *ctx, const char *path, lsim_sen
     if (!path || !spec)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_pattern_file_read: path and spec must not be NULL");
     FILE *fp = NULL;
-    const char *why = lsim_fopen_regular(path, "r", &fp);
-    if (why)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the beam pattern file: %s", path, why);
+    lsim_status open_st = lsim_file_open(ctx, path, LSIM_INPUT_PATTERN, &fp, NULL);
+    if (open_st != LSIM_OK)
+        return open_st;
     reader r = {ctx, path, 0, {-1, -1, -1, -1}, 0};
     table t = {0, 0, {NULL, NULL, NULL}, NULL};
     lsim_status st = read_lines(&r, fp, &t);

@@ -227,3 +227,4 @@ void lsim_beams_free(lsim_beams *beams);
 lsim_status lsim_sensor_create_from_spec(lsim_context *ctx, lsim_sensor_spec *spec, lsim_sensor **out);
 
 #endif
+#define LSIM_SENSOR_MAX_BEAM_TIME_S 86400.0  /* a pattern beam's time within its frame: 0..one day */

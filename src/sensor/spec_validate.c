@@ -163,10 +163,11 @@ static lsim_status validate_pattern(lsim_context *ctx, const lsim_sensor_spec *s
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                              "sensor.pattern[%zu].elevation_deg: %g is out of range, must be finite degrees "
                              "in [-90, 90]", i, el);
-        if (s->pattern_time_s && (!isfinite(s->pattern_time_s[i]) || s->pattern_time_s[i] < 0.0))
+        if (s->pattern_time_s &&
+            !(s->pattern_time_s[i] >= 0.0 && s->pattern_time_s[i] <= LSIM_SENSOR_MAX_BEAM_TIME_S))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                             "sensor.pattern[%zu].time_s: %g is out of range, must be finite and >= 0", i,
-                             s->pattern_time_s[i]);
+                             "sensor.pattern[%zu].time_s: %g is out of range, must be 0..%g s (a beam's time within "
+                             "its frame)", i, s->pattern_time_s[i], LSIM_SENSOR_MAX_BEAM_TIME_S);
     }
     return LSIM_OK;
 }

@@ -21,7 +21,7 @@
 static lsim_status read_whole(lsim_context *ctx, const char *path, char **text, size_t *size)
 {
     FILE *f = NULL;
-    const char *why = lsim_fopen_regular(path, "rb", &f);
+    const char *why = lsim_fopen_regular(ctx, path, LSIM_INPUT_UNIT, &f);
     if (why)
         return lsim_fail(ctx, LSIM_ERR_IO, "cannot open sensor calibration '%s': %s", path, why);
     long n = -1;
