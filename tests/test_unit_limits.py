@@ -125,7 +125,7 @@ print("a VeloView XML of 16 lasers: %.1f MB peak" % rss)
 check(code == 0 and "vlp16:bare_doctype.xml" in out,
       "VeloView XML with a bare <!DOCTYPE boost_serialization> (as VeloView writes it): exit %d: %s" % (code, out[:300]))
 OUSTER = {"beam_altitude_angles": [1.0, 0.0], "beam_azimuth_angles": [0.0, 0.0], "lidar_mode": "1024x10",
-          "prod_line": "OS-1-64", "notes": "the lasers of this unit were cleaned"}
+          "prod_line": "OS-1-64", "notes": "lasers", "user_data": {"lasers": 64}}
 code, out, rss, _ = presets(write("ouster_lasers.json", json.dumps(OUSTER)))
 check(code == 0 and "ouster:ouster_lasers.json" in out,
       "Ouster metadata with the text 'lasers' in a value: read as %s (exit %d)" % (out.strip()[:300], code))

@@ -64,14 +64,42 @@ def _raise(status, message):
     raise _ERRORS.get(int(status), Error)(status, message)
 
 
-def _b(s):
+def _b(s, what="a path or name"):
     """A path or name for C: bytes as they are, str and os.PathLike as the file system encodes them
-    (os.fsencode: a name that is not UTF-8 comes back as its bytes), anything else as str(s)."""
-    if s is None:
-        return None
-    if isinstance(s, bytes):
-        return s
-    return os.fsencode(s) if isinstance(s, (str, os.PathLike)) else str(s).encode()
+    (os.fsencode: a name that is not UTF-8 comes back as its bytes). Anything else (None, a number,
+    a Scene) raises TypeError naming `what`, and a NUL byte raises ValueError: C would read the text
+    only up to it (`evil.pcd\0.txt` would write evil.pcd)."""
+    if isinstance(s, (str, bytes, os.PathLike)):
+        b = os.fsencode(s)  # bytes as they are; a PathLike's __fspath__, which may be str or bytes
+        if b"\0" in b:
+            raise ValueError("lidarsim: %s %r holds a NUL byte at offset %d; C would read it only up to there "
+                             "(remove the NUL)" % (what, s, b.index(b"\0")))
+        return b
+    raise TypeError("lidarsim: %s must be a str, bytes or os.PathLike, got %s" % (what, type(s).__name__))
+
+
+def _b_opt(s, what="a path or name"):
+    """_b for an optional argument: None stays None (NULL for C)."""
+    return None if s is None else _b(s, what)
+
+
+# Passed by the package's own factories (Sensor.preset, lidarsim.load, ...) to the constructors that
+# take a C handle, so that a handle made elsewhere (an int, another object's) cannot be wrapped.
+_OWN = object()
+
+
+def _handle_of(obj, cls, what, where="lidarsim"):
+    """The live C handle of `obj` for the argument `what` of `where`: TypeError naming both and the
+    expected class when obj is not a `cls` (None, a number, another lidarsim object: its handle
+    would be read as the wrong C type), ValueError when its handle is gone (freed)."""
+    if not isinstance(obj, cls):
+        raise TypeError("%s: %s must be a lidarsim.%s, got %s" % (where, what, cls.__name__,
+                                                                 "None" if obj is None else type(obj).__name__))
+    h = getattr(obj, "_h", None)
+    if not h:
+        raise ValueError("%s: %s is a lidarsim.%s without its library handle (freed, or never made by "
+                         "lidarsim); make a new one" % (where, what, cls.__name__))
+    return h
 
 
 def _dvec(v, n, what):
@@ -89,6 +117,7 @@ class _Owned:
     """Owns a C handle in self._h and frees it with the subclass's _free (a ctypes function held
     by the class, so it is still there when instances die at interpreter exit)."""
     _free = None
+    _h = None
 
     def __del__(self):
         h = getattr(self, "_h", None)
@@ -158,11 +187,21 @@ def field_dtype(fields=None):
 
 def fields_mask(fields):
     """An LSIM_FIELD_BIT mask from field names (an iterable of str or a comma-separated str), an int
-    mask (returned as is) or None (every field)."""
+    mask (returned as is when every bit names a field; InvalidArgumentError, a ValueError, naming
+    the others) or None (every field)."""
     if fields is None:
         return FIELDS_ALL
-    if isinstance(fields, (int, np.integer)):
-        return int(fields)
+    if isinstance(fields, (int, np.integer)) and not isinstance(fields, bool):
+        mask = int(fields)
+        if mask < 0 or mask & ~FIELDS_ALL:
+            extra = mask & ~FIELDS_ALL if mask >= 0 else mask
+            raise InvalidArgumentError(1, "lidarsim: fields=%#x has bits that name no field (%s); the field bits "
+                                          "are 0..%d (LSIM_FIELD_BIT), mask %#x" % (
+                                              mask, "negative" if mask < 0 else "%#x" % extra,
+                                              len(FIELD_NAMES) - 1, FIELDS_ALL))
+        return mask
+    if isinstance(fields, bool):
+        raise TypeError("lidarsim: fields=%r; give field names, an LSIM_FIELD_BIT mask or None" % fields)
     if isinstance(fields, str):
         fields = [f.strip() for f in fields.split(",") if f.strip()]
     mask = 0
@@ -178,11 +217,11 @@ _FORMATS = {None: 0, "auto": 0}
 
 def _format(fmt):
     if isinstance(fmt, int):
-        return fmt
+        return _c_int(fmt, ctypes.c_int, "format")
     if fmt in _FORMATS:
         return _FORMATS[fmt]
     out = ctypes.c_int()
-    st = lib.lsim_format_parse(_b(fmt), ctypes.byref(out))
+    st = lib.lsim_format_parse(_b(fmt, "format"), ctypes.byref(out))
     if st:
         _raise(st, "lidarsim: unknown format '%s' (pcd, pcd-ascii, ply, kitti, csv, las, mcap)" % fmt)
     return out.value
@@ -201,7 +240,7 @@ def _mask_names(mask):
 
 def _enum(table, value, what):
     if isinstance(value, int):
-        return value
+        return _c_int(value, ctypes.c_int, what)
     key = str(value).lower().replace("-", "_")
     if key not in table:
         raise InvalidArgumentError(1, "lidarsim: unknown %s '%s' (one of %s)" % (what, value, ", ".join(table)))

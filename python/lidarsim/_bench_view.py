@@ -64,17 +64,17 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
     keep = []  # the bytes the struct's char pointers point into
     for name, value in (("scenes_dir", scenes_dir), ("baselines_dir", baselines_dir), ("config", config)):
         if value is not None:
-            keep.append(_base._b(value))
+            keep.append(_base._b(value, name))
             setattr(o, name, keep[-1])
     if kind == "dataset" or program is not None:
-        keep.append(_base._b(program if program is not None else _find_binary()))
+        keep.append(_base._b(program if program is not None else _find_binary(), "program"))
         o.program = keep[-1]
     ctx = _base._Context()
     if report_path == "-":  # standard output, as `lidarsim bench` prints it
         ctx.check(lib.lsim_bench_run(ctx.h, ctypes.byref(o)))
         return None
     if report_path is not None:
-        keep.append(_base._b(report_path))
+        keep.append(_base._b(report_path, "report_path"))
         o.report_path = keep[-1]
         ctx.check(lib.lsim_bench_run(ctx.h, ctypes.byref(o)))
         with open(report_path) as f:
@@ -112,10 +112,10 @@ def view(scene, screenshot=None, *, size=None, camera=None, sensor_position=None
     key help, no "wrote FILE" line). Needs a display (DISPLAY; headless: xvfb-run). Raises
     lidarsim.Error with the library's message (no display, the scene's FILE:LINE, ...)."""
     o = view_options()
-    keep = [_base._b(scene)]
+    keep = [_base._b(scene, "scene (a scene YAML's path)")]
     o.scene = keep[0]
     if screenshot is not None:
-        keep.append(_base._b(screenshot))
+        keep.append(_base._b(screenshot, "screenshot"))
         o.screenshot = keep[-1]
     if size is not None:
         _base._set_int(o, "width", size[0], "size")

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lib
-from ._base import _Owned, _b, _c_int, _dp, _enum
+from ._base import _Owned, _b, _c_int, _dp, _enum, _handle_of
 from ._scene import Scene
 from ._sensor import Sensor
 from ._lib import lib
@@ -43,12 +43,12 @@ class Fit(_Owned):
     _free = lib.lsim_fit_destroy
 
     def __init__(self, scene, sensor, dof="se2"):
-        if not isinstance(scene, Scene) or not isinstance(sensor, Sensor):
-            raise TypeError("lidarsim.Fit(scene, sensor, dof): a Scene and a Sensor")
+        scene_h = _handle_of(scene, Scene, "scene", "lidarsim.Fit")
+        sensor_h = _handle_of(sensor, Sensor, "sensor", "lidarsim.Fit")
         self._scene, self._sensor = scene, sensor
         self._ctx = scene._ctx
         h = ctypes.c_void_p()
-        self._ctx.check(lib.lsim_fit_create(scene._h, sensor._h, _enum(_DOF, dof, "dof"), ctypes.byref(h)),
+        self._ctx.check(lib.lsim_fit_create(scene_h, sensor_h, _enum(_DOF, dof, "dof"), ctypes.byref(h)),
                         sensor._ctx)
         self._h = h
 
@@ -70,7 +70,7 @@ class Fit(_Owned):
 
     def add_reflectance(self, material):
         """Also fit the reflectance of a Lambertian material."""
-        return self._check(lib.lsim_fit_add_reflectance(self._h, _b(material)))
+        return self._check(lib.lsim_fit_add_reflectance(self._h, _b(material, "material")))
 
     def add_cw_bias(self):
         """Also fit the continuous-wave receiver's phase bias c0, c1, c2."""
@@ -78,7 +78,7 @@ class Fit(_Owned):
 
     def add_object_pose(self, name, dof="se2"):
         """Also fit a named object's pose ("se2" or "se3")."""
-        return self._check(lib.lsim_fit_add_object_pose(self._h, _b(name), _enum(_DOF, dof, "dof")))
+        return self._check(lib.lsim_fit_add_object_pose(self._h, _b(name, "name"), _enum(_DOF, dof, "dof")))
 
     def __len__(self):
         return int(lib.lsim_fit_parameter_count(self._h))

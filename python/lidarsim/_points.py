@@ -106,22 +106,23 @@ class Points(np.ndarray):
         b = self._handle()
         fmt = _format(format)
         if fields is None:
-            st = lib.lsim_points_write(b.h, _b(path), fmt)
+            st = lib.lsim_points_write(b.h, _b(path, "path"), fmt)
         else:
-            st = lib.lsim_points_write_fields(b.h, _b(path), fmt, fields_mask(fields))
+            st = lib.lsim_points_write_fields(b.h, _b(path, "path"), fmt, fields_mask(fields))
         b.ctx.check(st)
         return path
 
     def write_birdseye(self, path, pixels=1024, half_extent_m=50.0):
         """A bird's-eye PNG coloured by intensity, `pixels` wide, covering +-half_extent_m."""
         b = self._handle()
-        b.ctx.check(lib.lsim_points_write_birdseye(b.h, _b(path), _c_int(pixels, _lib.i32, "pixels"), float(half_extent_m)))
+        b.ctx.check(lib.lsim_points_write_birdseye(b.h, _b(path, "path"), _c_int(pixels, _lib.i32, "pixels"),
+                                                   float(half_extent_m)))
         return path
 
     def write_range_image(self, path, pixels_per_degree=10.0):
         """A PNG over azimuth x elevation coloured by range."""
         b = self._handle()
-        b.ctx.check(lib.lsim_points_write_range_image(b.h, _b(path), float(pixels_per_degree)))
+        b.ctx.check(lib.lsim_points_write_range_image(b.h, _b(path, "path"), float(pixels_per_degree)))
         return path
 
 

@@ -6,8 +6,8 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import (_Context, _Owned, _b, _c_int, _dp, _dvec, _enum, _format, _progress_mode, _set_int,
-                    fields_mask)
+from ._base import (_OWN, _Context, _Owned, _b, _c_int, _dp, _dvec, _enum, _format, _handle_of,
+                    _progress_mode, _set_int, fields_mask)
 from ._points import _Buffer, PointBuffer, Points, _to_array
 from ._sensor import Sensor
 
@@ -25,7 +25,10 @@ class Scene(_Owned):
 
     _free = lib.lsim_scene_destroy
 
-    def __init__(self, engine=None, _handle=None, _ctx=None):
+    def __init__(self, engine=None, _handle=None, _ctx=None, _own=None):
+        if _handle is not None and _own is not _OWN:  # only lidarsim.load wraps a C handle
+            raise TypeError("lidarsim.Scene(engine=None) makes an empty scene; lidarsim.load(path) loads one "
+                            "(a C handle cannot be given)")
         if _handle is None:
             _ctx = _Context()
             h = ctypes.c_void_p()
@@ -56,7 +59,7 @@ class Scene(_Owned):
     # -- materials, labels, environment
     def add_lambertian(self, name, reflectance):
         """A Lambertian material `name` of the given reflectance (0..1)."""
-        return self._check(lib.lsim_scene_add_lambertian(self._h, _b(name), float(reflectance)))
+        return self._check(lib.lsim_scene_add_lambertian(self._h, _b(name, "name"), float(reflectance)))
 
     def add_material(self, name, type="lambertian", **params):
         """A material of a type ("lambertian", "oren_nayar", "cook_torrance", "retroreflector", "mirror",
@@ -68,16 +71,18 @@ class Scene(_Owned):
             if k == "type" or k not in dict(d._fields_):
                 raise TypeError("lidarsim: unknown material parameter '%s'" % k)
             setattr(d, k, float(v))
-        return self._check(lib.lsim_scene_add_material(self._h, _b(name), ctypes.byref(d)))
+        return self._check(lib.lsim_scene_add_material(self._h, _b(name, "name"), ctypes.byref(d)))
 
     def add_calibrated_material(self, name, calibration_file, calibrated_name):
         """A material measured with the real sensor (`lidarsim calibrate`'s output file)."""
-        return self._check(lib.lsim_scene_add_calibrated_material(self._h, _b(name), _b(calibration_file),
-                                                                  _b(calibrated_name)))
+        return self._check(lib.lsim_scene_add_calibrated_material(self._h, _b(name, "name"),
+                                                                  _b(calibration_file, "calibration_file"),
+                                                                  _b(calibrated_name, "calibrated_name")))
 
     def set_label_id(self, name, label_id):
         """Map a semantic label name to an id (0..65535); before adding objects."""
-        return self._check(lib.lsim_scene_set_label_id(self._h, _b(name), _c_int(label_id, ctypes.c_uint32, "label_id")))
+        return self._check(lib.lsim_scene_set_label_id(self._h, _b(name, "name"),
+                                                       _c_int(label_id, ctypes.c_uint32, "label_id")))
 
     def set_max_bounces(self, bounces):
         """Mirror and glass recursion depth (0..16, default 5)."""
@@ -126,7 +131,7 @@ class Scene(_Owned):
         d.scale = float(scale)
         for attr, v in (("material", material), ("label", label), ("name", name)):
             if v is not None:
-                bv = _b(v)
+                bv = _b(v, attr)
                 keep.append(bv)
                 setattr(d, attr, bv)
         if velocity is not None:
@@ -171,7 +176,7 @@ class Scene(_Owned):
         """A triangle mesh from a file (OBJ, PLY, STL, glTF, ... via assimp). Placement keywords: see
         Scene.add_sphere."""
         d, keep = self._desc(position, rotation, scale, material, label, name, velocity, angular_velocity, trajectory)
-        return self._check(lib.lsim_scene_add_mesh(self._h, _b(path), ctypes.byref(d)))
+        return self._check(lib.lsim_scene_add_mesh(self._h, _b(path, "path"), ctypes.byref(d)))
 
     def add_triangles(self, vertices, indices, position=(0, 0, 0), rotation=(0, 0, 0), scale=1.0, material=None,
                       label=None, name=None, velocity=None, angular_velocity=None, trajectory=None):
@@ -188,12 +193,12 @@ class Scene(_Owned):
         """Move the named static object to a new pose (position m, roll/pitch/yaw deg; the pose it was
         added with is the reference frame, so that pose leaves it where it was)."""
         p, r = _dvec(position, 3, "position"), _dvec(rotation, 3, "rotation")
-        return self._check(lib.lsim_scene_set_object_pose(self._h, _b(name), _dp(p), _dp(r)))
+        return self._check(lib.lsim_scene_set_object_pose(self._h, _b(name, "name"), _dp(p), _dp(r)))
 
     def get_object_pose(self, name):
         """(position, rotation_deg) of the named object, as set_object_pose takes them."""
         p, r = np.zeros(3), np.zeros(3)
-        self._check(lib.lsim_scene_get_object_pose(self._h, _b(name), _dp(p), _dp(r)))
+        self._check(lib.lsim_scene_get_object_pose(self._h, _b(name, "name"), _dp(p), _dp(r)))
         return p, r
 
     # -- scanning
@@ -219,17 +224,19 @@ class Scene(_Owned):
         scene clock, s), frame_index (part of the noise key), fields (names or mask: only those
         columns), keep_misses. into: a PointBuffer (or the Points of an earlier frame) to scan into,
         reusing its memory (lsim_scene_scan_into)."""
+        sh = _handle_of(sensor, Sensor, "sensor", "lidarsim.Scene.scan")
         o = self._options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time)
         if into is not None:
             buf = into._buf if isinstance(into, (PointBuffer, Points)) else None
-            if buf is None:
-                raise TypeError("lidarsim: into= takes a PointBuffer or the Points of an earlier scan")
+            if buf is None or not buf.h:
+                raise TypeError("lidarsim.Scene.scan: into must be a lidarsim.PointBuffer or the lidarsim.Points of "
+                                "an earlier scan, got %s" % type(into).__name__)
             buf.generation += 1
-            st = lib.lsim_scene_scan_into(self._h, sensor._h, ctypes.byref(o), buf.h)
+            st = lib.lsim_scene_scan_into(self._h, sh, ctypes.byref(o), buf.h)
             self._ctx.check(st, sensor._ctx, buf.ctx)
         else:
             h = ctypes.c_void_p()
-            st = lib.lsim_scene_scan(self._h, sensor._h, ctypes.byref(o), ctypes.byref(h))
+            st = lib.lsim_scene_scan(self._h, sh, ctypes.byref(o), ctypes.byref(h))
             self._ctx.check(st, sensor._ctx)
             buf = _Buffer(h, self._ctx)
         return Points(_to_array(buf), buf)
@@ -242,18 +249,20 @@ class Scene(_Owned):
         lsim_scene_scan_write_frames). progress: None (none), "auto" (a bar on a terminal, lines
         otherwise), "lines" or "bar" (a terminal only), on stderr after the first second
         (lsim_scene_scan_write_progress). Returns the stats dict (summed over the frames)."""
+        sh = _handle_of(sensor, Sensor, "sensor", "lidarsim.Scene.scan_write")
+        path = _b(path, "path")
         o = self._options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time)
         s = _lib.ScanStats()
         frames = _c_int(frames, ctypes.c_uint, "frames")
         if progress not in (None, False, "off", 0):
-            st = lib.lsim_scene_scan_write_progress(self._h, sensor._h, ctypes.byref(o), frames, _b(path),
+            st = lib.lsim_scene_scan_write_progress(self._h, sh, ctypes.byref(o), frames, path,
                                                     _format(format), _progress_mode(progress),
                                                     ctypes.byref(s))
         elif frames != 1:
-            st = lib.lsim_scene_scan_write_frames(self._h, sensor._h, ctypes.byref(o), frames, _b(path),
+            st = lib.lsim_scene_scan_write_frames(self._h, sh, ctypes.byref(o), frames, path,
                                                   _format(format), ctypes.byref(s))
         else:
-            st = lib.lsim_scene_scan_write(self._h, sensor._h, ctypes.byref(o), _b(path), _format(format),
+            st = lib.lsim_scene_scan_write(self._h, sh, ctypes.byref(o), path, _format(format),
                                            ctypes.byref(s))
         self._ctx.check(st, sensor._ctx)
         return {n: getattr(s, n) for n, _ in s._fields_}
@@ -267,9 +276,9 @@ def load(path, import_timeout=0.0, import_memory=0.0):
     if import_timeout or import_memory:
         ctx.set_import_limits(import_timeout, import_memory)
     sh, nh = ctypes.c_void_p(), ctypes.c_void_p()
-    ctx.check(lib.lsim_scene_load(ctx.h, _b(path), ctypes.byref(sh), ctypes.byref(nh)))
-    scene = Scene(_handle=sh, _ctx=ctx)
-    sensor = Sensor(nh, ctx) if nh.value else None
+    ctx.check(lib.lsim_scene_load(ctx.h, _b(path, "path"), ctypes.byref(sh), ctypes.byref(nh)))
+    scene = Scene(_handle=sh, _ctx=ctx, _own=_OWN)
+    sensor = Sensor(nh, ctx, _OWN) if nh.value else None
     return scene, sensor
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _Owned, _b, _c_int, _dp, _dvec, _enum
+from ._base import _OWN, _Context, _Owned, _b, _b_opt, _c_int, _dp, _dvec, _enum
 
 # ------------------------------------------------------------------------------------ sensor
 
@@ -26,7 +26,7 @@ def preset_names():
 
 def preset_description(name):
     """One-line description of a preset, or None if there is no such preset."""
-    d = lib.lsim_sensor_preset_description(_b(name))
+    d = lib.lsim_sensor_preset_description(_b(name, "preset name"))
     return d.decode() if d is not None else None
 
 
@@ -37,7 +37,10 @@ class Sensor(_Owned):
 
     _free = lib.lsim_sensor_destroy
 
-    def __init__(self, _handle, _ctx):
+    def __init__(self, _handle=None, _ctx=None, _own=None):
+        if _own is not _OWN:  # only the factories below and lidarsim.load wrap a C handle
+            raise TypeError("lidarsim.Sensor cannot be made directly; use Sensor.preset(name), "
+                            "Sensor.from_calibration(path), Sensor.rotating/planar/camera/pattern or lidarsim.load()")
         self._h = _handle
         self._ctx = _ctx
 
@@ -46,7 +49,7 @@ class Sensor(_Owned):
         ctx = ctx or _Context()
         h = ctypes.c_void_p()
         ctx.check(fn(ctx.h, *args, ctypes.byref(h)))
-        return cls(h, ctx)
+        return cls(h, ctx, _OWN)
 
     def describe(self):
         """The sensor's key numbers as text, one "key: value" line each (lsim_sensor_describe), as
@@ -59,12 +62,12 @@ class Sensor(_Owned):
     @classmethod
     def preset(cls, name):
         """A built-in preset by name (see lidarsim.preset_names()), e.g. "vlp16"."""
-        return cls._make(lib.lsim_sensor_create_preset, _b(name))
+        return cls._make(lib.lsim_sensor_create_preset, _b(name, "preset name"))
 
     @classmethod
     def from_calibration(cls, path):
         """A real unit from its calibration file (Ouster metadata JSON, Velodyne JSON/YAML/XML)."""
-        return cls._make(lib.lsim_sensor_create_calibrated, _b(path))
+        return cls._make(lib.lsim_sensor_create_calibrated, _b(path, "calibration path"))
 
     @classmethod
     def rotating(cls, elevations_deg, columns, rate_hz=10.0):
@@ -184,8 +187,8 @@ class Sensor(_Owned):
                    range_bin_m=0.0):
         """Kernel-mode beam: a parametric kernel or a kernel file; algorithm 1 or 2; range bin (m)."""
         return self._check(lib.lsim_sensor_set_kernel(self._h, float(core_fwhm_deg), float(halo_level),
-                                                      float(halo_extent_deg), _b(kernel_file), _c_int(algorithm, _lib.i32, "algorithm"),
-                                                      float(range_bin_m)))
+                                                      float(halo_extent_deg), _b_opt(kernel_file, "kernel_file"),
+                                                      _c_int(algorithm, _lib.i32, "algorithm"), float(range_bin_m)))
 
     def set_receiver(self, pulse_width_ns, mode="strongest", max_returns=1):
         """Pulsed receiver: pulse FWHM (ns), echoes reported ("first", "strongest", "last", "dual", "all")."""

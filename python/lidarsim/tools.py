@@ -65,7 +65,7 @@ def find_binary():
 def run(*args, check=True):
     """Run `lidarsim ARGS...` and return the subprocess.CompletedProcess (text output captured);
     with check, a non-zero exit raises CLIError carrying the tool's stderr."""
-    argv = [find_binary()] + [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
+    argv = [find_binary()] + [os.fspath(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in args]
     p = subprocess.run(argv, capture_output=True, text=True)
     if check and p.returncode != 0:
         raise CLIError(p.returncode, argv, p.stdout, p.stderr)
@@ -133,10 +133,10 @@ def _num(options, key, default=float("nan")):
     return default if v is None else float(v)
 
 
-def _path(v, keep):
+def _path(v, keep, what="a path or name"):
     if v is None:
         return None
-    b = _b(v)
+    b = _b(v, what)
     keep.append(b)
     return b
 
@@ -172,8 +172,8 @@ def calibrate(config, output, *extra, **options):
     keep = []
     o = _lib.CalibrateOptions()
     _lib.lib.lsim_calibrate_options_init(ctypes.byref(o))
-    o.scan_path = _path(options.pop("scan", None), keep)
-    o.name = _path(options.pop("name", None), keep)
+    o.scan_path = _path(options.pop("scan", None), keep, "scan")
+    o.name = _path(options.pop("name", None), keep, "name")
     o.width_m = _num(options, "width", 0.0)
     o.distance_m = _num(options, "distance", 0.0)
     brdf = options.pop("brdf", None)
@@ -186,22 +186,23 @@ def calibrate(config, output, *extra, **options):
     o.roughness = _num(options, "roughness")
     o.ior = _num(options, "ior")
     o.bin_width_deg = _num(options, "bin_width")
-    o.sensor = _path(options.pop("sensor", None), keep)
+    o.sensor = _path(options.pop("sensor", None), keep, "sensor")
     o.direction_deg = _num(options, "direction")
     o.window_deg = _num(options, "window")
     seed = options.pop("seed", None)
     if seed is not None:
         _set_int(o, "seed", seed)
-    o.view_dir = _path(options.pop("view", None), keep)
+    o.view_dir = _path(options.pop("view", None), keep, "view")
     o.progress = _progress(options)
     _unknown(options, "calibrate")
+    config, output = _path(config, keep, "config"), _path(output, keep, "output")
     # the signals held around the temporary folder too, so that it is gone before they take effect
     with _termination_after_run(), tempfile.TemporaryDirectory(prefix="lidarsim-calibrate-") as tmp:
         report = os.path.join(tmp, "summary.json")
         o.report = 2  # LSIM_REPORT_JSON
         o.report_path = _path(report, keep)
         ctx = _Context()
-        st = _lib.lib.lsim_calibrate_run(ctx.h, _path(config, keep), _path(output, keep), ctypes.byref(o))
+        st = _lib.lib.lsim_calibrate_run(ctx.h, config, output, ctypes.byref(o))
         ctx.check(st)
         with open(report) as f:
             return json.load(f)
@@ -246,6 +247,7 @@ def validate(config, outdir, *extra, **options):
     o.holdout = 1 if holdout not in (False, None, 0, "0") else 0
     o.progress = _progress(options)
     _unknown(options, "validate")
+    config, outdir = _path(config, keep, "config"), _path(outdir, keep, "outdir")
     res = _lib.ValidateResult()
     # the signals held around the temporary folder too, so that it is gone before they take effect
     with _termination_after_run(), tempfile.TemporaryDirectory(prefix="lidarsim-validate-") as tmp:
@@ -253,7 +255,7 @@ def validate(config, outdir, *extra, **options):
         o.report = 1  # LSIM_REPORT_TEXT
         o.report_path = _path(report, keep)
         ctx = _Context()
-        st = _lib.lib.lsim_validate_run(ctx.h, _path(config, keep), _path(outdir, keep), ctypes.byref(o),
+        st = _lib.lib.lsim_validate_run(ctx.h, config, outdir, ctypes.byref(o),
                                         ctypes.byref(res))
         ctx.check(st)
         with open(report) as f:
@@ -329,10 +331,11 @@ def dataset(config, outdir, frames=None, seed=None, shard=None, threads=None, *e
         o.points_format = _format(points_format)
     ctx = _Context()
     h = ctypes.c_void_p()
-    ctx.check(lib.lsim_dataset_load(ctx.h, _b(config), ctypes.byref(h)))
+    config, outdir = _b(config, "config"), _b(outdir, "outdir")
+    ctx.check(lib.lsim_dataset_load(ctx.h, config, ctypes.byref(h)))
     try:
         stats = _lib.DatasetRunStats()
-        ctx.check(lib.lsim_dataset_run(h, _b(outdir), ctypes.byref(o), ctypes.byref(stats)))
+        ctx.check(lib.lsim_dataset_run(h, outdir, ctypes.byref(o), ctypes.byref(stats)))
     finally:
         lib.lsim_dataset_destroy(h)
     return DatasetStats(stats.frames, stats.mine, stats.done_before, stats.written, stats.points, stats.seconds)
@@ -369,7 +372,8 @@ def fit_file(fit_yaml, output, max_iterations=None, *extra, progress="off", repo
     o.report = 0 if flags.get("quiet") else int(bool(report))
     ctx = _Context()
     r = _lib.FitFileResult()
-    ctx.check(lib.lsim_fit_file_run(ctx.h, _b(fit_yaml), _b(output), ctypes.byref(o), ctypes.byref(r)))
+    ctx.check(lib.lsim_fit_file_run(ctx.h, _b(fit_yaml, "fit_yaml"), _b(output, "output"), ctypes.byref(o),
+                                    ctypes.byref(r)))
     n = int(r.parameter_count)
     names = [r.names[k].value.decode(errors="replace") for k in range(n)]
     f = r.fit
@@ -419,14 +423,18 @@ def pattern_from_scan(scan, output, wall_distance=None, report=False, warnings=T
     o.report, o.warnings = int(bool(report)), int(bool(warnings))
     ctx = _Context()
     i = _lib.PatternScanInfo()
-    ctx.check(lib.lsim_pattern_from_scan(ctx.h, _b(scan), _b(output), ctypes.byref(o), ctypes.byref(i)))
+    ctx.check(lib.lsim_pattern_from_scan(ctx.h, _b(scan, "scan"), _b(output, "output"), ctypes.byref(o),
+                                         ctypes.byref(i)))
     return PatternInfo(int(i.rows), int(i.beams), bool(i.has_time), bool(i.has_ring), i.time_shift_s, i.distance_m,
                        tuple(i.normal), i.rms_m, i.max_m, bool(i.planar), bool(i.distance_matches))
 
 
 def scan(scene_yaml, output, *extra, **options):
-    """`lidarsim scan SCENE -o OUT [options]` through the CLI (in code use lidarsim.load + Scene.scan)."""
-    return run("scan", scene_yaml, "-o", output, *extra, *_opts(**options))
+    """`lidarsim scan -o OUT [options] -- SCENE` through the CLI (in code use lidarsim.load +
+    Scene.scan): `extra` are CLI tokens ("--frames", "3") and `options` keywords (frames=3); the
+    scene goes after "--" and the output as -o's value, so a file named like an option
+    ("--version", "-h") is still that file."""
+    return run("scan", "-o", output, *extra, *_opts(**options), "--", scene_yaml)
 
 
 # bench and view through the library (python/lidarsim/_bench_view.py)
