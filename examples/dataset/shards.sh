@@ -1,7 +1,8 @@
 #!/bin/sh
 # Split a dataset into N shards run side by side on one machine, then resume-safe reruns.
-# Each shard writes only frames k with k % N == i into the same folder; run the same line again
-# after a crash and only the missing frames are written.
+# Each sequence is cut into blocks of consecutive frames and shard i writes the blocks b with
+# b % N == i (README "Datasets": a writer builds a sequence's scene once per block), all into the
+# same folder; run the same line again after a crash and only the missing frames are written.
 #   usage: examples/dataset/shards.sh [N] [OUT] [FRAMES]
 set -eu
 N=${1:-2}
