@@ -113,14 +113,17 @@ class Points(np.ndarray):
         return path
 
     def write_birdseye(self, path, pixels=1024, half_extent_m=50.0):
-        """A bird's-eye PNG coloured by intensity, `pixels` wide, covering +-half_extent_m."""
+        """A bird's-eye figure coloured by intensity: `pixels` x `pixels` cells (16..8192) covering
+        +-half_extent_m around the sensor, with axes in metres and a colour bar (cells of several
+        pixels under 400)."""
         b = self._handle()
         b.ctx.check(lib.lsim_points_write_birdseye(b.h, _b(path, "path"), _c_int(pixels, _lib.i32, "pixels"),
                                                    float(half_extent_m)))
         return path
 
     def write_range_image(self, path, pixels_per_degree=10.0):
-        """A PNG over azimuth x elevation coloured by range."""
+        """A figure over azimuth x elevation coloured by range, `pixels_per_degree` cells a degree,
+        with axes in degrees and a colour bar (a plot under 400 x 200 pixels scaled up)."""
         b = self._handle()
         b.ctx.check(lib.lsim_points_write_range_image(b.h, _b(path, "path"), float(pixels_per_degree)))
         return path
