@@ -95,7 +95,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
         cw->threshold = f->threshold;
         /* an amplitude at the threshold is measured with SNR snr_at_threshold: the amplitude estimate
          * of N samples of noise s has std s sqrt(2 / N) */
-        cw->sample_noise = options->noise ? f->threshold * sqrt(0.5 * cw->samples) / spec->snr_at_threshold : 0.0;
+        cw->sample_noise = options->noise ? lsim_sensor_cw_sample_noise(spec) : 0.0;
         lsim_cw_prepare(cw);
         f->noise_model.range_sigma = 0.0f; /* range noise comes from the samples */
         f->noise_model.noise_floor = 0.0f;

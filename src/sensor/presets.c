@@ -72,7 +72,7 @@ static const preset presets[] = {
      LSIM_SENSOR_PLANAR, {{0, 0, 0}, {0, 0, 0}}, 0, 360.0, 720, 0, 0, 0, 0, 5.5, 0.15, 12.0, 0.005, 10.0, 5.0},
     /* Hokuyo URG-04LX specification: 240 deg, angular step 360/1024 = 0.3515625 deg, 682 steps,
      * 100 ms per scan, range 20-5600 mm, accuracy +-10 mm (60-1000 mm). */
-    {"urg-04lx", "planar, 682 beams over 239.77 deg (0.3516 deg), 0.02-5.6 m, 10 Hz; Hokuyo URG-04LX",
+    {"urg-04lx", "planar, continuous-wave (46.55 / 53.2 MHz), 682 beams over 239.77 deg (0.3516 deg), 0.02-5.6 m, 10 Hz; Hokuyo URG-04LX",
      LSIM_SENSOR_PLANAR, {{0, 0, 0}, {0, 0, 0}}, 0, 682 * 0.3515625, 682, 0, 0, 0, 0, 10.0, 0.02, 5.6, 0.01, 13.0, 5.0},
     /* Livox Mid-40 specification: 38.4 deg circular FOV, non-repetitive rosette, 100,000
      * points/s (10000 per 0.1 s frame), range 1-260 m (80% reflectivity), precision 2 cm. */

@@ -181,6 +181,18 @@ const char *lsim_sensor_kind_name(lsim_sensor_kind kind);
 /* Number of beams per frame the spec describes (0 for an unknown kind). */
 size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec);
 
+/* The range noise a spec gives (sensor_describe.c; what the scan does, pipeline/frame_setup.c):
+ * the detection threshold T = detection_reflectance / range_max^2 (intensity units); a
+ * continuous-wave receiver's noise on each sample, T sqrt(N / 2) / snr_at_threshold (an echo at
+ * the threshold measured at that SNR), and the range std it gives one return of `amplitude`:
+ * phase std sample_noise sqrt(2 / N) / amplitude at each frequency, c / (4 pi f) of range each,
+ * the two ranges averaged; a pulsed receiver's range std for an echo of peak `amplitude`: the SNR
+ * model's sqrt(range_sigma^2 + (sqrt2 sigma_pulse T / (snr_at_threshold amplitude))^2), or
+ * range_sigma with the constant model. */
+double lsim_sensor_threshold(const lsim_sensor_spec *spec);
+double lsim_sensor_cw_sample_noise(const lsim_sensor_spec *spec);
+double lsim_sensor_range_sigma_at(const lsim_sensor_spec *spec, double amplitude);
+
 /* Defaults every spec starts from (no beams; rosette_hz = lsim_sensor_default_prism_hz). */
 void lsim_sensor_spec_defaults(lsim_sensor_spec *spec);
 /* Fill `spec` from a built-in preset; LSIM_ERR_NOT_FOUND (with the valid names) if unknown. */

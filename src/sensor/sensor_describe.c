@@ -1,8 +1,39 @@
-/* A sensor's key numbers as text (the public lsim_sensor_describe; `lidarsim presets NAME`). */
+/* A sensor's key numbers as text (the public lsim_sensor_describe; `lidarsim presets NAME`), and
+ * the range noise its receiver gives (sensor.h), which the scan uses too, so that the listing says
+ * what a scan does. */
 #include "sensor/sensor.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+#define C_LIGHT 299792458.0
+#define PI 3.14159265358979323846
+
+double lsim_sensor_threshold(const lsim_sensor_spec *spec)
+{
+    return spec->detection_reflectance / (spec->range_max * spec->range_max);
+}
+
+double lsim_sensor_cw_sample_noise(const lsim_sensor_spec *spec)
+{
+    return lsim_sensor_threshold(spec) * sqrt(0.5 * spec->receiver.cw_samples) / spec->snr_at_threshold;
+}
+
+double lsim_sensor_range_sigma_at(const lsim_sensor_spec *spec, double amplitude)
+{
+    const lsim_receiver_spec *r = &spec->receiver;
+    if (r->cw) {
+        const double phase = lsim_sensor_cw_sample_noise(spec) * sqrt(2.0 / r->cw_samples) / amplitude;
+        const double f1 = r->cw_freq_hz[0], f2 = r->cw_freq_hz[1];
+        return 0.5 * C_LIGHT / (4.0 * PI) * phase * sqrt(1.0 / (f1 * f1) + 1.0 / (f2 * f2));
+    }
+    if (!spec->noise_snr)
+        return spec->range_sigma;
+    const double sigma_pulse = C_LIGHT * r->pulse_width_ns * 1e-9 * 0.5 / (2.0 * sqrt(2.0 * log(2.0)));
+    const double j = sqrt(2.0) * sigma_pulse * lsim_sensor_threshold(spec) / (spec->snr_at_threshold * amplitude);
+    return sqrt(spec->range_sigma * spec->range_sigma + j * j);
+}
 
 /* snprintf-style appending: writes what fits, always NUL-terminated, counts the whole length. */
 typedef struct text {
@@ -67,13 +98,29 @@ static void summary(text *w, const lsim_sensor *sensor)
     put(w, "beams: %zu\n", lsim_sensor_beam_count(sensor));
     put(w, "rate_hz: %.9g\n", s->rate_hz);
     put(w, "range_m: %.9g .. %.9g\n", s->range_min, s->range_max);
-    put(w, "range_sigma_m: %.9g\n", s->range_sigma);
+    const double T = lsim_sensor_threshold(s);
+    if (s->receiver.cw) /* its range noise comes from the samples: range_sigma is not used */
+        put(w, "range_sigma_m: %.3g at the detection threshold, %.3g at 10x it (continuous-wave: from the samples' "
+               "noise, as 1 / amplitude)\n", lsim_sensor_range_sigma_at(s, T), lsim_sensor_range_sigma_at(s, 10.0 * T));
+    else if (s->noise_snr)
+        put(w, "range_sigma_m: %.9g (a strong echo; %.3g at the detection threshold: SNR model)\n", s->range_sigma,
+            lsim_sensor_range_sigma_at(s, T));
+    else
+        put(w, "range_sigma_m: %.9g\n", s->range_sigma);
     put(w, "intensity_sigma: %.9g\n", s->intensity_sigma);
     put(w, "detection_reflectance: %.9g\n", s->detection_reflectance);
     static const char *const returns[] = {"first", "strongest", "last", "dual", "all"};
     put(w, "beam_divergence_mrad: %.9g\n", s->beam.divergence_mrad);
-    put(w, "pulse_width_ns: %.9g\n", s->receiver.pulse_width_ns);
-    put(w, "returns: %s (max %d)\n", returns[s->receiver.mode], s->receiver.max_returns);
+    if (s->receiver.cw) {
+        const double beat = fabs(s->receiver.cw_freq_hz[0] - s->receiver.cw_freq_hz[1]);
+        put(w, "receiver: continuous-wave (phase shift) at %.9g and %.9g MHz, %d samples over about %d periods, "
+               "unambiguous to %.4g m; one echo a beam\n", 1e-6 * s->receiver.cw_freq_hz[0],
+            1e-6 * s->receiver.cw_freq_hz[1], s->receiver.cw_samples, s->receiver.cw_periods, C_LIGHT / (2.0 * beat));
+    } else {
+        put(w, "receiver: pulsed\n");
+        put(w, "pulse_width_ns: %.9g\n", s->receiver.pulse_width_ns);
+        put(w, "returns: %s (max %d)\n", returns[s->receiver.mode], s->receiver.max_returns);
+    }
     kind_numbers(w, s);
 }
 
