@@ -130,7 +130,7 @@ class _Context:
     """An lsim_context: owns the last-error text of the handles made from it."""
 
     def __init__(self):
-        h = ctypes.c_void_p()
+        h = _lib.ContextHandle()
         st = lib.lsim_context_create(ctypes.byref(h))
         if st:
             _raise(st, "cannot create a lidarsim context (out of memory)")

@@ -24,7 +24,7 @@ def read(path, fields=None):
     be opened, ParseError ("FILE:LINE: ...") when it is malformed or lacks x, y or z,
     InvalidArgumentError for an MCAP file (not read back)."""
     ctx = _Context()
-    h = ctypes.c_void_p()
+    h = _lib.PointsHandle()
     ctx.check(lib.lsim_points_read(ctx.h, _b(path, "path"), 0 if fields is None else fields_mask(fields),
                                    ctypes.byref(h)))
     buf = _Buffer(h, ctx)

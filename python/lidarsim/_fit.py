@@ -47,7 +47,7 @@ class Fit(_Owned):
         sensor_h = _handle_of(sensor, Sensor, "sensor", "lidarsim.Fit")
         self._scene, self._sensor = scene, sensor
         self._ctx = scene._ctx
-        h = ctypes.c_void_p()
+        h = _lib.FitHandle()
         self._ctx.check(lib.lsim_fit_create(scene_h, sensor_h, _enum(_DOF, dof, "dof"), ctypes.byref(h)),
                         sensor._ctx)
         self._h = h

@@ -72,6 +72,48 @@ c_uint16_p = ctypes.POINTER(ctypes.c_uint16)
 c_uint32_p = ctypes.POINTER(ctypes.c_uint32)
 c_uint8_p = ctypes.POINTER(ctypes.c_uint8)
 vp = ctypes.c_void_p
+
+
+class Handle(ctypes.c_void_p):
+    """A C handle of one type (lsim_context *, lsim_scene *, ...). As a ctypes argument type it takes
+    only its own kind (or None, NULL): a handle of another type, a bare c_void_p or an int raises
+    ctypes.ArgumentError before C could read one struct as another (a Scene's handle passed where
+    a sensor is expected segfaulted)."""
+    kind = "handle"
+
+    @classmethod
+    def from_param(cls, value):
+        if value is None or isinstance(value, cls):
+            return value
+        raise TypeError("expected an lsim_%s handle (lidarsim.%s), got %s"
+                        % (cls.kind, cls.__name__, type(value).__name__))
+
+
+class ContextHandle(Handle):
+    kind = "context"
+
+
+class SceneHandle(Handle):
+    kind = "scene"
+
+
+class SensorHandle(Handle):
+    kind = "sensor"
+
+
+class PointsHandle(Handle):
+    kind = "points"
+
+
+class FitHandle(Handle):
+    kind = "fit"
+
+
+class DatasetHandle(Handle):
+    kind = "dataset"
+
+
+_HANDLES = {h.kind: h for h in (ContextHandle, SceneHandle, SensorHandle, PointsHandle, FitHandle, DatasetHandle)}
 status = ctypes.c_int
 size_t = ctypes.c_size_t
 cstr = ctypes.c_char_p
@@ -417,6 +459,48 @@ _SIGNATURES = {
 
 }
 
+# Which handle each `vp` argument (in) and each `_P(vp)` argument (out) of a function is: by default
+# the function's prefix (lsim_scene_... takes a scene), or a context for the functions that take one
+# first; listed where it differs. A name None leaves that argument a plain pointer (a user pointer).
+_CTX_FIRST = ("lsim_sensor_create_", "lsim_scene_create", "lsim_scene_load", "lsim_points_create",
+              "lsim_points_read", "lsim_format_resolve", "lsim_points_check_output", "lsim_path_check_writable",
+              "lsim_points_file_remove", "lsim_calibrate_run", "lsim_validate_run", "lsim_fit_file_run",
+              "lsim_pattern_from_scan", "lsim_dataset_load", "lsim_bench_run", "lsim_view_run")
+_IN = {"lsim_scene_scan": ("scene", "sensor"), "lsim_scene_scan_into": ("scene", "sensor", "points"),
+       "lsim_scene_scan_write": ("scene", "sensor"), "lsim_scene_scan_write_frames": ("scene", "sensor"),
+       "lsim_scene_scan_write_progress": ("scene", "sensor"), "lsim_fit_create": ("scene", "sensor"),
+       "lsim_fit_run": ("fit", None)}
+_OUT = {"lsim_scene_load": ("scene", "sensor"), "lsim_scene_scan": ("points",), "lsim_points_read": ("points",),
+        "lsim_dataset_load": ("dataset",), "lsim_context_create": ("context",)}
+
+
+def _handle_kinds(name, table, default):
+    if name in table:
+        return list(table[name])
+    if default == "in" and name.startswith(_CTX_FIRST):
+        return ["context"]
+    for kind in ("context", "scene", "sensor", "points", "fit", "dataset"):
+        if name.startswith("lsim_%s_" % kind):
+            return [kind] * 8
+    return []
+
+
+def _typed(name, args):
+    """args with each vp / _P(vp) replaced by its handle type (see _IN, _OUT)."""
+    ins, outs = _handle_kinds(name, _IN, "in"), _handle_kinds(name, _OUT, "out")
+    if name.startswith(_CTX_FIRST) and name not in _OUT:
+        outs = [n for n in ("scene", "sensor", "points", "fit", "dataset") if n in name] or outs
+    out = []
+    for a in args:
+        if a is vp and ins:
+            kind = ins.pop(0)
+            a = _HANDLES[kind] if kind else a
+        elif a is _P(vp) and outs:
+            a = _P(_HANDLES[outs.pop(0)])
+        out.append(a)
+    return out
+
+
 for _name, (_res, _args) in _SIGNATURES.items():
     try:
         _fn = getattr(lib, _name)
@@ -424,4 +508,4 @@ for _name, (_res, _args) in _SIGNATURES.items():
         raise ImportError("lidarsim: '%s' does not export %s (an older or different liblidarsim.so?); set "
                           "LIDARSIM_LIBRARY to the library of this checkout" % (library_path, _name)) from e
     _fn.restype = _res
-    _fn.argtypes = _args
+    _fn.argtypes = _typed(_name, _args)

@@ -34,7 +34,7 @@ class PointBuffer:
 
     def __init__(self):
         ctx = _Context()
-        h = ctypes.c_void_p()
+        h = _lib.PointsHandle()
         ctx.check(lib.lsim_points_create(ctx.h, ctypes.byref(h)))
         self._buf = _Buffer(h, ctx)
 

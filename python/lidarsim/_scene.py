@@ -31,7 +31,7 @@ class Scene(_Owned):
                             "(a C handle cannot be given)")
         if _handle is None:
             _ctx = _Context()
-            h = ctypes.c_void_p()
+            h = _lib.SceneHandle()
             _ctx.check(lib.lsim_scene_create(_ctx.h, ctypes.byref(h)))
             _handle = h
         self._h = _handle
@@ -235,7 +235,7 @@ class Scene(_Owned):
             st = lib.lsim_scene_scan_into(self._h, sh, ctypes.byref(o), buf.h)
             self._ctx.check(st, sensor._ctx, buf.ctx)
         else:
-            h = ctypes.c_void_p()
+            h = _lib.PointsHandle()
             st = lib.lsim_scene_scan(self._h, sh, ctypes.byref(o), ctypes.byref(h))
             self._ctx.check(st, sensor._ctx)
             buf = _Buffer(h, self._ctx)
@@ -275,7 +275,7 @@ def load(path, import_timeout=0.0, import_memory=0.0):
     ctx = _Context()
     if import_timeout or import_memory:
         ctx.set_import_limits(import_timeout, import_memory)
-    sh, nh = ctypes.c_void_p(), ctypes.c_void_p()
+    sh, nh = _lib.SceneHandle(), _lib.SensorHandle()
     ctx.check(lib.lsim_scene_load(ctx.h, _b(path, "path"), ctypes.byref(sh), ctypes.byref(nh)))
     scene = Scene(_handle=sh, _ctx=ctx, _own=_OWN)
     sensor = Sensor(nh, ctx, _OWN) if nh.value else None

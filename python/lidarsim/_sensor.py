@@ -47,7 +47,7 @@ class Sensor(_Owned):
     @classmethod
     def _make(cls, fn, *args, ctx=None):
         ctx = ctx or _Context()
-        h = ctypes.c_void_p()
+        h = _lib.SensorHandle()
         ctx.check(fn(ctx.h, *args, ctypes.byref(h)))
         return cls(h, ctx, _OWN)
 

@@ -330,7 +330,7 @@ def dataset(config, outdir, frames=None, seed=None, shard=None, threads=None, *e
                              "(None: the config's)" % (points_format,))
         o.points_format = _format(points_format)
     ctx = _Context()
-    h = ctypes.c_void_p()
+    h = _lib.DatasetHandle()
     config, outdir = _b(config, "config"), _b(outdir, "outdir")
     ctx.check(lib.lsim_dataset_load(ctx.h, config, ctypes.byref(h)))
     try:

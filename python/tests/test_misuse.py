@@ -197,3 +197,67 @@ def test_tools_scan_passes_the_scene_after_double_dash(tmp_path, monkeypatch, cl
     with pytest.raises(lidarsim.tools.CLIError, match="--help"):
         lidarsim.tools.scan("--help", "out2.pcd")  # no such file: an error, not the usage text
     assert not (tmp_path / "out2.pcd").exists()
+
+
+def test_handles_are_typed_at_the_c_boundary():
+    """A handle reaches C only as the header's type: even a method called unbound on another object
+    (Sensor.set_pose(scene, ...)) or a raw call with an int raises ctypes.ArgumentError; before,
+    each read one struct as another (segfaults)."""
+    out = isolated("""
+        import ctypes
+        from lidarsim import _lib
+        scene = lidarsim.Scene()
+        scene.add_box((6, 6, 3))
+        sensor = lidarsim.Sensor.preset("vlp16")
+        def refused(call):
+            try:
+                call()
+            except ctypes.ArgumentError as e:
+                print("ArgumentError: " + str(e))
+            else:
+                print("ACCEPTED")
+        refused(lambda: lidarsim.Sensor.set_pose(scene, (0, 0, 1)))   # a scene's handle as a sensor's
+        refused(lambda: lidarsim.Scene.commit(sensor))                 # a sensor's as a scene's
+        refused(lambda: lidarsim.Scene.set_max_bounces(sensor, 3))
+        refused(lambda: _lib.lib.lsim_scene_commit(12345))             # an int as a pointer
+        refused(lambda: _lib.lib.lsim_sensor_beam_count(ctypes.c_void_p(scene._h.value)))
+        print("beams", _lib.lib.lsim_sensor_beam_count(sensor._h))
+    """)
+    lines = out.splitlines()
+    assert lines[0] == ("ArgumentError: argument 1: TypeError: expected an lsim_sensor handle (lidarsim.SensorHandle), "
+                        "got SceneHandle")
+    assert lines[1].endswith("expected an lsim_scene handle (lidarsim.SceneHandle), got SensorHandle")
+    assert lines[2].endswith("expected an lsim_scene handle (lidarsim.SceneHandle), got SensorHandle")
+    assert lines[3].endswith("expected an lsim_scene handle (lidarsim.SceneHandle), got int")
+    assert lines[4].endswith("expected an lsim_sensor handle (lidarsim.SensorHandle), got c_void_p")
+    assert lines[5] == "beams 28928" and len(lines) == 6
+
+
+def test_every_handle_parameter_has_its_handle_type():
+    """Each parameter the header declares as lsim_context/scene/sensor/points/fit/dataset * (or **)
+    has that handle's ctypes type (or a pointer to it), read from the header's prototypes."""
+    import ctypes
+    import re
+    from lidarsim import _lib
+    header = open(os.path.join(ROOT, "include", "lidarsim.h")).read()
+    header = re.sub(r"/\*.*?\*/", " ", header, flags=re.S)
+    protos = re.findall(r"LSIM_API\s+[^;(]*?\b(lsim_[a-z0-9_]+)\s*\(([^;]*?)\)\s*;", header, re.S)
+    kinds = {h.kind: h for h in (_lib.ContextHandle, _lib.SceneHandle, _lib.SensorHandle, _lib.PointsHandle,
+                                 _lib.FitHandle, _lib.DatasetHandle)}
+    bad, seen = [], 0
+    for name, params in protos:
+        if "(" in params:  # a callback parameter: not a handle
+            params = re.sub(r"\([^()]*\)\s*\([^()]*\)", "fn", params)
+        if name not in _lib._SIGNATURES:  # test_public_api checks that every function is declared
+            continue
+        argtypes = getattr(_lib.lib, name).argtypes
+        for k, p in enumerate(x.strip() for x in params.split(",")):
+            m = re.match(r"(?:const\s+)?lsim_(context|scene|sensor|points|fit|dataset)\s*(\*+)", p)
+            if not m:
+                continue
+            want = kinds[m.group(1)] if m.group(2) == "*" else ctypes.POINTER(kinds[m.group(1)])
+            seen += 1
+            if argtypes[k] is not want:
+                bad.append("%s argument %d (%s): ctypes %r" % (name, k + 1, p, argtypes[k]))
+    assert not bad, "\n".join(bad)
+    assert seen > 100
