@@ -59,7 +59,7 @@ def bench(kind="frame", report_path=None, *, threads=None, repeat=None, json=Non
         for i, b in enumerate(counts):
             if b < 0:
                 raise _base.InvalidArgumentError(1, "lidarsim: beam count %d is negative" % b)
-            o.beams[i] = b
+            o.beams[i] = _base._c_int(b, ctypes.c_size_t, "beams[%d]" % i)  # 2^64 + 3 would have been 3
         o.beam_count = len(counts)
     keep = []  # the bytes the struct's char pointers point into
     for name, value in (("scenes_dir", scenes_dir), ("baselines_dir", baselines_dir), ("config", config)):

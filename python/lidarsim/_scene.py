@@ -110,10 +110,12 @@ class Scene(_Owned):
         """Raster engine settings (None keeps the default)."""
         o = _lib.RasterOptions()
         lib.lsim_raster_options_init(ctypes.byref(o))
-        for k, v in (("oversample", oversample), ("group_ms", group_ms), ("normal_correction", normal_correction),
-                     ("depth_bits", depth_bits)):
+        for k, v in (("oversample", oversample), ("group_ms", group_ms)):
             if v is not None:
-                setattr(o, k, v)
+                setattr(o, k, float(v))
+        for k, v in (("normal_correction", normal_correction), ("depth_bits", depth_bits)):
+            if v is not None:
+                _set_int(o, k, v)  # 2^32 + 16 bits would have been 16
         return self._check(lib.lsim_scene_set_raster_options(self._h, ctypes.byref(o)))
 
     def commit(self):

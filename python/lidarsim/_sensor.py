@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _OWN, _Context, _Owned, _b, _b_opt, _c_int, _dp, _dvec, _enum
+from ._base import _OWN, _Context, _Owned, _b, _b_opt, _c_int, _dp, _dvec, _enum, InvalidArgumentError
 
 # ------------------------------------------------------------------------------------ sensor
 
@@ -97,7 +97,14 @@ class Sensor(_Owned):
         if el.size != az.size:
             raise ValueError("lidarsim: azimuth and elevation differ in length (%d, %d)" % (az.size, el.size))
         t = None if time_s is None else _dvec(time_s, az.size, "time_s")
-        r = None if ring is None else np.ascontiguousarray(ring, dtype=np.uint16).reshape(-1)
+        r = None
+        if ring is not None:
+            rings = np.asarray(ring).reshape(-1)
+            if rings.size and not (np.issubdtype(rings.dtype, np.integer) and rings.min() >= 0 and
+                                   rings.max() <= 65535):
+                raise InvalidArgumentError(1, "lidarsim: ring must hold integers 0..65535 (uint16), got %s from "
+                                              "%r to %r" % (rings.dtype, rings.min(), rings.max()))
+            r = np.ascontiguousarray(rings, dtype=np.uint16)  # 70000 would have been 4464
         if r is not None and r.size != az.size:
             raise ValueError("lidarsim: ring needs %d values, got %d" % (az.size, r.size))
         return cls._make(lib.lsim_sensor_create_pattern, az.size, _dp(az), _dp(el), _dp(t),

@@ -111,6 +111,15 @@ def test_integer_arguments_beyond_c_int_are_refused():
         scene.set_engine(2**32 + 2)  # would have been 2, the raster engine
     with pytest.raises(lidarsim.InvalidArgumentError, match=r"format=4294967297 is out of range"):
         lidarsim.format_name(2**32 + 1)  # would have been 1, pcd
+    with pytest.raises(lidarsim.InvalidArgumentError, match=r"depth_bits=4294967312 is out of range"):
+        scene.set_raster_options(depth_bits=2**32 + 16)  # would have been 16
+    with pytest.raises(lidarsim.InvalidArgumentError, match=r"ring must hold integers 0..65535"):
+        lidarsim.Sensor.pattern([0, 1], [0, 0], ring=[1, 70000])  # would have been ring 4464
+    with pytest.raises(lidarsim.InvalidArgumentError, match=r"ring must hold integers"):
+        lidarsim.Sensor.pattern([0, 1], [0, 0], ring=[0.5, 1])
+    with pytest.raises(lidarsim.InvalidArgumentError, match=r"beams\[0\]=18446744073709551619 is out of range"):
+        lidarsim.tools.bench("frame", beams=[2**64 + 3])  # would have been 3
+    assert lidarsim.Sensor.pattern([0, 1], [0, 0], ring=[3, 65535]).beams()["ring"].tolist() == [3, 65535]
 
 
 def test_field_masks_with_unknown_bits_are_refused(tmp_path):
