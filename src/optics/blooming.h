@@ -51,7 +51,9 @@ typedef struct lsim_bloom_image {
 typedef enum lsim_bloom_algorithm { LSIM_BLOOM_BEAM_ITERATION = 1, LSIM_BLOOM_RANGE_STACKING = 2 } lsim_bloom_algorithm;
 
 typedef struct lsim_bloom_params {
-    double range_bin;   /* delta r, metres */
+    double range_bin;   /* delta r, metres. Each slice must reach the threshold alone: a footprint
+                         * spread over several slices (a surface at grazing incidence) is lost
+                         * sooner than a pulse spanning it would lose it (README, kernel limits) */
     double max_range;   /* s_max = floor(max_range / range_bin) */
     double threshold;   /* rho_min, intensity units (> 0) */
     int threads;        /* 0: all cores */
