@@ -79,7 +79,7 @@ static long long frame_of(const char *name, size_t len, const char *const *exts)
 
 static void remove_file(const char *dir, const char *name, size_t *removed)
 {
-    char path[4800];
+    char path[5000];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) == 0)
@@ -135,7 +135,7 @@ lsim_status lsim_dataset_clean(lsim_context *ctx, const char *out, size_t per, c
     };
     *removed = 0;
     clean_dir(out, root_names, NULL, 0, per, split, alone, removed);
-    char seqs[4096], dir[4200], path[4400];
+    char seqs[4096], dir[4400], path[4700];
     snprintf(seqs, sizeof seqs, "%s/sequences", out);
     DIR *d = opendir(seqs);
     if (!d)

@@ -18,7 +18,7 @@
  * (uint16), those present, packed in that order (point_step padded to 4 bytes); height 1, is_dense
  * 1 when every coordinate is finite. Its record's length, and so its chunk's, is known when the
  * frame starts, so rows are streamed into it slice by slice and no seek is needed (standard output
- * works). The chunk indexes (64 bytes a frame) are kept until the summary. */
+ * works). The chunk indexes (40 bytes a frame) are kept until the summary. */
 #include "core/context.h"
 #include "io/field_io.h"
 #include "io/crc32.h"
