@@ -323,6 +323,8 @@ _SIGNATURES = {
     "lsim_context_last_error": (cstr, [vp]),
     "lsim_context_last_status": (status, [vp]),
     "lsim_context_set_import_limits": (status, [vp, dbl, dbl]),
+    "lsim_context_track_inputs": (status, [vp, i32]),
+    "lsim_context_check_output": (status, [vp, cstr]),
     # sensor
     "lsim_sensor_preset_names": (_P(cstr), []),
     "lsim_sensor_preset_description": (cstr, [cstr]),
