@@ -159,7 +159,7 @@ def part_d():
         (["pattern", "from-scan", misses, "-o", out], 1, "2 points with a return (of 4 rows)"),
         (["pattern", "from-scan", line, "-o", out], 1, "on one line"),
         (["pattern", "from-scan", empty, "-o", out], 1, "empty"),
-        (["pattern", "from-scan", bad_num, "-o", out], 1, "bad_num.csv:3: y 'abc' is not a number"),
+        (["pattern", "from-scan", bad_num, "-o", out], 1, "bad_num.csv:3: column 2 (y) is not a number"),
         (["pattern", "from-scan", d, "-o", out], 1, "is a directory"),
         (["pattern", "to-scan", two, "-o", out], 2, "unknown subcommand 'to-scan'"),
         (["pattern", "from-scan", two], 2, "missing -o"),

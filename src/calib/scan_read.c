@@ -58,18 +58,6 @@ void lsim_scan_free(lsim_scan_data *scan)
 
 
 
-/* Short, printable excerpt of a line for messages. */
-static const char *excerpt(const char *s, char *buf, size_t size)
-{
-    size_t n = 0;
-    for (; s[n] && n + 4 < size && n < 60; ++n)
-        buf[n] = isprint((unsigned char)s[n]) ? s[n] : '?';
-    buf[n] = '\0';
-    if (s[n])
-        snprintf(buf + n, size - n, "...");
-    return buf;
-}
-
 static lsim_status open_text(lsim_context *ctx, const char *path, FILE **out)
 {
     if (!path || !*path)
@@ -169,7 +157,7 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
     lsim_status st = open_text(ctx, path, &f);
     if (st != LSIM_OK)
         return st;
-    char *line = NULL, buf[96], whole[96];
+    char *line = NULL;
     size_t line_cap = 0, cap = 0, number = 0;
     int header_seen = 0;
     ssize_t got;
@@ -187,21 +175,21 @@ lsim_status lsim_scan_read_beam_lines(lsim_context *ctx, const char *path, lsim_
             header_seen = 1;
             continue;
         }
-        excerpt(s, whole, sizeof whole); /* the line as read, before the commas are cut */
+        /* messages name the line and field, never the text: a scan named in a config may be any file */
         char *fields[3] = {NULL, NULL, NULL};
         size_t nf = lsim_split_fields(s, ',', fields, 3);
         if (nf != 3) {
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: expected 3 comma-separated fields `range_m,intensity,"
-                           "angle_rad` (e.g. `0.384,47.0,-3.124`), got %zu field%s: '%s'", path, number, nf,
-                           nf == 1 ? "" : "s", whole);
+                           "angle_rad` (e.g. `0.384,47.0,-3.124`), got %s%zu field%s", path, number,
+                           nf > 3 ? "more than " : "", nf > 3 ? (size_t)3 : nf, nf == 1 ? "" : "s");
             break;
         }
         double v[3];
         for (int k = 0; k < 3 && st == LSIM_OK; ++k)
             if (lsim_parse_double(fields[k], &v[k]))
-                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) '%s' is not a number; expected "
+                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) is not a number; expected "
                                "`range_m,intensity,angle_rad` with range `inf` or `nan` for no echo", path, number,
-                               k + 1, field_names[k], excerpt(fields[k], buf, sizeof buf));
+                               k + 1, field_names[k]);
         if (st != LSIM_OK)
             break;
         if (v[0] < 0.0 && isfinite(v[0]))
@@ -254,15 +242,14 @@ static void block_clear(dump_block *b)
 static lsim_status parse_array(lsim_context *ctx, const char *path, size_t number, const char *key, char *value,
                                double **out, size_t *count)
 {
-    char buf[96];
     char *s = lsim_trim(value);
     *out = NULL;
     *count = 0;
     if (strncmp(s, "array(", 6) == 0) {
         size_t n = strlen(s);
         if (n < 7 || s[n - 1] != ')')
-            return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: expected `array('f', [v, v, ...])` on one line, "
-                             "got '%s'", path, number, key, excerpt(s, buf, sizeof buf));
+            return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: expected `array('f', [v, v, ...])` on one line",
+                             path, number, key);
         s[n - 1] = '\0';
         s += 6;
         char *comma = strchr(s, ',');
@@ -273,7 +260,7 @@ static lsim_status parse_array(lsim_context *ctx, const char *path, size_t numbe
     size_t n = strlen(s);
     if (n < 2 || !((s[0] == '[' && s[n - 1] == ']') || (s[0] == '(' && s[n - 1] == ')')))
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: expected a list `[v, v, ...]` or `array('f', [v, v, "
-                         "...])` on one line, got '%s'", path, number, key, excerpt(s, buf, sizeof buf));
+                         "...])` on one line", path, number, key);
     s[n - 1] = '\0';
     s = lsim_trim(s + 1);
     if (!*s)
@@ -291,8 +278,8 @@ static lsim_status parse_array(lsim_context *ctx, const char *path, size_t numbe
             *comma = '\0';
         if (lsim_parse_double(p, &v[k])) {
             free(v);
-            return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s item %zu '%s' is not a number (valid: numbers, inf, "
-                             "nan)", path, number, key, k + 1, excerpt(lsim_trim(p), buf, sizeof buf));
+            return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s item %zu is not a number (valid: numbers, inf, "
+                             "nan)", path, number, key, k + 1);
         }
         if (!comma)
             break;
@@ -354,7 +341,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
     dump_block b;
     memset(&b, 0, sizeof b);
     int open_block = 0;
-    char *line = NULL, buf[96];
+    char *line = NULL;
     size_t line_cap = 0, cap = 0, number = 0;
     ssize_t got;
     while (st == LSIM_OK && (got = getline(&line, &line_cap, f)) >= 0) {
@@ -377,7 +364,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
         char *colon = strchr(s, ':');
         if (!colon || colon == s) {
             st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: expected `key: value` (a LaserScan dump line such as "
-                           "`angle_increment: 0.0087`), got '%s'", path, number, excerpt(s, buf, sizeof buf));
+                           "`angle_increment: 0.0087`)", path, number);
             break;
         }
         *colon = '\0';
@@ -403,8 +390,7 @@ lsim_status lsim_scan_read_laserscan(lsim_context *ctx, const char *path, lsim_s
         if (is_start || is_inc) {
             double v;
             if (lsim_parse_double(value, &v)) {
-                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: '%s' is not a number (radians)", path, number, key,
-                               excerpt(lsim_trim(value), buf, sizeof buf));
+                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s is not a number (radians)", path, number, key);
                 break;
             }
             if (is_start) {

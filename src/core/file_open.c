@@ -35,6 +35,7 @@ static const struct {
     [LSIM_INPUT_UNIT] = {"sensor calibration file", 64 * MIB, "a unit's calibration is a few kilobytes"},
     [LSIM_INPUT_MESH] = {"mesh", 4 * GIB, "simplify the mesh or split it into several objects"},
     [LSIM_INPUT_DATASET_STATE] = {"dataset state file", 64 * MIB, "it is not one lidarsim wrote; give a new -o"},
+    [LSIM_INPUT_DATASET_FRAME] = {"dataset frame file", 4 * GIB, "it is not one lidarsim wrote; give a new -o"},
     [LSIM_INPUT_OTHER] = {"input file", 64 * MIB, "give the file lidarsim expects there"},
 };
 
@@ -256,6 +257,20 @@ lsim_status lsim_file_read_all(lsim_context *ctx, const char *path, lsim_input_k
     *data = buf;
     *size = len;
     return LSIM_OK;
+}
+
+int lsim_file_open_errno(const char *path, lsim_input_kind kind, int *fd, uint64_t *size)
+{
+    *fd = -1;
+    if ((unsigned)kind >= LSIM_INPUT_KIND_COUNT || !path || !*path)
+        return EINVAL;
+    int err;
+    struct stat sb;
+    if (open_regular(path, kinds[kind].max, fd, &sb, &err))
+        return err ? err : S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+    if (size)
+        *size = (uint64_t)sb.st_size;
+    return 0;
 }
 
 const char *lsim_fopen_regular(lsim_context *ctx, const char *path, lsim_input_kind kind, FILE **out)

@@ -35,6 +35,7 @@ typedef enum lsim_input_kind {
     LSIM_INPUT_UNIT,           /* a real unit's sensor calibration (VeloView XML, ROS YAML, Ouster JSON) */
     LSIM_INPUT_MESH,           /* a mesh file (checked before the importer reads it) */
     LSIM_INPUT_DATASET_STATE,  /* a dataset's own dataset.json and manifest (resume) */
+    LSIM_INPUT_DATASET_FRAME,  /* a dataset's own frame file, read back for its size and CRC */
     LSIM_INPUT_OTHER,          /* anything else (lsim_fopen_regular) */
     LSIM_INPUT_KIND_COUNT
 } lsim_input_kind;
@@ -54,6 +55,10 @@ lsim_status lsim_file_read_all(lsim_context *ctx, const char *path, lsim_input_k
 
 /* The file descriptor instead of a stream (for mmap: the size is what stat gave, at most the bound). */
 lsim_status lsim_file_open_fd(lsim_context *ctx, const char *path, lsim_input_kind kind, int *fd, uint64_t *size);
+
+/* The descriptor for callers without a context: 0, or an errno value (the open's; EISDIR for a
+ * folder, EINVAL for a FIFO, socket or device, EFBIG above the kind's bound). */
+int lsim_file_open_errno(const char *path, lsim_input_kind kind, int *fd, uint64_t *size);
 
 /* lsim_file_open for callers that word their own message: NULL and *out open on success; otherwise
  * why not (a static text, for "PATH: cannot open ...: <why>"). ctx (may be NULL) only records the

@@ -14,6 +14,7 @@
 #include "dataset/dataset_run.h"
 
 #include "core/context.h"
+#include "core/file_open.h"
 #include "io/crc32.h"
 
 #include <dirent.h>
@@ -117,10 +118,11 @@ lsim_status lsim_dataset_manifest_read(lsim_context *ctx, const lsim_dataset_man
             continue;
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *fp = fopen(path, "r");
-        if (!fp) {
+        FILE *fp;
+        const lsim_status st = lsim_file_open(ctx, path, LSIM_INPUT_DATASET_STATE, &fp, NULL);
+        if (st != LSIM_OK) {
             closedir(d);
-            return lsim_fail(ctx, LSIM_ERR_IO, "cannot read the manifest '%s': %s", path, strerror(errno));
+            return st;
         }
         read_list(fp, m, state);
         fclose(fp);

@@ -1,6 +1,8 @@
 /* CRC-32 of buffers and files (io/crc32.h). */
 #include "io/crc32.h"
 
+#include "core/file_open.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -29,16 +31,13 @@ int lsim_crc32_file(const char *path, unsigned char *buf, size_t size, uint64_t 
 {
     *bytes = 0;
     *crc = 0;
-    /* O_NONBLOCK: a FIFO put in the file's place does not wait for a writer (refused below) */
-    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return errno;
-    struct stat st;
-    const int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
-    if (err) {
-        close(fd);
+    /* the one opener (core/file_open.h): a FIFO put in the file's place does not wait for a
+     * writer, a device is not read, and no more than the bound of a frame file is read */
+    int fd;
+    const int err = lsim_file_open_errno(path, LSIM_INPUT_DATASET_FRAME, &fd, NULL);
+    if (err)
         return err;
-    }
+    const uint64_t bound = lsim_input_max_bytes(LSIM_INPUT_DATASET_FRAME);
     uint32_t table[256];
     lsim_crc32_table(table);
     uint32_t c = 0;
@@ -56,6 +55,10 @@ int lsim_crc32_file(const char *path, unsigned char *buf, size_t size, uint64_t 
             break;
         c = lsim_crc32_update(table, c, buf, (size_t)n);
         total += (uint64_t)n;
+        if (total > bound) { /* it grew past the bound while read */
+            close(fd);
+            return EFBIG;
+        }
     }
     close(fd);
     *bytes = total;
