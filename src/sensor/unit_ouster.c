@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A real OS-1-128 unit's metadata (shared/data/sensor-calibrations/ouster, OS-1-128 v2.3.0). */
+/* A real OS-1-128 unit's metadata (data/sensor-calibrations/ouster, OS-1-128 v2.3.0). */
 #define OS1_ORIGIN_MM 15.806
 #define OS1_LIFT_MM 36.18
 
