@@ -289,9 +289,11 @@ LSIM_API lsim_status lsim_scene_set_label_id(lsim_scene *scene, const char *name
 LSIM_API lsim_status lsim_scene_add_box(lsim_scene *scene, const double size[3], const lsim_object_desc *desc);
 LSIM_API lsim_status lsim_scene_add_sphere(lsim_scene *scene, double radius, const lsim_object_desc *desc);
 LSIM_API lsim_status lsim_scene_add_plane(lsim_scene *scene, const double size[2], const lsim_object_desc *desc);
-/* Triangle mesh from a file (OBJ, PLY, STL, glTF, ... via assimp). */
+/* Triangle mesh from a file (OBJ, PLY, STL, glTF, ... via assimp); the files it refers to (a
+ * glTF's buffers, an OBJ's mtllib) must lie in its own folder. A scene holds at most 1e8 triangles
+ * and 1e6 objects (LSIM_ERR_INVALID_ARGUMENT beyond, before anything is made). */
 LSIM_API lsim_status lsim_scene_add_mesh(lsim_scene *scene, const char *path, const lsim_object_desc *desc);
-/* Triangle mesh from arrays (object frame, before desc's transform). */
+/* Triangle mesh from arrays (object frame, before desc's transform; the scene's limits as above). */
 LSIM_API lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *vertices, size_t vertex_count,
                                               const uint32_t *indices, size_t triangle_count,
                                               const lsim_object_desc *desc);
