@@ -94,6 +94,14 @@ static void test_colours(void)
     CHECK(fabsf(c[0] - 253 / 255.0f) < 1e-6f && fabsf(c[1] - 231 / 255.0f) < 1e-6f);
     lsim_view_label_colour(40, c); /* road: magenta */
     CHECK(c[0] == 1.0f && c[1] == 0.0f && c[2] == 1.0f);
+    /* sidewalk: the pictures' lightened purple (142, 94, 142), not SemanticKITTI's (75, 0, 75), which
+     * the grey background hid; moving-car as car */
+    lsim_view_label_colour(48, c);
+    CHECK(fabsf(c[0] - 142 / 255.0f) < 1e-6f && fabsf(c[1] - 94 / 255.0f) < 1e-6f &&
+          fabsf(c[2] - 142 / 255.0f) < 1e-6f);
+    lsim_view_label_colour(252, c);
+    CHECK(fabsf(c[0] - 100 / 255.0f) < 1e-6f && fabsf(c[1] - 150 / 255.0f) < 1e-6f &&
+          fabsf(c[2] - 245 / 255.0f) < 1e-6f);
     float d[3];
     lsim_view_label_colour(1234, c);
     lsim_view_label_colour(1234, d);

@@ -5,6 +5,7 @@
 #include "core/motion.h"
 #include "core/vec.h"
 #include "io/colormap.h"
+#include "io/label_colors.h"
 #include "scene/scene.h"
 
 #include <math.h>
@@ -47,19 +48,6 @@ static void put(lsim_view_buffer *b, lsim_vec3 p, const float c[3], lsim_vec3 n)
     v->n[0] = (float)n.x, v->n[1] = (float)n.y, v->n[2] = (float)n.z;
 }
 
-/* SemanticKITTI's colour map (semantic-kitti.yaml, there BGR; here RGB). */
-static const struct {
-    uint32_t id;
-    unsigned char r, g, b;
-} kitti_colours[] = {
-    {0, 0, 0, 0},        {1, 255, 0, 0},      {10, 100, 150, 245}, {11, 100, 230, 245}, {13, 100, 80, 250},
-    {15, 30, 60, 150},   {16, 0, 0, 255},     {18, 80, 30, 180},   {20, 0, 0, 255},     {30, 255, 30, 30},
-    {31, 255, 40, 200},  {32, 150, 30, 90},   {40, 255, 0, 255},   {44, 255, 150, 255}, {48, 75, 0, 75},
-    {49, 175, 0, 75},    {50, 255, 200, 0},   {51, 255, 120, 50},  {52, 255, 150, 0},   {60, 150, 255, 170},
-    {70, 0, 175, 0},     {71, 135, 60, 0},    {72, 150, 240, 80},  {80, 255, 240, 150}, {81, 255, 0, 0},
-    {99, 50, 255, 255},
-};
-
 /* A fixed, fairly bright colour from a number (integer hash -> hue). */
 static void hash_colour(uint32_t x, float rgb[3])
 {
@@ -74,16 +62,13 @@ static void hash_colour(uint32_t x, float rgb[3])
 
 void lsim_view_label_colour(uint32_t label, float rgb[3])
 {
-    for (size_t i = 0; i < sizeof kitti_colours / sizeof kitti_colours[0]; ++i)
-        if (kitti_colours[i].id == label) {
-            rgb[0] = kitti_colours[i].r / 255.0f;
-            rgb[1] = kitti_colours[i].g / 255.0f;
-            rgb[2] = kitti_colours[i].b / 255.0f;
-            if (label == 0) /* unlabelled: grey rather than black, so that it is seen */
-                rgb[0] = rgb[1] = rgb[2] = 0.6f;
-            return;
-        }
-    hash_colour(label, rgb);
+    unsigned char c[3]; /* the pictures' table (io/label_colors.h): lightened to show on the background */
+    if (!lsim_label_color(label, c, NULL)) {
+        hash_colour(label, rgb);
+        return;
+    }
+    for (int k = 0; k < 3; ++k)
+        rgb[k] = c[k] / 255.0f;
 }
 
 void lsim_view_material_colour(uint32_t index, float rgb[3])

@@ -21,8 +21,9 @@ typedef struct lsim_view_buffer {
 
 void lsim_view_buffer_free(lsim_view_buffer *b);
 
-/* Colour of a semantic label: SemanticKITTI's colour map for its classes (car blue, building
- * orange, traffic-sign red, vegetation green, ...), a fixed hash colour for other ids. */
+/* Colour of a semantic label: the pictures' SemanticKITTI colours (io/label_colors.h: car blue,
+ * building orange, traffic-sign red, vegetation green, ...; the darkest lightened to 3:1 against
+ * the background), a fixed hash colour for other ids. */
 void lsim_view_label_colour(uint32_t label, float rgb[3]);
 /* Colour of the material with index `index` (a fixed hash colour; 0, the default material, grey). */
 void lsim_view_material_colour(uint32_t index, float rgb[3]);
