@@ -625,7 +625,8 @@ LSIM_API lsim_status lsim_path_check_writable(lsim_context *ctx, const char *pat
  * LSIM_ERR_INVALID_ARGUMENT for a NULL or empty path. */
 LSIM_API lsim_status lsim_points_file_remove(lsim_context *ctx, const char *path, lsim_format format);
 /* lsim_scene_scan_write_frames (the same file, bytes and statistics) that reports its progress on
- * standard error in frames, labelled "scan", once it has run for a second: LSIM_PROGRESS_OFF nothing;
+ * standard error in frames, labelled "scan", once it has run for a second (fractions of a frame as
+ * its slices of beams are computed, then written: one long frame shows 0.4/1): LSIM_PROGRESS_OFF nothing;
  * BAR a redrawn bar with rate and ETA on a terminal and nothing otherwise (`lidarsim scan`); AUTO the
  * bar on a terminal, plain lines otherwise; LINES plain lines (at most one every 2 s). A failed run
  * ends the bar's line, so that the caller's message starts on its own line. */
