@@ -277,8 +277,11 @@ def main():
     text = VALID + "labels:\n  mything: -1\n"
     scene_case("label_id_negative", text, "mything", contains=["labels.mything", "-1", "65535"])
 
-    text = VALID + "labels: [car, road]\n"
-    scene_case("labels_not_a_mapping", text, "labels:", contains=["labels", "mapping"])
+    text = VALID + "labels: car\n"  # a mapping of name: id, or a list of names
+    scene_case("labels_not_a_mapping", text, "labels:", contains=["labels", "mapping", "list of names"])
+
+    text = SENSOR + "objects:\n  - box: {size: [1, 1, 1]}\n    label: buiding\n"
+    scene_case("label_misspelt", text, "buiding", contains=["objects[0].label", "did you mean 'building'?"])
 
     # ------------------------------------------------------------------ objects
     text = SENSOR + "objects:\n  - box: {size: [1, 1, 1]}\n  - position: [0, 0, 0]\n    label: car\n"
