@@ -226,7 +226,7 @@ def test_errors():
     bad_scan = "\n".join(good.split("\n")[:10]) + "\n0.5,forty-seven,1.0\n"
     expect_failure("malformed_scan", ["calibrate", "data.config", "-o", "cal.yaml", "--json"],
                    {"data.config": cfg, "board.txt": bad_scan}, 1,
-                   ("board.txt:11:", "field 2 (intensity) 'forty-seven'", "data.config:1"))
+                   ("board.txt:11:", "field 2 (intensity) is not a number", "data.config:1"))
     expect_failure("two_fields", ["calibrate", "--scan", "board.txt", "--name", "b", "--width", "1", "-o", "c.yaml"],
                    {"board.txt": "0.5,47.0,3.1\n0.5,47.0\n"}, 1, ("board.txt:2:", "3 comma-separated fields"))
     expect_failure("no_board", ["calibrate", "data.config", "-o", "cal.yaml"],

@@ -410,7 +410,7 @@ BAD = [
      ["nomiss.csv has", "682 beams", "--keep-misses"]),
     ("scan without intensity", fit_text(scan="scan: range_only.csv", extra="intensity_weight: 1"), [], 1,
      ["range_only.csv:1", "no `intensity` column", "range"]),
-    ("scan with a bad range", fit_text(scan="scan: bad_range.csv"), [], 1, ["bad_range.csv:6", "range 'oops'"]),
+    ("scan with a bad range", fit_text(scan="scan: bad_range.csv"), [], 1, ["bad_range.csv:6", "column 4 (range) is not a number"]),
     ("scan without range", fit_text(scan="scan: no_range.csv"), [], 1, ["no_range.csv:1", "no `range` column"]),
     ("no such object", fit_text(params="parameters:\n  objects:\n    door: {dof: se2}"), [], 1,
      ["fit.yaml:5:5", "parameters.objects.door", "no object named 'door'", "post"]),

@@ -234,7 +234,7 @@ def bad_input():
          {"poses.csv": "t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n"}, "trajectory:", ["sensor.trajectory", "one of"]),
         ("csv_bad_line", SMALL + "  trajectory: {file: poses.csv}\n" + BOX,
          {"poses.csv": "t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n0.1,abc,0,0,0,0,0\n"}, "poses.csv",
-         ["sensor.trajectory.file", "poses.csv:3:", "column 'x'", "'abc'"]),
+         ["sensor.trajectory.file", "poses.csv:3:", "column 2 (x) is not a finite number"]),
         ("csv_short_line", SMALL + BOX + "    trajectory: {file: poses.csv}\n",
          {"poses.csv": "t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n\n# ok\n0.1,1,0,0,0,0\n"}, "poses.csv",
          ["objects[0].trajectory.file", "poses.csv:5:", "6 fields"]),
