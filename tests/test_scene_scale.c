@@ -109,11 +109,13 @@ static void alias_attack(lsim_context *ctx)
 #endif
 }
 
-static lsim_points *scan_scene(lsim_context *ctx, const char *path, size_t *objects, const lsim_scene **keep)
+static lsim_points *scan_scene(lsim_context *ctx, const char *path, lsim_engine_kind engine, size_t *objects,
+                               const lsim_scene **keep)
 {
     lsim_scene *scene;
     lsim_sensor *sensor;
     REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, &sensor));
+    REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engine));
     *objects = scene->object_count;
     lsim_scan_options opt;
     lsim_scan_options_init(&opt);
@@ -153,8 +155,10 @@ static void shared_copies(lsim_context *ctx)
 
     size_t na = 0, nb = 0;
     const lsim_scene *shared = NULL;
-    lsim_points *a = scan_scene(ctx, shared_path, &na, &shared);
-    lsim_points *b = scan_scene(ctx, separate_path, &nb, NULL);
+    lsim_points *a = scan_scene(ctx, shared_path, LSIM_ENGINE_EMBREE, &na, &shared);
+    lsim_points *b = scan_scene(ctx, separate_path, LSIM_ENGINE_EMBREE, &nb, NULL);
+    size_t nc = 0; /* the brute-force engine places the instances by their pose too */
+    lsim_points *c = scan_scene(ctx, shared_path, LSIM_ENGINE_BRUTE, &nc, NULL);
     CHECK(na == 3 && nb == 3);
     /* the first copy is the object's own; the two later ones (same scale) share one array */
     CHECK(shared->objects[0].share == NULL);
@@ -176,6 +180,13 @@ static void shared_copies(lsim_context *ctx)
             ++seen[inst_a[i]];
     }
     CHECK(far == 0);
+    size_t brute_far = 0;
+    CHECK(lsim_points_count(c) == n);
+    for (size_t i = 0; i < n && lsim_points_count(c) == n; ++i)
+        for (lsim_field f = LSIM_FIELD_X; f <= LSIM_FIELD_Z; ++f)
+            brute_far += fabsf(fixture_f32(a, f)[i] - fixture_f32(c, f)[i]) > 1e-4f;
+    CHECK(brute_far == 0);
+    lsim_points_destroy(c);
     CHECK(seen[1] > 50 && seen[2] > 50 && seen[3] > 50); /* each copy is hit */
     lsim_points_destroy(a);
     lsim_points_destroy(b);
