@@ -265,7 +265,7 @@ static void child_import(lsim_context *ctx, const char *path, int fd, double sec
 #else
     (void)memory;
 #endif
-    static import_fs fs; /* the child's own copy of the process: static is private to it */
+    import_fs fs; /* lives as long as the child (this function never returns) */
     memset(&fs, 0, sizeof fs);
     fs.ctx = ctx;
     fs.mesh = path;
