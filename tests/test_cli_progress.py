@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import time
+from timeouts import limit
 
 BIN, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "cli_progress")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,7 +54,7 @@ def on_tty(args, arrivals=None):
         if arrivals is not None:
             arrivals.append((time.monotonic() - t0, data))
     os.close(master)
-    rc = p.wait(timeout=600)
+    rc = p.wait(timeout=limit(600))
     return rc, out.decode("utf-8", "replace"), time.monotonic() - t0
 
 
@@ -78,7 +79,7 @@ if bars:
 
 # the same run with stderr on a pipe: no bar, no carriage return
 p = subprocess.run([BIN, "scan", SCENE, "-o", "pipe.mcap", "--frames", str(frames)], capture_output=True, text=True,
-                   timeout=600, cwd=WORK)
+                   timeout=limit(600), cwd=WORK)
 check(p.returncode == 0, "scan to a pipe: exit %d: %s" % (p.returncode, p.stderr.strip()))
 check("\r" not in p.stderr and "ETA" not in p.stderr and p.stderr == "",
       "a pipe gets no progress (stderr %r)" % p.stderr[:200])
