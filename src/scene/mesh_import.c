@@ -1,21 +1,17 @@
 /* Contained mesh import: assimp in a forked child, arrays back through a pipe (mesh_import.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "scene/mesh_import.h"
 
 #include "core/clock.h"
 #include "core/context.h"
-#include "core/file_id.h"
-#include "core/file_open.h"
 #include "scene/mesh_check.h"
+#include "scene/mesh_fs.h"
 #include "scene/mesh_join.h"
 
-#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -114,137 +110,6 @@ static void put_float(pipe_out *o, float f)
     put_word(o, w);
 }
 
-/* ------------------------------------------------------------------ the importer's files
- *
- * assimp opens every file through this file system: the mesh itself and what it refers to (a
- * glTF's buffers and images, an OBJ's mtllib, ...). A reference must stay in the mesh's own
- * folder: no `..`, no absolute path elsewhere, no link that leads out (the resolved path must lie
- * in the folder's resolved path). Files open through lsim_file_open (regular files only, the
- * mesh bound). A refused reference is remembered and fails the import (assimp would skip a
- * missing .mtl and go on); a reference that does not exist in the folder is just not found. */
-
-typedef struct import_fs {
-    lsim_context *ctx;
-    const char *mesh;        /* the mesh's path as given */
-    char dir[PATH_MAX];      /* its folder as written ("" for the current one) */
-    char real_dir[PATH_MAX]; /* the folder resolved */
-    char refused[PATH_MAX];  /* the first reference refused ("" if none) */
-    const char *why;         /* why it was refused */
-} import_fs;
-
-static int has_dotdot(const char *p)
-{
-    for (const char *c = p; (c = strstr(c, "..")) != NULL; c += 2)
-        if ((c == p || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
-            return 1;
-    return 0;
-}
-
-/* 1 if the existing file `path` resolves to a place outside the folder fs->real_dir. */
-static int leads_out(const import_fs *fs, const char *path)
-{
-    char real[PATH_MAX];
-    if (!realpath(path, real))
-        return 0; /* not there: not found when opened */
-    const size_t r = strlen(fs->real_dir);
-    return strncmp(real, fs->real_dir, r) != 0 || (real[r] != '/' && !(r == 1 && fs->real_dir[0] == '/'));
-}
-
-/* NULL if `name` may be read, else why not (*shown: the reference as the mesh wrote it). assimp
- * joins a reference to the mesh's folder: "DIR/" + "../x.bin", "DIR/" + "/etc/passwd". */
-static const char *outside_folder(const import_fs *fs, const char *name, const char **shown)
-{
-    const size_t n = strlen(fs->dir);
-    const int under = n > 0 && strncmp(name, fs->dir, n) == 0 && (name[n] == '/' || fs->dir[n - 1] == '/');
-    const char *rest = under && name[n] == '/' ? name + n + 1 : under ? name + n : name;
-    *shown = rest;
-    if (has_dotdot(rest))
-        return "a path with '..', outside the mesh's folder";
-    if (rest[0] == '/' && (!under || leads_out(fs, rest))) /* an absolute reference */
-        return "an absolute path outside the mesh's folder";
-    if (leads_out(fs, name))
-        return "a link (or path) that leads outside the mesh's folder";
-    return NULL;
-}
-
-/* An open file: lsim_file_open's bounded stream (which has no descriptor) and its size. */
-typedef struct fs_file {
-    FILE *stream;
-    uint64_t size;
-} fs_file;
-
-static FILE *stream_of(struct aiFile *f) { return ((fs_file *)(void *)f->UserData)->stream; }
-
-static size_t fs_read(struct aiFile *f, char *buf, size_t size, size_t count)
-{
-    return size && count ? fread(buf, size, count, stream_of(f)) : 0;
-}
-
-static size_t fs_write(struct aiFile *f, const char *buf, size_t size, size_t count)
-{
-    (void)f, (void)buf, (void)size, (void)count;
-    return 0; /* an import writes nothing */
-}
-
-static size_t fs_tell(struct aiFile *f)
-{
-    long at = ftell(stream_of(f));
-    return at < 0 ? 0 : (size_t)at;
-}
-
-static size_t fs_size(struct aiFile *f) { return (size_t)((fs_file *)(void *)f->UserData)->size; }
-
-static enum aiReturn fs_seek(struct aiFile *f, size_t offset, enum aiOrigin origin)
-{
-    const int whence = origin == aiOrigin_CUR ? SEEK_CUR : origin == aiOrigin_END ? SEEK_END : SEEK_SET;
-    return fseeko(stream_of(f), (off_t)offset, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
-}
-
-static void fs_flush(struct aiFile *f) { (void)f; }
-
-static struct aiFile *fs_open(struct aiFileIO *io, const char *name, const char *mode)
-{
-    import_fs *fs = (import_fs *)(void *)io->UserData;
-    if (!name || !mode || strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+'))
-        return NULL;
-    if (strcmp(name, fs->mesh) != 0) {
-        const char *shown = name, *why = outside_folder(fs, name, &shown);
-        if (why) {
-            if (!fs->refused[0]) {
-                snprintf(fs->refused, sizeof fs->refused, "%s", shown);
-                fs->why = why;
-            }
-            return NULL;
-        }
-    }
-    fs_file *file = calloc(1, sizeof *file);
-    struct aiFile *f = file ? calloc(1, sizeof *f) : NULL;
-    if (!f || lsim_file_open(fs->ctx, name, LSIM_INPUT_MESH, &file->stream, &file->size) != LSIM_OK) {
-        free(file);
-        free(f);
-        return NULL; /* missing: assimp says so, or goes on without it */
-    }
-    f->ReadProc = fs_read;
-    f->WriteProc = fs_write;
-    f->TellProc = fs_tell;
-    f->FileSizeProc = fs_size;
-    f->SeekProc = fs_seek;
-    f->FlushProc = fs_flush;
-    f->UserData = (aiUserData)(void *)file;
-    return f;
-}
-
-static void fs_close(struct aiFileIO *io, struct aiFile *f)
-{
-    (void)io;
-    if (!f)
-        return;
-    fs_file *file = (fs_file *)(void *)f->UserData;
-    fclose(file->stream);
-    free(file);
-    free(f);
-}
-
 /* Runs in the child: import, check, stream back; never returns. assimp's own messages are not
  * passed on: they may quote the bytes of the file (or of a file it refers to). */
 static void child_import(lsim_context *ctx, const char *path, int fd, double seconds, double memory)
@@ -265,16 +130,10 @@ static void child_import(lsim_context *ctx, const char *path, int fd, double sec
 #else
     (void)memory;
 #endif
-    import_fs fs; /* lives as long as the child (this function never returns) */
-    memset(&fs, 0, sizeof fs);
-    fs.ctx = ctx;
-    fs.mesh = path;
-    lsim_file_folder(path, fs.dir, sizeof fs.dir);
-    if (!strchr(path, '/'))
-        fs.dir[0] = '\0'; /* names as written, relative to the current folder */
-    if (!realpath(fs.dir[0] ? fs.dir : ".", fs.real_dir))
+    lsim_mesh_fs fs; /* lives as long as the child (this function never returns) */
+    struct aiFileIO io;
+    if (lsim_mesh_fs_init(&fs, ctx, path, &io) != 0)
         child_fail(fd, LSIM_ERR_IO, "could not be loaded: its folder cannot be resolved: %s", strerror(errno));
-    struct aiFileIO io = {fs_open, fs_close, (aiUserData)(void *)&fs};
     const struct aiScene *ai = aiImportFileEx(
         path, aiProcess_Triangulate | aiProcess_PreTransformVertices | aiProcess_SortByPType, &io);
     if (fs.refused[0])
