@@ -45,6 +45,35 @@ static void refused(const char *what, const char *scene_fmt, const char *needle)
     lsim_scene_destroy(scene);
 }
 
+/* A file above its kind's bound (core/file_open.c) is refused before it is read, naming the size
+ * and the limit: a scene of 64 MiB + 1 and a trajectory one names (sparse files: no disk used). */
+static void too_large(void)
+{
+    char big[256];
+    path_join(big, sizeof big, scratch_dir, "big.yaml");
+    FILE *f = fopen(big, "w");
+    CHECK(f && ftruncate(fileno(f), (64 << 20) + 1) == 0);
+    fclose(f);
+    lsim_scene *scene = NULL;
+    lsim_sensor *sensor = NULL;
+    CHECK(lsim_scene_load(ctx, big, &scene, &sensor) == LSIM_ERR_PARSE && !scene && !sensor);
+    CHECK(strstr(lsim_context_last_error(ctx), "big.yaml: 67108865 bytes, more than the limit of 64 MiB for a "
+                                               "scene file") != NULL);
+    char traj[256], text[512];
+    path_join(traj, sizeof traj, scratch_dir, "big.csv");
+    f = fopen(traj, "w");
+    CHECK(f && ftruncate(fileno(f), (64 << 20) + 1) == 0);
+    fclose(f);
+    snprintf(text, sizeof text, "sensor: {preset: vlp16, trajectory: {file: \"%s\"}}\nobjects:\n  - box: {size: [1, 1, "
+             "1]}\n", traj);
+    const char *scene_path = scratch_write_text("traj.yaml", text);
+    CHECK(lsim_scene_load(ctx, scene_path, &scene, &sensor) != LSIM_OK && !scene && !sensor);
+    CHECK(strstr(lsim_context_last_error(ctx), "big.csv: 67108865 bytes, more than the limit of 64 MiB for a "
+                                               "trajectory file") != NULL);
+    remove(big);
+    remove(traj);
+}
+
 int main(void)
 {
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
@@ -64,6 +93,7 @@ int main(void)
     refused("sensor trajectory", fmt, "trajectory");
     snprintf(fmt, sizeof fmt, "sensor: {preset: vlp16}\nmaterials: {w: {calibration: \"%%s#w\"}}\n%s", box);
     refused("material calibration", fmt, "calibration file");
+    too_large();
     scratch_remove();
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_named_fifo");

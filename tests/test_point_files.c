@@ -224,7 +224,7 @@ static void test_not_regular(void)
                                        DIR "/zero.bin", DIR "/zero.las"};
     for (size_t i = 0; i < sizeof path / sizeof path[0]; ++i) {
         lsim_points *p = (lsim_points *)&p;
-        alarm(20);
+        alarm((unsigned)lsim_test_time_limit(20));
         const lsim_status st = lsim_points_read(ctx, path[i], 0, &p);
         alarm(0);
         CHECK(st == LSIM_ERR_IO && p == NULL);
@@ -238,7 +238,7 @@ static void test_not_regular(void)
     CHECK(mkfifo(DIR "/k.label", 0600) == 0);
     for (int round = 0; round < 2; ++round) {
         lsim_points *p = (lsim_points *)&p;
-        alarm(20);
+        alarm((unsigned)lsim_test_time_limit(20));
         const lsim_status st = lsim_points_read(ctx, DIR "/k.bin", 0, &p);
         alarm(0);
         CHECK(st == LSIM_ERR_IO && p == NULL && has(err(), DIR "/k.label: cannot open the KITTI .label file: it is "
@@ -246,6 +246,29 @@ static void test_not_regular(void)
         unlink(DIR "/k.label");
         CHECK(symlink("/dev/zero", DIR "/k.label") == 0);
     }
+    unlink(DIR "/k.label");
+    /* a file above its kind's bound is refused before anything is read (sparse: no disk used) */
+    static const struct { const char *path; long long size; const char *why; } big[] = {
+        {DIR "/big.bin", (4ll << 30) + 16, "big.bin: 4294967312 bytes, more than the limit of 4 GiB for a point file"},
+        {DIR "/big.csv", (4ll << 30) + 1, "big.csv: 4294967297 bytes, more than the limit of 4 GiB for a point file"},
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i) {
+        unlink(big[i].path);
+        FILE *f = fopen(big[i].path, "w");
+        CHECK(f && ftruncate(fileno(f), (off_t)big[i].size) == 0);
+        fclose(f);
+        lsim_points *p = (lsim_points *)&p;
+        CHECK(lsim_points_read(ctx, big[i].path, 0, &p) == LSIM_ERR_PARSE && p == NULL && has(err(), big[i].why));
+        unlink(big[i].path);
+    }
+    fp = fopen(DIR "/k.bin", "wb"); /* a .label above its own bound beside a small .bin */
+    fclose(fp);
+    fp = fopen(DIR "/k.label", "w");
+    CHECK(fp && ftruncate(fileno(fp), (1ll << 30) + 4) == 0);
+    fclose(fp);
+    lsim_points *p = (lsim_points *)&p;
+    CHECK(lsim_points_read(ctx, DIR "/k.bin", 0, &p) == LSIM_ERR_PARSE && p == NULL &&
+          has(err(), "k.label: 1073741828 bytes, more than the limit of 1 GiB for a KITTI .label file"));
     unlink(DIR "/k.label");
 }
 
