@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from timeouts import limit
 
 BIN, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "cli_stats")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,7 +34,7 @@ def stats_run(frames):
     """(stats, wall milliseconds) of a --stats run of `frames` frames."""
     t0 = time.monotonic()
     p = subprocess.run([BIN, "scan", SCENE, "-o", "f%d.mcap" % frames, "--frames", str(frames), "--stats", "--quiet"],
-                       capture_output=True, text=True, timeout=600, cwd=WORK)
+                       capture_output=True, text=True, timeout=limit(600), cwd=WORK)
     wall = (time.monotonic() - t0) * 1e3
     check(p.returncode == 0, "scan --frames %d --stats: exit %d: %s" % (frames, p.returncode, p.stderr[-300:]))
     lines = p.stderr.strip().splitlines()

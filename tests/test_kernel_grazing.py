@@ -19,6 +19,7 @@ import math
 import os
 import subprocess
 import sys
+from timeouts import limit
 
 BIN, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "kernel_grazing")
 FAILS = []
@@ -51,7 +52,7 @@ def reach(name, beam):
         f.write(SCENE % (HEIGHT, beam))
     out = os.path.join(WORK, name + ".csv")
     p = subprocess.run([BIN, "scan", name + ".yaml", "-o", out, "--noise", "off", "--quiet"], capture_output=True,
-                       text=True, timeout=600, cwd=WORK)
+                       text=True, timeout=limit(600), cwd=WORK)
     check(p.returncode == 0, "%s: exit %d: %s" % (name, p.returncode, p.stderr[-300:]))
     if p.returncode != 0:
         return 0.0

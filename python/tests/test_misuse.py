@@ -14,13 +14,16 @@ import pytest
 import lidarsim
 from conftest import ROOT
 
+# Time limits only catch hangs: LSIM_TIMEOUT_SCALE (tests/CMakeLists.txt, tests/timeouts.py) widens them.
+HANG = max(float(os.environ.get("LSIM_TIMEOUT_SCALE") or 1), 1.0)
+
 
 def isolated(code):
     """Run `code` (after `import lidarsim`) in a child interpreter: a crash there fails the test
     instead of ending the test run. Returns its stdout."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python")] + sys.path))
     p = subprocess.run([sys.executable, "-c", "import lidarsim\n" + textwrap.dedent(code)], capture_output=True,
-                       text=True, env=env, timeout=300)
+                       text=True, env=env, timeout=HANG * 300)
     assert p.returncode == 0, "child exited with %d (a signal if negative)\n%s" % (p.returncode, p.stderr)
     return p.stdout
 

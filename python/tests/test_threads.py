@@ -11,11 +11,14 @@ import textwrap
 
 from conftest import ROOT
 
+# Time limits only catch hangs: LSIM_TIMEOUT_SCALE (tests/CMakeLists.txt, tests/timeouts.py) widens them.
+HANG = max(float(os.environ.get("LSIM_TIMEOUT_SCALE") or 1), 1.0)
+
 
 def isolated(code):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python")] + sys.path))
     p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                       timeout=600)
+                       timeout=HANG * 600)
     assert p.returncode == 0, "child exited with %d (a signal if negative)\n%s\n%s" % (p.returncode, p.stdout,
                                                                                     p.stderr)
     return p.stdout
