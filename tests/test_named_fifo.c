@@ -6,6 +6,9 @@
 #include "harness.h"
 
 #include "lidarsim.h"
+#include "core/file_open.h"
+
+#include <errno.h>
 
 #include <string.h>
 #include <sys/stat.h>
@@ -74,6 +77,30 @@ static void too_large(void)
     remove(traj);
 }
 
+/* The stream the opener returns stops at the kind's bound even when the file grows after the
+ * open (stat said 15 bytes): the read fails with EFBIG after at most 64 MiB, not at the end. */
+static void grows(void)
+{
+    char path[256];
+    path_join(path, sizeof path, scratch_dir, "grows.csv");
+    scratch_write_text("grows.csv", "t,x,y,z,r,p,y\n");
+    FILE *fp = NULL;
+    uint64_t size = 0;
+    REQUIRE_OK(ctx, lsim_file_open(ctx, path, LSIM_INPUT_TRAJECTORY, &fp, &size));
+    CHECK(size == 14);
+    CHECK(truncate(path, (64 << 20) + 4096) == 0); /* sparse: no disk used */
+    static char buf[1 << 16];
+    uint64_t total = 0;
+    size_t n;
+    errno = 0;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        total += n;
+    CHECK(ferror(fp) && errno == EFBIG);
+    CHECK(total <= (uint64_t)64 << 20 && total >= ((uint64_t)64 << 20) - sizeof buf);
+    fclose(fp);
+    remove(path);
+}
+
 int main(void)
 {
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
@@ -94,6 +121,7 @@ int main(void)
     snprintf(fmt, sizeof fmt, "sensor: {preset: vlp16}\nmaterials: {w: {calibration: \"%%s#w\"}}\n%s", box);
     refused("material calibration", fmt, "calibration file");
     too_large();
+    grows();
     scratch_remove();
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_named_fifo");
