@@ -41,8 +41,9 @@ def check(cond, what):
 
 def dry_run(target):
     """The commands `make -n TARGET` prints (nothing is run), as one list of lines."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     p = subprocess.run(["make", "-n", "--no-print-directory", "-C", SRC, target, "B=" + BUILD, "BA=" + BUILD + "-asan"],
-                       capture_output=True, text=True, timeout=limit(600))
+                       capture_output=True, text=True, timeout=limit(600), env=env)  # as run by make check or not
     check(p.returncode == 0, "make -n %s: exit %d: %s" % (target, p.returncode, p.stderr.strip()[-500:]))
     return p.stdout.splitlines()
 
