@@ -13,6 +13,7 @@
 #define LSIM_SENSOR_MAX_STEPS 10000000       /* rotating columns, planar steps: 1..1e7 */
 #define LSIM_SENSOR_MAX_PIXELS_SIDE 16384    /* camera width, height: 1..16384 */
 #define LSIM_SENSOR_MAX_BEAMS 100000000      /* beams per frame (rosette points, pattern rows): up to 1e8 */
+#define LSIM_SENSOR_MAX_BEAM_TIME_S 86400.0  /* a pattern beam's time within its frame: 0..one day */
 #define LSIM_SENSOR_MIN_RATE_HZ 1e-3         /* frames per second */
 #define LSIM_SENSOR_MAX_RATE_HZ 1e6
 #define LSIM_SENSOR_MAX_RANGE_M 1e6          /* range max (min >= 0) */
@@ -239,4 +240,3 @@ void lsim_beams_free(lsim_beams *beams);
 lsim_status lsim_sensor_create_from_spec(lsim_context *ctx, lsim_sensor_spec *spec, lsim_sensor **out);
 
 #endif
-#define LSIM_SENSOR_MAX_BEAM_TIME_S 86400.0  /* a pattern beam's time within its frame: 0..one day */
