@@ -299,11 +299,13 @@ void lsim_canvas_marker(lsim_canvas *canvas, double x, double y, lsim_marker mar
 /* ------------------------------------------------------------------------------------- text */
 
 /* A copy of s with each byte of a malformed UTF-8 sequence replaced by '?' (cairo refuses
- * malformed text and would stop drawing); NULL when out of memory. */
-static char *valid_utf8(const char *s)
+ * malformed text and would stop drawing): in buf when it fits (labels, titles and tick values all
+ * do, so drawing them allocates nothing), else in memory the caller frees (t != buf); NULL when out
+ * of memory. */
+static char *valid_utf8(const char *s, char *buf, size_t cap)
 {
     const size_t n = strlen(s);
-    char *out = malloc(n + 1);
+    char *out = n < cap ? buf : malloc(n + 1);
     if (!out)
         return NULL;
     size_t i = 0, o = 0;
@@ -333,18 +335,22 @@ static char *valid_utf8(const char *s)
     return out;
 }
 
+#define TEXT_BUF 512 /* text up to this length is checked on the stack */
+
 static double font_size(int scale) { return EM_PER_SCALE * (scale < 1 ? 1 : scale); }
 
 /* Advance of `text` in cr's font at `scale`; -1 when out of memory. */
 static double advance(cairo_t *cr, const char *text, int scale)
 {
-    char *t = valid_utf8(text);
+    char buf[TEXT_BUF];
+    char *t = valid_utf8(text, buf, sizeof buf);
     if (!t)
         return -1.0;
     cairo_set_font_size(cr, font_size(scale));
     cairo_text_extents_t e;
     cairo_text_extents(cr, t, &e);
-    free(t);
+    if (t != buf)
+        free(t);
     return e.x_advance;
 }
 
@@ -380,9 +386,12 @@ static void draw_text(lsim_canvas *canvas, double x, double y, const char *text,
 {
     if (!canvas || !text || !*text)
         return;
-    char *t = valid_utf8(text);
-    if (!t)
+    char buf[TEXT_BUF];
+    char *t = valid_utf8(text, buf, sizeof buf);
+    if (!t) {
+        canvas->out_of_memory = 1; /* the picture would lack this text: write_png refuses it */
         return;
+    }
     cairo_t *cr = canvas->cr;
     cairo_save(cr);
     cairo_set_font_size(cr, font_size(scale));
@@ -400,7 +409,8 @@ static void draw_text(lsim_canvas *canvas, double x, double y, const char *text,
     }
     cairo_show_text(cr, t);
     cairo_restore(cr);
-    free(t);
+    if (t != buf)
+        free(t);
 }
 
 void lsim_canvas_text(lsim_canvas *canvas, int x, int y, const char *text, int scale, lsim_align align,
@@ -421,5 +431,8 @@ lsim_status lsim_canvas_write_png(lsim_context *ctx, const lsim_canvas *canvas, 
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: no image given");
     if (!path || !*path)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "PNG: empty output path");
+    if (canvas->out_of_memory)
+        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "PNG '%s': out of memory while drawing its text; free memory "
+                         "and write it again", path);
     return lsim_png_save_surface(ctx, canvas->surface, path);
 }

@@ -23,6 +23,7 @@ typedef struct lsim_canvas {
     cairo_t *cr;                  /* its drawing context (clip applied); for drawing beyond this API */
     int clip_x0, clip_y0;         /* drawing is limited to [clip_x0, clip_x1) x [clip_y0, clip_y1) */
     int clip_x1, clip_y1;
+    int out_of_memory;            /* a text could not be drawn: lsim_canvas_write_png refuses the picture */
 } lsim_canvas;
 
 typedef enum lsim_marker {
