@@ -481,9 +481,9 @@ lsim_status lsim_calibration_read(lsim_context *ctx, const char *path, lsim_cali
     if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
         return lsim_fail(ctx, LSIM_ERR_IO, "%s: is a directory, not a calibration file", path);
     FILE *f = NULL;
-    const char *why = lsim_fopen_regular(ctx, path, LSIM_INPUT_CALIBRATION, &f);
-    if (why)
-        return lsim_fail(ctx, LSIM_ERR_IO, "%s: cannot open the calibration file: %s", path, why);
+    lsim_status open_st = lsim_file_open(ctx, path, LSIM_INPUT_CALIBRATION, &f, NULL); /* "PATH: cannot open ..." */
+    if (open_st != LSIM_OK)
+        return open_st;
     int empty = 1, c;
     int comment = 0;
     while (empty && (c = fgetc(f)) != EOF) {

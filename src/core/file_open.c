@@ -32,7 +32,7 @@ static const struct {
     [LSIM_INPUT_TRAJECTORY] = {"trajectory file", 64 * MIB, "give fewer poses (they are interpolated)"},
     [LSIM_INPUT_KERNEL] = {"kernel file", 64 * MIB, "give a coarser kernel grid"},
     [LSIM_INPUT_CALIBRATION] = {"calibration file", 64 * MIB, "give the file `lidarsim calibrate -o` wrote"},
-    [LSIM_INPUT_UNIT] = {"sensor calibration file", 64 * MIB, "a unit's calibration is a few kilobytes"},
+    [LSIM_INPUT_UNIT] = {"sensor calibration file", 16 * MIB, "a unit's calibration is a few kilobytes"},
     [LSIM_INPUT_MESH] = {"mesh", 4 * GIB, "simplify the mesh or split it into several objects"},
     [LSIM_INPUT_DATASET_STATE] = {"dataset state file", 64 * MIB, "it is not one lidarsim wrote; give a new -o"},
     [LSIM_INPUT_DATASET_FRAME] = {"dataset frame file", 4 * GIB, "it is not one lidarsim wrote; give a new -o"},

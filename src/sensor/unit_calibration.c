@@ -15,47 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Calibration files are a few kilobytes; anything past this is not one. */
-#define UNIT_FILE_MAX ((long)16 << 20)
-
+/* Through the one opener (core/file_open.h): a regular file of at most 16 MiB (LSIM_INPUT_UNIT;
+ * calibration files are a few kilobytes, anything past that is not one), read whole. */
 static lsim_status read_whole(lsim_context *ctx, const char *path, char **text, size_t *size)
 {
-    FILE *f = NULL;
-    const char *why = lsim_fopen_regular(ctx, path, LSIM_INPUT_UNIT, &f);
-    if (why)
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot open sensor calibration '%s': %s", path, why);
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        n = ftell(f);
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot read sensor calibration '%s' (not a regular file?)", path);
-    }
-    if (n > UNIT_FILE_MAX) {
-        fclose(f);
-        return lsim_fail(ctx, LSIM_ERR_PARSE, "sensor calibration '%s' is %ld bytes; a calibration file is at most 16 MiB",
-                         path, n);
-    }
-    char *buf = malloc((size_t)n + 1);
-    if (!buf) {
-        fclose(f);
-        return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
-    }
-    size_t got = fread(buf, 1, (size_t)n, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != (size_t)n) {
-        free(buf);
-        return lsim_fail(ctx, LSIM_ERR_IO, "cannot read sensor calibration '%s'", path);
-    }
-    buf[n] = '\0';
-    if (memchr(buf, '\0', (size_t)n)) {
+    char *buf = NULL;
+    size_t n = 0;
+    lsim_status st = lsim_file_read_all(ctx, path, LSIM_INPUT_UNIT, &buf, &n);
+    if (st != LSIM_OK)
+        return st;
+    if (memchr(buf, '\0', n)) {
         free(buf);
         return lsim_fail(ctx, LSIM_ERR_PARSE, "sensor calibration '%s' holds NUL bytes: not a text file (JSON, YAML or XML)",
                          path);
     }
     *text = buf;
-    *size = (size_t)n;
+    *size = n;
     return LSIM_OK;
 }
 
