@@ -272,21 +272,3 @@ int lsim_file_open_errno(const char *path, lsim_input_kind kind, int *fd, uint64
         *size = (uint64_t)sb.st_size;
     return 0;
 }
-
-const char *lsim_fopen_regular(lsim_context *ctx, const char *path, lsim_input_kind kind, FILE **out)
-{
-    *out = NULL;
-    if ((unsigned)kind >= LSIM_INPUT_KIND_COUNT)
-        kind = LSIM_INPUT_OTHER;
-    int fd, err;
-    struct stat sb;
-    const char *why = open_regular(path, kinds[kind].max, &fd, &sb, &err);
-    if (why)
-        return err == EFBIG ? "it is larger than the most lidarsim reads of such a file (README \"Robustness\")" : why;
-    lsim_file_inputs_add(ctx, sb.st_dev, sb.st_ino, kind, path);
-    if (!(*out = bounded_stream(fd, kinds[kind].max))) {
-        close(fd);
-        return "out of memory";
-    }
-    return NULL;
-}

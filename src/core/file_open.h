@@ -60,9 +60,4 @@ lsim_status lsim_file_open_fd(lsim_context *ctx, const char *path, lsim_input_ki
  * folder, EINVAL for a FIFO, socket or device, EFBIG above the kind's bound). */
 int lsim_file_open_errno(const char *path, lsim_input_kind kind, int *fd, uint64_t *size);
 
-/* lsim_file_open for callers that word their own message: NULL and *out open on success; otherwise
- * why not (a static text, for "PATH: cannot open ...: <why>"). ctx (may be NULL) only records the
- * input (core/file_inputs.h). */
-const char *lsim_fopen_regular(lsim_context *ctx, const char *path, lsim_input_kind kind, FILE **out);
-
 #endif
