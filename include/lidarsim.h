@@ -117,7 +117,8 @@ LSIM_API lsim_status lsim_sensor_create_planar(lsim_context *ctx, double fov_deg
 /* Time-of-flight camera (pinhole), one beam per pixel. */
 LSIM_API lsim_status lsim_sensor_create_camera(lsim_context *ctx, int width, int height, double hfov_deg,
                                                double vfov_deg, double rate_hz, lsim_sensor **out);
-/* Arbitrary beam table, fired in row order. time_s and ring may be NULL (then all 0). */
+/* Arbitrary beam table, fired in row order. time_s (each 0..86400 s: the beam's time within its
+ * frame) and ring may be NULL (then all 0). */
 LSIM_API lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count, const double *azimuth_deg,
                                                 const double *elevation_deg, const double *time_s,
                                                 const uint16_t *ring, lsim_sensor **out);
