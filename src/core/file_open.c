@@ -166,7 +166,9 @@ static lsim_status fail_open(lsim_context *ctx, const char *path, lsim_input_kin
                          (unsigned long long)(max % GIB == 0 ? max / GIB : max / MIB), max % GIB == 0 ? "GiB" : "MiB",
                          kinds[kind].name, kinds[kind].hint);
     }
-    const lsim_status st = err == ENOENT && kind == LSIM_INPUT_MESH ? LSIM_ERR_NOT_FOUND : LSIM_ERR_IO;
+    const lsim_status st = err == ENOMEM                             ? LSIM_ERR_OUT_OF_MEMORY
+                           : err == ENOENT && kind == LSIM_INPUT_MESH ? LSIM_ERR_NOT_FOUND
+                                                                     : LSIM_ERR_IO;
     return lsim_fail(ctx, st, "%s: cannot open the %s: %s", path, kinds[kind].name, why);
 }
 
