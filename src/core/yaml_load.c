@@ -25,7 +25,17 @@ typedef struct event_pass {
     open_node stack[LSIM_YAML_MAX_DEPTH + 1];
     size_t depth;
     size_t nodes;
+    const char *const *known; /* the kind's top-level keys (lsim_yaml_limits.known) */
+    int recognised;           /* the top-level mapping holds one of them */
 } event_pass;
+
+static int is_known(const char *const *known, const char *key)
+{
+    for (size_t i = 0; known && known[i]; ++i)
+        if (strcmp(known[i], key) == 0)
+            return 1;
+    return 0;
+}
 
 /* "objects[2].box": the keys and indices that lead to the node being read at depth `upto` (the
  * collection opened there, when it is on the stack). With `partial`, the innermost collection adds
@@ -38,7 +48,10 @@ static const char *node_path(const event_pass *e, size_t upto, int partial, char
         const open_node *n = &e->stack[i];
         if (partial && i + 1 == upto && (!n->mapping || !n->want_value))
             break;
-        int w = n->mapping ? snprintf(buf + len, size - len, "%s%s", len ? "." : "", n->key[0] ? n->key : "?")
+        /* a key the file chose is named only in a file recognised as its kind */
+        const char *k = !n->key[0] ? "?" : (e->recognised || (i == 0 && is_known(e->known, n->key))) ? n->key
+                                                                                                     : "(a key)";
+        int w = n->mapping ? snprintf(buf + len, size - len, "%s%s", len ? "." : "", k)
                            : snprintf(buf + len, size - len, "[%zu]", n->items);
         if (w < 0)
             break;
@@ -59,9 +72,15 @@ static void node_done(event_pass *e, const char *scalar)
         ++top->items;
     } else if (!top->want_value) {
         ++top->keys;
-        snprintf(top->key, sizeof top->key, "%s", scalar ? scalar : "?");
-        if (scalar && strlen(scalar) >= sizeof top->key)
-            memcpy(top->key + sizeof top->key - 4, "...", 4);
+        /* at most 40 bytes of printable ASCII (others '?') */
+        size_t n = 0;
+        for (const char *c = scalar ? scalar : "?"; *c && n < 40; ++c)
+            top->key[n++] = (unsigned char)*c >= 0x20 && (unsigned char)*c <= 0x7e ? *c : '?';
+        top->key[n] = '\0';
+        if (scalar && strlen(scalar) > 40)
+            memcpy(top->key + 40, "...", 4);
+        if (e->depth == 1 && scalar && is_known(e->known, scalar))
+            e->recognised = 1;
         top->want_value = 1;
     } else {
         top->want_value = 0;
@@ -136,6 +155,7 @@ static lsim_status scan_events(lsim_context *ctx, const char *path, FILE *f, con
         yaml_parser_delete(&parser);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "%s: out of memory reading the YAML", path);
     }
+    e->known = lim->known;
     lsim_status st = LSIM_OK;
     char where[256];
     for (int done = 0; !done && st == LSIM_OK;) {

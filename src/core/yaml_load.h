@@ -24,6 +24,10 @@ typedef struct lsim_yaml_limits {
     const char *kind;    /* "scene file", "calibration file" */
     const char *needs;   /* said of an empty file: "`sensor:` and `objects:`" */
     const char *smaller; /* what to do past max_nodes or max_entries */
+    /* The top-level keys of the kind (NULL-terminated; NULL: none). A syntax error names the key
+     * path (objects[2].box) only once the top-level mapping has shown one of them; before, a key
+     * is "(a key)": a file that is not what it should be is never quoted (issue 23). */
+    const char *const *known;
 } lsim_yaml_limits;
 
 /* One document from the open file `f` (read from its start; `content_end`: its size less

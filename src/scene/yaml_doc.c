@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,10 +12,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The top-level keys of every kind lsim_yaml_load reads: scene, fit file, calibration, calibrate
+ * config and dataset config (a syntax error names keys only after one of them). */
+static const char *const known_keys[] = {
+    "sensor", "materials", "labels", "objects", "max_bounces", "atmosphere", "ambient", "engine", "raster",
+    "scene", "scan", "intensity_weight", "parameters", "loss", "max_iterations", "lidarsim_calibration",
+    "bin_width_deg", "seed", "frames", "frames_per_sequence", "layout", "jitter", "trajectory", "library",
+    "points_format", NULL};
+
 /* The scene's limits (lsim_yaml_load). */
 static const lsim_yaml_limits scene_limits = {
     LSIM_YAML_MAX_NODES, 0, "scene file", "`sensor:` and `objects:`",
-    "put large geometry into mesh files (`mesh: part.ply`) instead of the scene"};
+    "put large geometry into mesh files (`mesh: part.ply`) instead of the scene", known_keys};
 
 lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y)
 {
@@ -67,7 +76,30 @@ lsim_status lsim_yaml_fail(lsim_yaml *y, const yaml_node_t *node, lsim_status st
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     size_t line = node ? node->start_mark.line + 1 : 0, col = node ? node->start_mark.column + 1 : 0;
-    return lsim_fail(y->ctx, status, "%s:%zu:%zu: %s: %s", y->path, line, col, key, msg);
+    /* the key path may hold user-named keys (materials.NAME): printable ASCII only */
+    char path[192];
+    lsim_strlcpy(path, key ? key : "", sizeof path);
+    for (char *c = path; *c; ++c)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+            *c = '?';
+    return lsim_fail(y->ctx, status, "%s:%zu:%zu: %s: %s", y->path, line, col, path, msg);
+}
+
+const char *lsim_yaml_quote(const lsim_yaml *y, const char *text, const char *instead, char *buf)
+{
+    if (!y->recognised || !text)
+        return instead;
+    size_t n = 0, len = strlen(text);
+    buf[n++] = '\'';
+    for (size_t i = 0; i < len && i < 40; ++i)
+        buf[n++] = (unsigned char)text[i] >= 0x20 && (unsigned char)text[i] <= 0x7e ? text[i] : '?';
+    if (len > 40) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n++] = '\'';
+    buf[n] = '\0';
+    return buf;
 }
 
 static const char *node_text(const yaml_node_t *node)
@@ -85,16 +117,23 @@ static const char *node_kind(const yaml_node_t *node)
     }
 }
 
-/* What a node holds, for "expected X, got Y": the value itself for a scalar ('abc'). */
+/* What a node holds, for "expected X, got Y": its kind and size ("a scalar", "a list of 3"), never
+ * its text (a path may name a file that is not what it should be: issue 23). */
 static const char *node_describe(const yaml_node_t *node, char *buf, size_t size)
 {
     const char *s = node_text(node);
-    if (!s)
-        return node_kind(node);
-    if (!*s)
-        return "an empty value";
-    snprintf(buf, size, "'%.60s%s'", s, strlen(s) > 60 ? "..." : "");
-    return buf;
+    if (s)
+        return *s ? "a scalar" : "an empty value";
+    if (node && node->type == YAML_SEQUENCE_NODE) {
+        snprintf(buf, size, "a list of %zu", (size_t)(node->data.sequence.items.top - node->data.sequence.items.start));
+        return buf;
+    }
+    if (node && node->type == YAML_MAPPING_NODE) {
+        size_t n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+        snprintf(buf, size, "a mapping of %zu key%s", n, n == 1 ? "" : "s");
+        return buf;
+    }
+    return node_kind(node);
 }
 
 /* Edit distance (insert, delete, substitute, swap of neighbours) of two short keys, capped at 9. */
@@ -128,6 +167,12 @@ lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key
     if (!map || map->type != YAML_MAPPING_NODE)
         return lsim_yaml_fail(y, map, LSIM_ERR_PARSE, key, "expected a mapping (key: value), got %s",
                               node_describe(map, what, sizeof what));
+    if (map == lsim_yaml_root(y))
+        for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+            const char *name = node_text(yaml_document_get_node(&y->doc, p->key));
+            for (size_t i = 0; name && allowed[i]; ++i)
+                y->recognised |= strcmp(name, allowed[i]) == 0;
+        }
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
         const char *name = node_text(k);
@@ -151,8 +196,12 @@ lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key
             char hint[96] = "";
             if (close)
                 snprintf(hint, sizeof hint, " (did you mean '%s'?)", close);
-            return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key '%s'%s; valid keys: %s",
-                                  name ? name : "(non-scalar)", hint, valid);
+            char quoted[LSIM_YAML_QUOTE_MAX];
+            if (!y->recognised)
+                return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "an unknown key%s (the top level holds none of "
+                                      "the valid keys: is this the right file?); valid keys: %s", hint, valid);
+            return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key %s%s; valid keys: %s",
+                                  name ? lsim_yaml_quote(y, name, "", quoted) : "(not a scalar)", hint, valid);
         }
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; ++q) {
             const char *other = node_text(yaml_document_get_node(&y->doc, q->key));
@@ -207,7 +256,9 @@ lsim_status lsim_yaml_check_unique(lsim_yaml *y, yaml_node_t *map, const char *k
     if (repeat == n)
         return LSIM_OK;
     yaml_node_t *k = yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[repeat].key);
-    return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "'%s' appears twice (first on line %zu)", node_text(k),
+    char quoted[LSIM_YAML_QUOTE_MAX];
+    return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "%s appears twice (first on line %zu)",
+                          lsim_yaml_quote(y, node_text(k), "a key", quoted),
                           yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[first].key)->start_mark.line + 1);
 }
 
@@ -235,8 +286,10 @@ lsim_status lsim_yaml_number(lsim_yaml *y, yaml_node_t *node, const char *key, d
     double v = strtod(s, &end);
     while (*end == ' ')
         ++end;
+    char quoted[LSIM_YAML_QUOTE_MAX];
     if (*end || errno == ERANGE || !isfinite(v))
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a finite number, got '%s'", s);
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected a finite number, got %s",
+                              lsim_yaml_quote(y, s, "a scalar that is not one", quoted));
     *out = v;
     return LSIM_OK;
 }
@@ -251,13 +304,16 @@ lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
+    char quoted[LSIM_YAML_QUOTE_MAX];
     if (*end || errno == ERANGE) {
         /* 1e12 or 99999999999999999999: a whole number, just far too large (or small) */
         errno = 0;
         double d = strtod(s, &end);
         if (!*end && end != s && (errno == ERANGE || isfinite(d)) && d == floor(d) && (d < (double)lo || d > (double)hi))
-            return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%s is out of range; valid: %ld to %ld", s, lo, hi);
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got '%s'", s);
+            return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%s is out of range; valid: %ld to %ld",
+                                  lsim_yaml_quote(y, s, "the number", quoted), lo, hi);
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got %s",
+                              lsim_yaml_quote(y, s, "a scalar that is not one", quoted));
     }
     if (v < lo || v > hi)
         return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%ld is out of range; valid: %ld to %ld", v, lo, hi);

@@ -16,6 +16,7 @@ typedef struct lsim_yaml {
     const char *path;
     yaml_document_t doc;
     int loaded;
+    int recognised; /* the top level is a mapping holding a key of its kind (lsim_yaml_check_keys) */
 } lsim_yaml;
 
 lsim_status lsim_yaml_load(lsim_context *ctx, const char *path, lsim_yaml *y);
@@ -27,7 +28,17 @@ yaml_node_t *lsim_yaml_root(lsim_yaml *y);
 lsim_status lsim_yaml_fail(lsim_yaml *y, const yaml_node_t *node, lsim_status status, const char *key,
                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* Require a mapping whose keys are all in `allowed` (NULL-terminated). */
+/* What a message may quote of a file (issue 23): text of a document recognised as its kind
+ * (y->recognised: lsim_yaml_check_keys found one of the kind's keys at its top level) as
+ * 'text', at most 40 bytes of printable ASCII (others '?'); `instead` for any other document, so
+ * that a path naming the wrong file (/etc/shadow) never brings its content into a message.
+ * `buf` holds at least LSIM_YAML_QUOTE_MAX bytes. */
+#define LSIM_YAML_QUOTE_MAX 48
+const char *lsim_yaml_quote(const lsim_yaml *y, const char *text, const char *instead, char *buf);
+
+/* Require a mapping whose keys are all in `allowed` (NULL-terminated). On the root, a mapping
+ * holding one of them marks the document as recognised (lsim_yaml_quote); unknown keys are named
+ * only in a recognised document. */
 lsim_status lsim_yaml_check_keys(lsim_yaml *y, yaml_node_t *map, const char *key, const char *const *allowed);
 /* Require a mapping's keys to be distinct (for user-named keys: materials, labels). */
 lsim_status lsim_yaml_check_unique(lsim_yaml *y, yaml_node_t *map, const char *key);

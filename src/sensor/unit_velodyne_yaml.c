@@ -40,18 +40,25 @@ static lsim_status yaml_number(lsim_context *ctx, const char *path, yaml_documen
     char *end = NULL;
     const char *s = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
     double d = strtod(s, &end);
+    /* the value is not quoted: a path may name a file that is not what it should be (issue 23) */
     if (v->type != YAML_SCALAR_NODE || end == s || *end != '\0' || !isfinite(d))
-        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: '%.40s%s' is not a finite number", path,
-                         v->start_mark.line + 1, key, s, strlen(s) > 40 ? "..." : "");
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: %s: expected a finite number (radians or metres), got %s",
+                         path, v->start_mark.line + 1, key,
+                         v->type == YAML_SEQUENCE_NODE  ? "a list"
+                         : v->type == YAML_MAPPING_NODE ? "a mapping"
+                         : !*s                          ? "an empty value"
+                                                        : "a scalar that is not one");
     *out = d;
     return LSIM_OK;
 }
+
+static const char *const ros_keys[] = {"lasers", "num_lasers", "distance_resolution", NULL};
 
 /* What a ROS calibration may hold: a list of at most 128 lasers, each a mapping of a dozen keys. */
 static const lsim_yaml_limits ros_limits = {
     LSIM_VELODYNE_YAML_MAX_VALUES, LSIM_VELODYNE_MAX_LASERS, "sensor calibration",
     "`lasers:` (a list of {laser_id, vert_correction, ...})",
-    "a velodyne_pointcloud calibration lists at most 128 lasers of a dozen keys each"};
+    "a velodyne_pointcloud calibration lists at most 128 lasers of a dozen keys each", ros_keys};
 
 lsim_status lsim_velodyne_read_yaml(lsim_context *ctx, const char *path, const char *text, size_t size,
                                     lsim_velodyne_table *table, int *recognised)
