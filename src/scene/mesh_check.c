@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct {
     char name[32];
+    int line; /* its header line: messages name it there, never by the file's own words */
     uint64_t count;
     int nprops;
     ply_property prop[PLY_MAX_PROPERTIES];
@@ -120,8 +121,8 @@ static lsim_status ply_parse_header(lsim_context *ctx, const char *name, const u
                 *fmt = PLY_BE;
             else
                 return lsim_fail(ctx, LSIM_ERR_PARSE,
-                                 "mesh '%s':%d: unknown PLY format '%s'; valid: ascii, binary_little_endian, "
-                                 "binary_big_endian", name, lineno, f ? f : "");
+                                 "mesh '%s':%d: the PLY format line names no known format; expected `format ascii "
+                                 "1.0` (or binary_little_endian, binary_big_endian)", name, lineno);
             have_format = 1;
         } else if (strcmp(word, "element") == 0) {
             const char *en = strtok_r(NULL, " \t", &save), *cn = strtok_r(NULL, " \t", &save);
@@ -136,19 +137,20 @@ static lsim_status ply_parse_header(lsim_context *ctx, const char *name, const u
                                  PLY_MAX_ELEMENTS);
             if (count > LSIM_MESH_MAX_ELEMENTS)
                 return lsim_fail(ctx, LSIM_ERR_PARSE,
-                                 "mesh '%s':%d: PLY element '%s' claims %llu records; at most %llu are supported", name,
-                                 lineno, en, count, LSIM_MESH_MAX_ELEMENTS);
+                                 "mesh '%s':%d: the PLY element of this line claims %llu records; at most %llu are "
+                                 "supported", name, lineno, count, LSIM_MESH_MAX_ELEMENTS);
             ply_element *e = &el[(*nel)++];
             memset(e, 0, sizeof *e);
             snprintf(e->name, sizeof e->name, "%s", en);
+            e->line = lineno;
             e->count = count;
         } else if (strcmp(word, "property") == 0) {
             if (*nel == 0)
                 return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s':%d: PLY property before any element", name, lineno);
             ply_element *e = &el[*nel - 1];
             if (e->nprops == PLY_MAX_PROPERTIES)
-                return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s':%d: more than %d properties in PLY element '%s'",
-                                 name, lineno, PLY_MAX_PROPERTIES, e->name);
+                return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s':%d: more than %d properties in the PLY element of "
+                                 "line %d", name, lineno, PLY_MAX_PROPERTIES, e->line);
             ply_property *p = &e->prop[e->nprops];
             memset(p, 0, sizeof *p);
             const char *t = strtok_r(NULL, " \t", &save);
@@ -170,8 +172,9 @@ static lsim_status ply_parse_header(lsim_context *ctx, const char *name, const u
                 p->size = t ? ply_type(t, &sgn, &integer) : 0;
                 if (!p->size)
                     return lsim_fail(ctx, LSIM_ERR_PARSE,
-                                     "mesh '%s':%d: unknown PLY property type '%s'; valid: char uchar short ushort "
-                                     "int uint float double (or int8 ... float64)", name, lineno, t ? t : "");
+                                     "mesh '%s':%d: the PLY property line names no known type; expected `property "
+                                     "TYPE NAME`, TYPE one of char uchar short ushort int uint float double (or int8 "
+                                     "... float64)", name, lineno);
             }
             p->item_signed = sgn;
             p->item_int = integer;
@@ -180,7 +183,8 @@ static lsim_status ply_parse_header(lsim_context *ctx, const char *name, const u
                                  lineno);
             ++e->nprops;
         } else {
-            return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s':%d: unknown PLY header line '%s'", name, lineno, word);
+            return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s':%d: not a PLY header line; expected `format`, "
+                             "`element`, `property`, `comment`, `obj_info` or `end_header`", name, lineno);
         }
     }
     return lsim_fail(ctx, LSIM_ERR_PARSE, "mesh '%s': PLY header has no 'end_header' line in its first %zu bytes", name,
@@ -211,8 +215,8 @@ static lsim_status ply_walk_binary(lsim_context *ctx, const char *name, const ui
         if (!has_list) { /* fixed-size records: one bounds check */
             if (fixed && e->count > (size - pos) / fixed)
                 return lsim_fail(ctx, LSIM_ERR_PARSE,
-                                 "mesh '%s': PLY element '%s' claims %llu records of %llu bytes, but only %zu bytes "
-                                 "follow at offset %zu (truncated file or wrong header)", name, e->name,
+                                 "mesh '%s': the PLY element of header line %d claims %llu records of %llu bytes, but "
+                                 "only %zu bytes follow at offset %zu (truncated file or wrong header)", name, e->line,
                                  (unsigned long long)e->count, (unsigned long long)fixed, size - pos, pos);
             pos += (size_t)(e->count * fixed);
             continue;
@@ -246,9 +250,9 @@ static lsim_status ply_walk_binary(lsim_context *ctx, const char *name, const ui
             continue;
         truncated:
             return lsim_fail(ctx, LSIM_ERR_PARSE,
-                             "mesh '%s': PLY element '%s' record %llu of %llu runs past the end of the file (offset "
-                             "%zu of %zu; truncated file or a corrupt list length)", name, e->name,
-                             (unsigned long long)r, (unsigned long long)e->count, pos, size);
+                             "mesh '%s': record %llu of %llu of the PLY element of header line %d runs past the end "
+                             "of the file (offset %zu of %zu; truncated file or a corrupt list length)", name,
+                             (unsigned long long)r, (unsigned long long)e->count, e->line, pos, size);
         }
     }
     return LSIM_OK;
