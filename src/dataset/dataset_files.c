@@ -84,6 +84,41 @@ static lsim_status make_dirs_to(lsim_context *ctx, const char *out)
     return make_dir(ctx, out);
 }
 
+lsim_status lsim_dataset_check_planned(lsim_context *ctx, const char *out, size_t frames, size_t per,
+                                       lsim_format points, const lsim_dataset_split *split)
+{
+    static const char *const root_files[] = {"dataset.json", "labels.yaml"};
+    static const char *const sequence_files[] = {"calib.txt", "poses.txt", "times.txt", "labels.yaml"};
+    char dir[4000], path[4400], name[LSIM_DATASET_FRAME_FILES][LSIM_DATASET_NAME_BYTES];
+    struct stat sb;
+    if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode) || per == 0)
+        return LSIM_OK; /* nothing there yet: no input can be replaced */
+    lsim_status st = LSIM_OK;
+    for (size_t i = 0; i < 2 && st == LSIM_OK; ++i) {
+        snprintf(path, sizeof path, "%s/%s", out, root_files[i]);
+        st = lsim_context_check_output(ctx, path);
+    }
+    for (size_t q = 0; q * per < frames && st == LSIM_OK; ++q) {
+        lsim_dataset_sequence_dir(dir, sizeof dir, out, q);
+        if (stat(dir, &sb) != 0)
+            continue;
+        for (size_t i = 0; i < 4 && st == LSIM_OK; ++i) {
+            snprintf(path, sizeof path, "%s/%s", dir, sequence_files[i]);
+            st = lsim_context_check_output(ctx, path);
+        }
+        for (size_t k = q * per; k < frames && k < (q + 1) * per && st == LSIM_OK; ++k) {
+            if (!lsim_dataset_owns(split, k))
+                continue;
+            const size_t n = lsim_dataset_frame_files(k % per, points, name);
+            for (size_t j = 0; j < n && st == LSIM_OK; ++j) {
+                snprintf(path, sizeof path, "%s/%s", dir, name[j]);
+                st = lsim_context_check_output(ctx, path);
+            }
+        }
+    }
+    return st;
+}
+
 lsim_status lsim_dataset_make_dirs(lsim_context *ctx, const char *out, size_t sequence, lsim_format points)
 {
     char path[4096];

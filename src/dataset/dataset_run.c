@@ -302,7 +302,10 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
         free(s.buf);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for %zu frames", s.frames);
     }
-    lsim_status st = lsim_dataset_check_root(ctx, out_dir, &s.info, s.seed, s.frames);
+    /* no output may replace an input: checked for every planned file before any is written */
+    lsim_status st = lsim_dataset_check_planned(ctx, out_dir, s.frames, s.per, s.info.points_format, &split);
+    if (st == LSIM_OK)
+        st = lsim_dataset_check_root(ctx, out_dir, &s.info, s.seed, s.frames);
     if (st == LSIM_OK)
         st = lsim_dataset_make_dirs(ctx, out_dir, SIZE_MAX, LSIM_FORMAT_AUTO);
     /* leftovers of killed runs first: all of them when no other writer runs here */

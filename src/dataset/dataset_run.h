@@ -75,6 +75,11 @@ lsim_status lsim_dataset_write_root(lsim_context *ctx, const char *out, const ls
  * sequence with `count` frames: pose[12 k ...] and time[k] of each. */
 lsim_status lsim_dataset_write_sequence(lsim_context *ctx, const char *out, size_t sequence, size_t count,
                                         const double *pose, const double *time, const lsim_scene *scene);
+/* Before any work: LSIM_OK when no file this writer would write (the root and sequence text
+ * files, the frames it owns) is a file the run reads (lsim_context_check_output); otherwise the
+ * error naming both. Only folders that exist are looked into (a fresh OUT costs one stat). */
+lsim_status lsim_dataset_check_planned(lsim_context *ctx, const char *out, size_t frames, size_t per,
+                                       lsim_format points, const lsim_dataset_split *split);
 /* "OUT/sequences/SS" */
 void lsim_dataset_sequence_dir(char *buf, size_t size, const char *out, size_t sequence);
 
