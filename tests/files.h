@@ -74,6 +74,23 @@ static inline uint32_t png_u32be(const unsigned char *b)
 }
 
 /* The file is a PNG of width x height (signature and IHDR). */
+/* The PNG's width and height into *w, *h; 0 when it is not a PNG. */
+static inline int png_read_size(const char *path, uint32_t *w, uint32_t *h)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return 0;
+    unsigned char head[24];
+    size_t n = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (n != sizeof head || memcmp(head, sig, 8) || memcmp(head + 12, "IHDR", 4))
+        return 0;
+    *w = png_u32be(head + 16);
+    *h = png_u32be(head + 20);
+    return 1;
+}
+
 static inline int png_has_size(const char *path, uint32_t width, uint32_t height)
 {
     FILE *fp = fopen(path, "rb");
