@@ -186,7 +186,7 @@ static void aliases(lsim_context *ctx)
            "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
            "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
            "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]\n",
-           PATH ":1:1: (top level): unknown key 'a'");
+           PATH ":1:1: (top level): an unknown key (the top level holds none of the valid keys");
     EXPECT(ctx, "laughs as elevations",
            "sensor:\n  type: rotating\n  columns: 10\n  elevations: &a [1, 2]\n  channels: 2\n"
            "objects: &o [*o, *o]\n",

@@ -269,8 +269,8 @@ static lsim_status read_brdf(lsim_yaml *y, yaml_node_t *node, const char *prefix
         return st;
     lsim_brdf_kind kind;
     if (lsim_brdf_kind_parse(name, &kind))
-        return lsim_yaml_fail(y, t, LSIM_ERR_PARSE, key, "'%.40s' is not a BRDF; valid: lambertian, oren-nayar, "
-                              "cook-torrance, retroreflector, mirror, glass", name);
+        return lsim_yaml_fail(y, t, LSIM_ERR_PARSE, key, "%s is not a BRDF; valid: lambertian, oren-nayar, "
+                              "cook-torrance, retroreflector, mirror, glass", LSIM_YAML_Q(y, name));
     lsim_brdf_defaults(b, kind);
     struct { const char *name; double *out; } f[] = {
         {"reflectance", &b->reflectance}, {"roughness", &b->roughness}, {"ior", &b->ior}, {"f0", &b->f0},
@@ -303,8 +303,8 @@ static lsim_status read_brdf(lsim_yaml *y, yaml_node_t *node, const char *prefix
         if (v && (st = lsim_yaml_string(y, v, key, &fit)) != LSIM_OK)
             return st;
         if (v && strcmp(fit, "shape-and-scale") != 0 && strcmp(fit, "scale-only") != 0)
-            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "'%.40s' is invalid; valid: shape-and-scale, scale-only",
-                                  fit);
+            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "%s is invalid; valid: shape-and-scale, scale-only",
+                                  LSIM_YAML_Q(y, fit));
         if (v)
             *shape_fitted = strcmp(fit, "shape-and-scale") == 0;
     } else if (lsim_yaml_get(y, node, "scale") || lsim_yaml_get(y, node, "rms") || lsim_yaml_get(y, node, "fit")) {
@@ -393,8 +393,8 @@ static lsim_status read_material(lsim_yaml *y, yaml_node_t *node, size_t index, 
     if ((st = lsim_yaml_string(y, v, key, &name)) != LSIM_OK)
         return st;
     if (!lsim_calib_name_valid(name))
-        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "'%.80s' is invalid; valid: 1 to 63 characters of "
-                              "letters, digits, '_', '-', '.'", name);
+        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "%s is invalid; valid: 1 to 63 characters of "
+                              "letters, digits, '_', '-', '.'", LSIM_YAML_Q(y, name));
     lsim_strlcpy(m->name, name, sizeof m->name);
     snprintf(prefix, sizeof prefix, "materials.%s", name);
     if ((v = lsim_yaml_get(y, node, "source"))) {
@@ -519,8 +519,8 @@ lsim_status lsim_calibration_read(lsim_context *ctx, const char *path, lsim_cali
         const char *s;
         st = lsim_yaml_string(&y, v, "sensor", &s);
         if (st == LSIM_OK && !lsim_calib_name_valid(s))
-            st = lsim_yaml_fail(&y, v, LSIM_ERR_PARSE, "sensor", "'%.80s' is invalid; valid: 1 to 63 characters of "
-                                "letters, digits, '_', '-', '.'", s);
+            st = lsim_yaml_fail(&y, v, LSIM_ERR_PARSE, "sensor", "%s is invalid; valid: 1 to 63 characters of "
+                                "letters, digits, '_', '-', '.'", LSIM_YAML_Q(&y, s));
         if (st == LSIM_OK)
             lsim_strlcpy(cal->sensor, s, sizeof cal->sensor);
     } else if (st == LSIM_OK) {

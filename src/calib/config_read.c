@@ -280,8 +280,8 @@ static lsim_status read_yaml_material(lsim_yaml *y, yaml_node_t *m, size_t index
     if ((st = lsim_yaml_string(y, v, key, &name)) != LSIM_OK)
         return st;
     if (!lsim_calib_name_valid(name))
-        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "'%.80s' is invalid; valid: 1 to 63 characters of letters, "
-                              "digits, '_', '-', '.'", name);
+        return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "%s is invalid; valid: 1 to 63 characters of letters, "
+                              "digits, '_', '-', '.'", LSIM_YAML_Q(y, name));
     lsim_strlcpy(in->name, name, sizeof in->name);
     snprintf(key, sizeof key, "materials.%s", name);
     if (!(v = lsim_yaml_get(y, m, "file")))
@@ -303,8 +303,8 @@ static lsim_status read_yaml_material(lsim_yaml *y, yaml_node_t *m, size_t index
         if ((st = lsim_yaml_string(y, v, sub, &brdf)) != LSIM_OK)
             return st;
         if (lsim_calib_brdf_parse(brdf, &kind))
-            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, sub, "'%.40s' is invalid; valid: oren-nayar, cook-torrance, "
-                                  "lambertian", brdf);
+            return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, sub, "%s is invalid; valid: oren-nayar, cook-torrance, "
+                                  "lambertian", LSIM_YAML_Q(y, brdf));
         lsim_brdf_defaults(&in->brdf, kind);
     }
     struct { const char *name; double *out; double lo, hi; const char *valid; } nums[] = {
@@ -346,8 +346,8 @@ static lsim_status read_yaml(lsim_context *ctx, const char *path, lsim_calib_con
         const char *s;
         st = lsim_yaml_string(&y, v, "sensor", &s);
         if (st == LSIM_OK && !lsim_calib_name_valid(s))
-            st = lsim_yaml_fail(&y, v, LSIM_ERR_PARSE, "sensor", "'%.80s' is invalid; valid: 1 to 63 characters "
-                                "of letters, digits, '_', '-', '.' (e.g. rplidar-a1)", s);
+            st = lsim_yaml_fail(&y, v, LSIM_ERR_PARSE, "sensor", "%s is invalid; valid: 1 to 63 characters "
+                                "of letters, digits, '_', '-', '.' (e.g. rplidar-a1)", LSIM_YAML_Q(&y, s));
         if (st == LSIM_OK)
             lsim_strlcpy(cfg->sensor, s, sizeof cfg->sensor);
     }

@@ -86,7 +86,8 @@ lsim_status lsim_ds_opt_material(lsim_yaml *y, yaml_node_t *map, const char *nam
         return st;
     if (strlen(s) >= LSIM_DS_NAME_MAX || lsim_scene_find_material(materials, s) < 0)
         return lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key,
-                              "material '%s' is not defined under `materials:` (or use \"default\")", s);
+                              "material %s is not defined under `materials:` (or use \"default\")",
+                              LSIM_YAML_Q(y, s));
     lsim_strlcpy(out, s, LSIM_DS_NAME_MAX);
     return LSIM_OK;
 }
@@ -149,7 +150,8 @@ static lsim_status read_layout(lsim_yaml *y, lsim_dataset *ds, const lsim_scene 
     else if (strcmp(k, "scatter") == 0)
         ds->layout = LSIM_DS_SCATTER;
     else
-        return lsim_yaml_fail(y, kind, LSIM_ERR_PARSE, "layout.kind", "'%s' is not a layout; valid: street, scatter", k);
+        return lsim_yaml_fail(y, kind, LSIM_ERR_PARSE, "layout.kind", "%s is not a layout; valid: street, scatter",
+                              LSIM_YAML_Q(y, k));
     if ((st = lsim_yaml_check_keys(y, map, ds->layout == LSIM_DS_STREET ? "layout (street)" : "layout (scatter)",
                                    ds->layout == LSIM_DS_STREET ? street_keys : scatter_keys)) != LSIM_OK)
         return st;
@@ -258,7 +260,7 @@ static lsim_status read_trajectory(lsim_yaml *y, lsim_dataset *ds)
         ds->traj = LSIM_DS_WAYPOINTS, keys = waypoint_keys;
     else
         return lsim_yaml_fail(y, kind, LSIM_ERR_PARSE, "trajectory.kind",
-                              "'%s' is not a trajectory; valid: straight, circle, waypoints", k);
+                              "%s is not a trajectory; valid: straight, circle, waypoints", LSIM_YAML_Q(y, k));
     char what[48];
     snprintf(what, sizeof what, "trajectory (%s)", k);
     if ((st = lsim_yaml_check_keys(y, map, what, keys)) != LSIM_OK)
@@ -365,7 +367,8 @@ static lsim_status read_config(lsim_yaml *y, lsim_dataset *ds)
             return st;
         if (strcmp(name, "pcd") && strcmp(name, "ply") && strcmp(name, "las") && strcmp(name, "csv"))
             return lsim_yaml_fail(y, n, LSIM_ERR_PARSE, "points_format",
-                                  "'%.100s' is not a point format; valid: %s (leave the key out for none)", name,
+                                  "%s is not a point format; valid: %s (leave the key out for none)",
+                                  LSIM_YAML_Q(y, name),
                                   LSIM_DATASET_POINTS_FORMATS);
         lsim_format_parse(name, &ds->points_format);
     }

@@ -84,7 +84,7 @@ static lsim_status read_shape(lsim_yaml *y, yaml_node_t *map, const char *key, l
         return st;
     char path[4096];
     if (lsim_scene_file_resolve(ds->dir, name, path, sizeof path))
-        return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "path '%s' is too long", name);
+        return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "a path of %zu bytes is too long", strlen(name));
     e->mesh_path = lsim_strdup(path);
     if (!e->mesh_path)
         return lsim_fail(ds->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading %s", sub);
@@ -173,8 +173,8 @@ static lsim_status read_entry(lsim_yaml *y, yaml_node_t *map, size_t index, lsim
             if (strcmp(s, lsim_ds_on_name((lsim_ds_on)i)) == 0)
                 e->on = (lsim_ds_on)i, found = 1;
         if (!found)
-            return lsim_yaml_fail(y, on, LSIM_ERR_PARSE, sub, "'%s' is not a place; valid: road, sidewalk, ground, "
-                                  "anywhere", s);
+            return lsim_yaml_fail(y, on, LSIM_ERR_PARSE, sub, "%s is not a place; valid: road, sidewalk, ground, "
+                                  "anywhere", LSIM_YAML_Q(y, s));
         if (ds->layout == LSIM_DS_SCATTER && (e->on == LSIM_DS_ON_ROAD || e->on == LSIM_DS_ON_SIDEWALK))
             return lsim_yaml_fail(y, on, LSIM_ERR_PARSE, sub, "a scatter layout has no %s; use ground or anywhere", s);
     }
@@ -191,7 +191,8 @@ static lsim_status read_entry(lsim_yaml *y, yaml_node_t *map, size_t index, lsim
         else if (strcmp(s, "random") == 0)
             e->yaw_aligned = 0;
         else
-            return lsim_yaml_fail(y, yaw, LSIM_ERR_PARSE, sub, "'%s' is not a yaw rule; valid: aligned (+-x), random", s);
+            return lsim_yaml_fail(y, yaw, LSIM_ERR_PARSE, sub, "%s is not a yaw rule; valid: aligned (+-x), random",
+                                  LSIM_YAML_Q(y, s));
     }
     if (st != LSIM_OK)
         return st;
@@ -238,17 +239,18 @@ static lsim_status check_room(lsim_yaml *y, lsim_dataset *ds, yaml_node_t *lib)
         double width = lsim_ds_region_width(ds, e->on);
         if (e->count_lo > 0 && side > width)
             return lsim_yaml_fail(y, cn ? cn : node, LSIM_ERR_PARSE, key,
-                                  "one '%s' is at least %.2f m wide but the widest free strip of the %s is %.2f m; "
+                                  "one %s is at least %.2f m wide but the widest free strip of the %s is %.2f m; "
                                   "shrink `length`, widen the layout or place it elsewhere (`on:`)",
-                                  e->label, side, lsim_ds_on_name(e->on), width);
+                                  LSIM_YAML_Q(y, e->label), side, lsim_ds_on_name(e->on), width);
         need[e->on] += (double)e->count_lo * area;
         double have = lsim_ds_region_area(ds, e->on);
         double total = e->on != LSIM_DS_ON_ANYWHERE ? need[e->on] : need[0] + need[1] + need[2] + need[3];
         if (e->count_lo > 0 && total > have)
             return lsim_yaml_fail(y, cn ? cn : node, LSIM_ERR_PARSE, key,
-                                  "at least %ld '%s' (%.1f m^2 each) cannot fit: the objects on the %s need at least "
+                                  "at least %ld %s (%.1f m^2 each) cannot fit: the objects on the %s need at least "
                                   "%.0f m^2 of footprint but it has %.0f m^2 free of the sensor's lane; lower the "
-                                  "count or enlarge the layout", e->count_lo, e->label, area, lsim_ds_on_name(e->on),
+                                  "count or enlarge the layout", e->count_lo, LSIM_YAML_Q(y, e->label), area,
+                                  lsim_ds_on_name(e->on),
                                   total, have);
     }
     return LSIM_OK;

@@ -72,8 +72,8 @@ static lsim_status axis_of(lsim_yaml *y, yaml_node_t *map, yaml_node_t *k, const
         if (strcmp(name, lsim_fit_file_axis_keys[a]) == 0) {
             if (!in_dof(a, dof))
                 return lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key,
-                                      "'%s' is not a parameter of an se2 pose (x, y, yaw; z, roll and pitch stay the "
-                                      "scene's); valid keys: %s, or dof: se3", name, valid);
+                                      "%s is not a parameter of an se2 pose (x, y, yaw; z, roll and pitch stay the "
+                                      "scene's); valid keys: %s, or dof: se3", LSIM_YAML_Q(y, name), valid);
             *out = a;
             return LSIM_OK;
         }
@@ -83,8 +83,8 @@ static lsim_status axis_of(lsim_yaml *y, yaml_node_t *map, yaml_node_t *k, const
     /* the first key of `map` that is not valid is this one: its message, with "did you mean" */
     lsim_status st = lsim_yaml_check_keys(y, map, key, dof == LSIM_FIT_SE3 ? se3_keys : se2_keys);
     return st != LSIM_OK ? st
-                         : lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key '%s'; valid keys: %s",
-                                          name ? name : "?", valid);
+                         : lsim_yaml_fail(y, k, LSIM_ERR_PARSE, key, "unknown key %s; valid keys: %s",
+                                          name ? LSIM_YAML_Q(y, name) : "?", valid);
 }
 
 /* [lower, upper] at `node` (lower < upper, both finite). */
@@ -129,7 +129,8 @@ static lsim_status read_pose(lsim_yaml *y, yaml_node_t *node, const char *key, l
         return st;
     if (strcmp(d, "se2") != 0 && strcmp(d, "se3") != 0)
         return lsim_yaml_fail(y, dof, LSIM_ERR_PARSE, sub,
-                              "'%s' is not valid; valid: se2 (x, y, yaw), se3 (x, y, z, roll, pitch, yaw)", d);
+                              "%s is not valid; valid: se2 (x, y, yaw), se3 (x, y, z, roll, pitch, yaw)",
+                              LSIM_YAML_Q(y, d));
     p->dof = strcmp(d, "se2") == 0 ? LSIM_FIT_SE2 : LSIM_FIT_SE3;
     yaml_node_t *initial = lsim_yaml_get(y, node, "initial"), *bounds = lsim_yaml_get(y, node, "bounds");
     const char *const *valid = p->dof == LSIM_FIT_SE3 ? se3_keys : se2_keys;
@@ -356,8 +357,8 @@ static lsim_status read_loss(lsim_yaml *y, yaml_node_t *node, lsim_fit_file *f)
     else if (strcmp(t, "cauchy") == 0)
         f->loss = LSIM_FIT_LOSS_CAUCHY;
     else
-        return lsim_yaml_fail(y, type, LSIM_ERR_PARSE, "loss.type", "'%s' is not valid; valid: squared, huber, cauchy",
-                              t);
+        return lsim_yaml_fail(y, type, LSIM_ERR_PARSE, "loss.type", "%s is not valid; valid: squared, huber, cauchy",
+                              LSIM_YAML_Q(y, t));
     if (f->loss == LSIM_FIT_LOSS_SQUARED) {
         if (scale)
             return lsim_yaml_fail(y, scale, LSIM_ERR_PARSE, "loss.scale",
@@ -389,7 +390,7 @@ static lsim_status read_path(lsim_yaml *y, yaml_node_t *root, const char *name, 
     int n = (s[0] == '/' || !dir[0]) ? snprintf(out, LSIM_FIT_FILE_PATH_MAX, "%s", s)
                                      : snprintf(out, LSIM_FIT_FILE_PATH_MAX, "%s/%s", dir, s);
     if (n < 0 || n >= LSIM_FIT_FILE_PATH_MAX)
-        return lsim_yaml_fail(y, *node, LSIM_ERR_PARSE, name, "path '%.80s...' is too long", s);
+        return lsim_yaml_fail(y, *node, LSIM_ERR_PARSE, name, "a path of %zu bytes is too long", strlen(s));
     return LSIM_OK;
 }
 

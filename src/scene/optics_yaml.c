@@ -30,7 +30,7 @@ static lsim_status parse_choice(lsim_yaml *y, yaml_node_t *node, const char *key
             *out = i;
             return LSIM_OK;
         }
-    return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "'%s' is not valid; valid: %s", s, valid);
+    return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%s is not valid; valid: %s", LSIM_YAML_Q(y, s), valid);
 }
 
 lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char *dir, lsim_beam_spec *beam)
@@ -67,7 +67,8 @@ lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char
             const char *name;
             st = lsim_yaml_string(y, file, "sensor.beam.kernel.file", &name);
             if (st == LSIM_OK && lsim_scene_file_resolve(dir, name, beam->kernel_file, sizeof beam->kernel_file))
-                st = lsim_yaml_fail(y, file, LSIM_ERR_PARSE, "sensor.beam.kernel.file", "path '%s' is too long", name);
+                st = lsim_yaml_fail(y, file, LSIM_ERR_PARSE, "sensor.beam.kernel.file", "a path of %zu bytes is too long",
+                                    strlen(name));
         }
     }
     return st;

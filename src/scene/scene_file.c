@@ -142,11 +142,12 @@ static lsim_status read_calibrated(lsim_yaml *y, yaml_node_t *v, const char *nam
     const char *hash = strrchr(text, '#');
     size_t len = hash ? (size_t)(hash - text) : strlen(text);
     if (len == 0 || len >= sizeof file || (hash && !hash[1]))
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "'%s' must be FILE#material (e.g. calib.yaml#wall)", text);
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "%s must be FILE#material (e.g. calib.yaml#wall)",
+                              LSIM_YAML_Q(y, text));
     memcpy(file, text, len);
     file[len] = '\0';
     if (lsim_scene_file_resolve(dir, file, path, sizeof path))
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "path '%s' is too long", file);
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, sub, "a path of %zu bytes is too long", strlen(file));
     /* From the file's one parse; a name the file lacks goes through lsim_scene_add_calibrated_material
      * (one more read) for its message listing the names the file has. */
     const lsim_calibration *cal = calib_cache_get(y->ctx, cache, path);
@@ -185,8 +186,8 @@ static lsim_status read_material(lsim_yaml *y, yaml_node_t *k, yaml_node_t *v, c
                 break;
         if (kind == (int)(sizeof material_kinds / sizeof material_kinds[0]))
             return lsim_yaml_fail(y, brdf, LSIM_ERR_PARSE, sub,
-                                  "unknown BRDF '%s'; valid: lambertian, oren-nayar, cook-torrance, retroreflector, "
-                                  "mirror, glass", b);
+                                  "unknown BRDF %s; valid: lambertian, oren-nayar, cook-torrance, retroreflector, "
+                                  "mirror, glass", LSIM_YAML_Q(y, b));
     }
     const char *allowed[9] = {"brdf", "calibration"};
     int n_allowed = 2;
@@ -390,7 +391,8 @@ static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, c
         st = lsim_yaml_string(y, mat, sub, &desc.material);
         if (st == LSIM_OK && lsim_scene_find_material(scene, desc.material) < 0)
             st = lsim_yaml_fail(y, mat, LSIM_ERR_PARSE, sub,
-                                "material '%s' is not defined under `materials:` (or use \"default\")", desc.material);
+                                "material %s is not defined under `materials:` (or use \"default\")",
+                                LSIM_YAML_Q(y, desc.material));
     }
     snprintf(sub, sizeof sub, "%s.label", key);
     if (st == LSIM_OK && label)
@@ -411,10 +413,13 @@ static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, c
         char hint[LSIM_NAME_MAX + 32] = "";
         if (near)
             snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+        char quoted[LSIM_YAML_QUOTE_MAX];
+        const char *q = lsim_yaml_quote(y, desc.label, "the label", quoted);
+        const char *name = q == quoted && !strchr(quoted, '?') && !strstr(quoted, "...") ? desc.label : "NAME";
         st = lsim_yaml_fail(y, label, LSIM_ERR_PARSE, sub,
-                            "'%s' is not a SemanticKITTI class nor declared under `labels:`; %sa new class is "
+                            "%s is not a SemanticKITTI class nor declared under `labels:`; %sa new class is "
                             "declared there (`labels: {%s: 300}`, or `labels: [%s]` for an automatic id)",
-                            desc.label, hint, desc.label, desc.label);
+                            q, hint, name, name);
     }
     if (st != LSIM_OK)
         return st;
@@ -442,7 +447,7 @@ static lsim_status read_shape(lsim_yaml *y, yaml_node_t *obj, const char *key, c
             return st;
         char path[4096];
         if (lsim_scene_file_resolve(dir, name, path, sizeof path))
-            return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "path '%s' is too long", name);
+            return lsim_yaml_fail(y, shape, LSIM_ERR_PARSE, sub, "a path of %zu bytes is too long", strlen(name));
         return at_node(y, shape, sub, lsim_mesh_cache_add(meshes, scene, path, &desc));
     }
     const char *const *keys = strcmp(shape_name, "box") == 0 ? box_keys
@@ -497,7 +502,8 @@ static lsim_status read_scene(lsim_yaml *y, const char *dir, lsim_scene *scene, 
         else if (strcmp(name, "raster") == 0)
             st = lsim_scene_set_engine(scene, LSIM_ENGINE_RASTER);
         else
-            return lsim_yaml_fail(y, engine, LSIM_ERR_PARSE, "engine", "'%s' is not an engine: raycast or raster", name);
+            return lsim_yaml_fail(y, engine, LSIM_ERR_PARSE, "engine", "%s is not an engine: raycast or raster",
+                                  LSIM_YAML_Q(y, name));
         if (st != LSIM_OK)
             return st;
     }

@@ -55,7 +55,8 @@ static lsim_status parse_kind(lsim_yaml *y, yaml_node_t *node, lsim_sensor_kind 
             return LSIM_OK;
         }
     return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, "sensor.type",
-                          "unknown sensor type '%s'; valid: rotating, planar, camera, pattern, rosette", s);
+                          "unknown sensor type %s; valid: rotating, planar, camera, pattern, rosette",
+                          LSIM_YAML_Q(y, s));
 }
 
 static lsim_status check_kind_keys(lsim_yaml *y, yaml_node_t *map, lsim_sensor_kind kind)
@@ -195,7 +196,7 @@ static lsim_status read_sensor_file(lsim_yaml *y, yaml_node_t *node, const char 
         return st;
     char path[4096];
     if (lsim_scene_file_resolve(dir, name, path, sizeof path))
-        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "path '%s' is too long", name);
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "a path of %zu bytes is too long", strlen(name));
     st = read(y->ctx, path, spec);
     if (st == LSIM_OK)
         return LSIM_OK;
@@ -222,8 +223,8 @@ static lsim_status parse_rotation_timing(lsim_yaml *y, yaml_node_t *map, lsim_se
         st = lsim_yaml_string(y, spin, "sensor.spin", &s);
         if (st == LSIM_OK && strcmp(s, "cw") != 0 && strcmp(s, "ccw") != 0)
             return lsim_yaml_fail(y, spin, LSIM_ERR_PARSE, "sensor.spin",
-                                  "'%s' is not a direction; valid: cw (clockwise seen from above, as Velodyne and "
-                                  "Ouster heads turn) or ccw", s);
+                                  "%s is not a direction; valid: cw (clockwise seen from above, as Velodyne and "
+                                  "Ouster heads turn) or ccw", LSIM_YAML_Q(y, s));
         if (st == LSIM_OK)
             spec->spin = strcmp(s, "cw") == 0 ? -1 : 1;
     }
@@ -282,8 +283,9 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
         if (st == LSIM_OK && model && (st = lsim_yaml_string(y, model, "sensor.noise.model", &name)) == LSIM_OK) {
             if (strcmp(name, "snr") != 0 && strcmp(name, "constant") != 0)
                 return lsim_yaml_fail(y, model, LSIM_ERR_PARSE, "sensor.noise.model",
-                                      "'%s' is not a noise model; valid: snr (noise and drop-outs grow as the echo "
-                                      "weakens; the presets' default), constant (range_sigma for every echo)", name);
+                                      "%s is not a noise model; valid: snr (noise and drop-outs grow as the echo "
+                                      "weakens; the presets' default), constant (range_sigma for every echo)",
+                                      LSIM_YAML_Q(y, name));
             spec->noise_snr = strcmp(name, "snr") == 0;
         }
     }

@@ -243,7 +243,7 @@ static lsim_status read_trajectory(lsim_yaml *y, yaml_node_t *node, const char *
         return st;
     char path[4096];
     if (lsim_scene_file_resolve(dir, name, path, sizeof path))
-        return lsim_yaml_fail(y, file, LSIM_ERR_PARSE, sub, "path '%s' is too long", name);
+        return lsim_yaml_fail(y, file, LSIM_ERR_PARSE, sub, "a path of %zu bytes is too long", strlen(name));
     st = lsim_trajectory_file_read(y->ctx, path, out);
     if (st != LSIM_OK) {
         char msg[LSIM_ERROR_MAX];

@@ -310,8 +310,8 @@ lsim_status lsim_yaml_int(lsim_yaml *y, yaml_node_t *node, const char *key, long
         errno = 0;
         double d = strtod(s, &end);
         if (!*end && end != s && (errno == ERANGE || isfinite(d)) && d == floor(d) && (d < (double)lo || d > (double)hi))
-            return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%s is out of range; valid: %ld to %ld",
-                                  lsim_yaml_quote(y, s, "the number", quoted), lo, hi);
+            return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "%s is out of range; valid: %ld to %ld", s, lo,
+                                  hi); /* s: a number (strtod read all of it), nothing else */
         return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key, "expected an integer, got %s",
                               lsim_yaml_quote(y, s, "a scalar that is not one", quoted));
     }

@@ -35,6 +35,8 @@ lsim_status lsim_yaml_fail(lsim_yaml *y, const yaml_node_t *node, lsim_status st
  * `buf` holds at least LSIM_YAML_QUOTE_MAX bytes. */
 #define LSIM_YAML_QUOTE_MAX 48
 const char *lsim_yaml_quote(const lsim_yaml *y, const char *text, const char *instead, char *buf);
+/* lsim_yaml_quote with "the value" instead, in a buffer of the caller's statement. */
+#define LSIM_YAML_Q(y, text) lsim_yaml_quote((y), (text), "the value", (char[LSIM_YAML_QUOTE_MAX]){0})
 
 /* Require a mapping whose keys are all in `allowed` (NULL-terminated). On the root, a mapping
  * holding one of them marks the document as recognised (lsim_yaml_quote); unknown keys are named
