@@ -432,7 +432,7 @@ def test_signals():
                 break
             time.sleep(0.002)
         try:
-            p.wait(60)
+            p.wait(limit(60))
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
