@@ -540,8 +540,8 @@ static void test_configs(lsim_context *ctx)
 
     struct { const char *name, *text; int line; const char *what; } bad[] = {
         {"f6.config", "wall,w.txt,0.4,1.2,ON,0.5\n", 1, "expected 7 comma-separated fields"},
-        {"brdf.config", "wall,w.txt,0.4,1.2,ON,0.5,0\nwood,w.txt,0.4,1.2,XX,0.5,0\n", 2, "field 5 (BRDF) 'XX'"},
-        {"num.config", "wall,w.txt,near,1.2,ON,0.5,0\n", 1, "field 3 (distance_m) 'near'"},
+        {"brdf.config", "wall,w.txt,0.4,1.2,ON,0.5,0\nwood,w.txt,0.4,1.2,XX,0.5,0\n", 2, "field 5 (BRDF) is invalid"},
+        {"num.config", "wall,w.txt,near,1.2,ON,0.5,0\n", 1, "field 3 (distance_m) is not a number"},
         {"width.config", "wall,w.txt,0.4,0,ON,0.5,0\n", 1, "width_m 0 is invalid"},
         {"rough.config", "wall,w.txt,0.4,1,CT,1.5,0\n", 1, "roughness 1.5 is invalid for cook-torrance"},
         {"fresnel.config", "wall,w.txt,0.4,1,CT,0.5,-1\n", 1, "field 7 (fresnel)"},

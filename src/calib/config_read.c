@@ -198,8 +198,8 @@ static lsim_status read_csv(lsim_context *ctx, const char *path, FILE *f, lsim_c
         lsim_calib_input_init(&in);
         in.line = number;
         if (!lsim_calib_name_valid(field[0])) {
-            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field 1 (name) '%.80s' is invalid; valid: 1 to 63 "
-                           "characters of letters, digits, '_', '-', '.'", path, number, field[0]);
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field 1 (name) is invalid; valid: 1 to 63 characters of "
+                           "letters, digits, '_', '-', '.'", path, number);
             break;
         }
         lsim_strlcpy(in.name, field[0], sizeof in.name);
@@ -210,8 +210,8 @@ static lsim_status read_csv(lsim_context *ctx, const char *path, FILE *f, lsim_c
         }
         lsim_brdf_kind kind;
         if (lsim_calib_brdf_parse(field[4], &kind)) {
-            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field 5 (BRDF) '%.40s' is invalid; valid: ON (oren-nayar), "
-                           "CT (cook-torrance), L (lambertian)", path, number, field[4]);
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field 5 (BRDF) is invalid; valid: ON (oren-nayar), "
+                           "CT (cook-torrance), L (lambertian)", path, number);
             break;
         }
         lsim_brdf_defaults(&in.brdf, kind);
@@ -220,8 +220,8 @@ static lsim_status read_csv(lsim_context *ctx, const char *path, FILE *f, lsim_c
             if (k == 4)
                 continue;
             if (parse_number(field[k], &v[k]))
-                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) '%.40s' is not a number", path, number,
-                               k + 1, csv_fields[k], field[k]);
+                st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%zu: field %d (%s) is not a number", path, number, k + 1,
+                               csv_fields[k]);
         }
         if (st != LSIM_OK)
             break;
