@@ -73,8 +73,7 @@ static inline uint32_t png_u32be(const unsigned char *b)
     return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
 }
 
-/* The file is a PNG of width x height (signature and IHDR). */
-/* The PNG's width and height into *w, *h; 0 when it is not a PNG. */
+/* The PNG's width and height (signature and IHDR) into *w, *h; 0 when it is not a PNG. */
 static inline int png_read_size(const char *path, uint32_t *w, uint32_t *h)
 {
     FILE *fp = fopen(path, "rb");
@@ -91,17 +90,11 @@ static inline int png_read_size(const char *path, uint32_t *w, uint32_t *h)
     return 1;
 }
 
+/* The file is a PNG of width x height. */
 static inline int png_has_size(const char *path, uint32_t width, uint32_t height)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return 0;
-    unsigned char head[24];
-    size_t n = fread(head, 1, sizeof head, fp);
-    fclose(fp);
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    return n == sizeof head && !memcmp(head, sig, 8) && !memcmp(head + 12, "IHDR", 4) &&
-           png_u32be(head + 16) == width && png_u32be(head + 20) == height;
+    uint32_t w = 0, h = 0;
+    return png_read_size(path, &w, &h) && w == width && h == height;
 }
 
 static char scratch_dir[64];
