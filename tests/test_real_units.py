@@ -327,7 +327,7 @@ def test_bad_files():
          ["lidar_to_sensor_transform", "turn about z"]),
         ("mode.json", json.dumps({"beam_altitude_angles": [1, 0], "beam_azimuth_angles": [0, 0],
                                   "lidar_mode": "fast"}), ["lidar_mode 'fast'"]),
-        ("ros.yaml", "lasers:\n- {laser_id: 0, vert_correction: abc}\n", [":2:", "vert_correction", "abc"]),
+        ("ros.yaml", "lasers:\n- {laser_id: 0, vert_correction: abc}\n", [":2:", "vert_correction", "expected a finite number"]),
         ("db.xml", "<DB><points_><item><px><id_>0</id_></px></item></points_></DB>", ["vertCorrection_"]),
         ("broken.xml", "<DB><points_>", ["not valid XML"]),
         ("other.txt", "hello: world\n", ["not a sensor calibration"]),
