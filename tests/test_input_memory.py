@@ -9,8 +9,9 @@ Each file is generated here at about 16 MiB, of the shape that costs most per by
 (the shortest rows of a point file, a scene of the shortest objects, a long list value, the shortest
 trajectory rows, an ASCII PLY of the shortest lines), and given to the command that reads it. The
 command may accept it or refuse it at a documented limit; either way the child's peak memory
-(ru_maxrss from wait4) must stay under BOUND_MB (twice that under AddressSanitizer, whose shadow
-memory and quarantine add to every allocation). Time limits only catch hangs; no speed is asserted.
+(ru_maxrss from wait4) must stay under BOUND_MB (three times that under AddressSanitizer, whose
+quarantine keeps up to 256 MB of freed memory and whose shadow and redzones add to every allocation:
+408 MB for the CSV, 633 MB for the PLY). Time limits only catch hangs; no speed is asserted.
 Measured in Release: 187 MB (CSV render: 2 M points), 16 MB (scene list and boxes, refused at the
 values limit), 118 MB (trajectory: 1.5 M keyframes), 109 MB (PLY mesh: 1.5 M vertices, 0.9 M
 faces). Standard library only. Exits 1 with one line per failure.
@@ -35,7 +36,7 @@ def built_with_asan():
     return False
 
 
-LIMIT_MB = BOUND_MB * 2 if built_with_asan() else BOUND_MB
+LIMIT_MB = BOUND_MB * 3 if built_with_asan() else BOUND_MB
 failures = []
 
 
