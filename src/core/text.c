@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void lsim_strlcpy(char *dst, const char *src, size_t size)
 {
@@ -30,6 +31,14 @@ int lsim_ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+int lsim_has_extension(const char *path, const char *ext)
+{
+    const size_t n = strlen(path), e = strlen(ext);
+    const char *slash = strrchr(path, '/');
+    const size_t base = slash ? (size_t)(slash - path) + 1 : 0;
+    return n > base + e && strcasecmp(path + n - e, ext) == 0;
 }
 
 char *lsim_trim(char *s)

@@ -10,6 +10,9 @@ void lsim_strlcpy(char *dst, const char *src, size_t size);
 char *lsim_strdup(const char *s);
 /* Case-sensitive suffix test. */
 int lsim_ends_with(const char *s, const char *suffix);
+/* 1 if the file name in path (after its last '/') ends with ext, ignoring case, and has more than
+ * ext itself (".pcd" alone is no PCD file). */
+int lsim_has_extension(const char *path, const char *ext);
 /* Strip leading and trailing white space (isspace) in place; returns the first kept character. */
 char *lsim_trim(char *s);
 /* Cut `s` in place at every `sep`; the first `max` pieces, trimmed, go to fields. Returns the

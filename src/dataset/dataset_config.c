@@ -92,11 +92,6 @@ lsim_status lsim_ds_opt_material(lsim_yaml *y, yaml_node_t *map, const char *nam
     return LSIM_OK;
 }
 
-static lsim_status read_text(lsim_context *ctx, const char *path, char **out, size_t *len)
-{
-    return lsim_file_read_all(ctx, path, LSIM_INPUT_DATASET_CONFIG, out, len);
-}
-
 /* ------------------------------------------------------------------ sections */
 
 static lsim_status read_sensor(lsim_yaml *y, lsim_dataset *ds)
@@ -425,7 +420,7 @@ lsim_status lsim_dataset_load(lsim_context *ctx, const char *path, lsim_dataset 
         ds->dir[1] = '\0';
     else
         *slash = '\0';
-    lsim_status st = read_text(ctx, path, &ds->text, &ds->text_len);
+    lsim_status st = lsim_file_read_all(ctx, path, LSIM_INPUT_DATASET_CONFIG, &ds->text, &ds->text_len);
     if (st == LSIM_OK && strspn(ds->text, " \t\r\n") == ds->text_len)
         st = lsim_fail(ctx, LSIM_ERR_PARSE, "dataset config '%s' is empty; it needs `sensor:`, `layout:` and "
                        "usually `library:` (see examples/dataset/README.md)", path);

@@ -3,6 +3,7 @@
 #include "inverse/points_extras.h"
 
 #include "core/context.h"
+#include "core/text.h"
 #include "core/file_open.h"
 #include "io/field_io.h"
 #include "points/points.h"
@@ -16,14 +17,6 @@
 
 #define HEADER_MAX_BYTES (1u << 20) /* a PCD header is a few hundred bytes; DATA ends it */
 #define LABEL_CHUNK 16384           /* labels read at a time */
-
-static int has_extension(const char *path, const char *ext)
-{
-    const size_t n = strlen(path), e = strlen(ext);
-    const char *slash = strrchr(path, '/');
-    const size_t base = slash ? (size_t)(slash - path) + 1 : 0;
-    return n > base + e && strcasecmp(path + n - e, ext) == 0;
-}
 
 /* The 7 numbers of a VIEWPOINT line's value (after the keyword): 1 when there are exactly 7,
  * finite, with a non-zero quaternion (normalised into v). */
@@ -165,7 +158,7 @@ static lsim_status read_frame_labels(lsim_context *ctx, const char *path, const 
 lsim_status lsim_points_read_extras(lsim_context *ctx, const char *path, uint32_t fields, lsim_points *points)
 {
     lsim_status st = LSIM_OK;
-    if (has_extension(path, ".pcd"))
+    if (lsim_has_extension(path, ".pcd"))
         st = read_viewpoint(ctx, path, points);
     const uint32_t label_bits = LSIM_FIELD_BIT(LSIM_FIELD_LABEL) | LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE);
     if (st != LSIM_OK || !(fields & label_bits) || (points->fields & label_bits))

@@ -2,6 +2,7 @@
  * CSV, PCD and PLY through the column reader (inverse/scan_columns.h), one pass over the file for
  * every field asked for; LAS through inverse/las_read.c; a KITTI .bin (and its .label) read here. */
 #include "core/context.h"
+#include "core/text.h"
 #include "core/file_open.h"
 #include "inverse/las_read.h"
 #include "inverse/points_extras.h"
@@ -20,14 +21,6 @@
 _Static_assert(LSIM_FIELD_COUNT <= LSIM_SCAN_COLUMNS_MAX, "the column reader must take every field at once");
 
 #define XYZ_BITS (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z))
-
-static int has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), e = strlen(ext);
-    const char *slash = strrchr(path, '/');
-    size_t base = slash ? (size_t)(slash - path) + 1 : 0;
-    return n > base + e && strcasecmp(path + n - e, ext) == 0;
-}
 
 static lsim_status read_columns(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
 {
@@ -133,13 +126,13 @@ lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t field
         *out = NULL;
     if (!path || !*path || !out)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_points_read: path and out must be given");
-    if (has_extension(path, ".mcap"))
+    if (lsim_has_extension(path, ".mcap"))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "%s: MCAP files are not read back; lsim_points_read reads CSV, PCD, PLY, LAS and KITTI "
                          ".bin (write one of those with the scan)", path);
     fields = (fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL) | XYZ_BITS;
-    lsim_status st = has_extension(path, ".las") ? lsim_las_read(ctx, path, fields, out)
-                     : has_extension(path, ".bin") ? read_kitti(ctx, path, fields, out)
+    lsim_status st = lsim_has_extension(path, ".las") ? lsim_las_read(ctx, path, fields, out)
+                     : lsim_has_extension(path, ".bin") ? read_kitti(ctx, path, fields, out)
                                                    : read_columns(ctx, path, fields, out);
     if (st == LSIM_OK && (st = lsim_points_read_extras(ctx, path, fields, *out)) != LSIM_OK) {
         lsim_points_destroy(*out); /* a PCD's VIEWPOINT, a dataset frame's labels (inverse/points_extras.h) */

@@ -1,6 +1,8 @@
 /* lsim_points_render (include/lidarsim.h): a point buffer's columns as doubles, drawn by
  * io/view_png.h from the sensor's viewpoint (the points' viewpoint: PCD's VIEWPOINT read back). */
 #include "core/context.h"
+#include "core/motion.h"
+#include "core/vec.h"
 #include "io/view_png.h"
 #include "points/points.h"
 
@@ -64,20 +66,6 @@ static double value_at(const lsim_points *p, lsim_field f, size_t i)
     }
 }
 
-/* Rotation matrix of the unit quaternion (w, x, y, z). */
-static void quat_matrix(double w, double x, double y, double z, double R[3][3])
-{
-    R[0][0] = 1 - 2 * (y * y + z * z);
-    R[0][1] = 2 * (x * y - w * z);
-    R[0][2] = 2 * (x * z + w * y);
-    R[1][0] = 2 * (x * y + w * z);
-    R[1][1] = 1 - 2 * (x * x + z * z);
-    R[1][2] = 2 * (y * z - w * x);
-    R[2][0] = 2 * (x * z - w * y);
-    R[2][1] = 2 * (y * z + w * x);
-    R[2][2] = 1 - 2 * (x * x + y * y);
-}
-
 lsim_status lsim_points_render(const lsim_points *points, const char *png_path, const lsim_render_options *options,
                                lsim_render_layout *layout)
 {
@@ -123,20 +111,21 @@ lsim_status lsim_points_render(const lsim_points *points, const char *png_path, 
     double qn = sqrt(vp[3] * vp[3] + vp[4] * vp[4] + vp[5] * vp[5] + vp[6] * vp[6]);
     if (!(qn > 0.0) || !isfinite(qn))
         qn = 1.0;
-    double R[3][3]; /* sensor to points' frame */
-    quat_matrix(vp[3] / qn, vp[4] / qn, vp[5] / qn, vp[6] / qn, R);
-    const int world = vp[0] != 0.0 || vp[1] != 0.0 || vp[2] != 0.0 || R[0][0] != 1.0 || R[1][1] != 1.0 ||
-                      R[2][2] != 1.0;
+    const double q[4] = {vp[3] / qn, vp[4] / qn, vp[5] / qn, vp[6] / qn};
+    const lsim_mat3 R = lsim_quat_to_mat3(q); /* sensor to points' frame */
+    const lsim_vec3 t = lsim_v3(vp[0], vp[1], vp[2]);
+    const int world = vp[0] != 0.0 || vp[1] != 0.0 || vp[2] != 0.0 || R.m[0][0] != 1.0 || R.m[1][1] != 1.0 ||
+                      R.m[2][2] != 1.0;
     const int to_sensor = world && options->view != LSIM_RENDER_BEV;
     for (size_t i = 0; i < n; ++i) {
         x[i] = px[i];
         y[i] = py[i];
         z[i] = pz[i];
-        if (to_sensor) { /* R^T (p - t) */
-            const double d[3] = {x[i] - vp[0], y[i] - vp[1], z[i] - vp[2]};
-            x[i] = R[0][0] * d[0] + R[1][0] * d[1] + R[2][0] * d[2];
-            y[i] = R[0][1] * d[0] + R[1][1] * d[1] + R[2][1] * d[2];
-            z[i] = R[0][2] * d[0] + R[1][2] * d[1] + R[2][2] * d[2];
+        if (to_sensor) {
+            const lsim_vec3 s = lsim_mat3_tmul(&R, lsim_v3_sub(lsim_v3(x[i], y[i], z[i]), t));
+            x[i] = s.x;
+            y[i] = s.y;
+            z[i] = s.z;
         }
         v[i] = value_at(points, color, i);
     }

@@ -65,7 +65,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
      * receiver's field of view Omega = pi (divergence / 2)^2 (at least 1 mrad). */
     double half = 0.5 * (divergence > 1e-3 ? divergence : 1e-3);
     o->sun_level = (float)(scene->sun_irradiance * 3.14159265358979 * half * half / spec->receiver.peak_power_w);
-    f->threshold = spec->detection_reflectance / (spec->range_max * spec->range_max);
+    f->threshold = lsim_sensor_threshold(spec); /* as presets lists it */
     f->receiver.pulse_width_ns = spec->receiver.pulse_width_ns;
     f->receiver.threshold = f->threshold;
     f->receiver.mode = (lsim_return_mode)spec->receiver.mode;
