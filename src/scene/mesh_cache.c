@@ -80,37 +80,30 @@ static lsim_mesh_share *share_at(lsim_mesh_cache_entry *e, lsim_context *ctx, do
     for (size_t k = 0; k < e->share_count; ++k)
         if (e->shares[k].scale == scale)
             return e->shares[k].share;
-    const lsim_mesh_arrays *m = &e->mesh;
     scaled_share *grown = realloc(e->shares, (e->share_count + 1) * sizeof *grown);
     lsim_mesh_share *sh = grown ? calloc(1, sizeof *sh) : NULL;
     if (grown)
         e->shares = grown;
-    if (sh) {
-        sh->vertices = malloc((3 * m->vertex_count + 1) * sizeof(float));
-        sh->indices = malloc(3 * m->triangle_count * sizeof(uint32_t));
-    }
-    if (!sh || !sh->vertices || !sh->indices) {
-        if (sh) {
-            free(sh->vertices);
-            free(sh->indices);
-        }
-        free(sh);
+    if (!sh) {
         lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory placing mesh '%s' (%zu triangles)", e->path,
-                  m->triangle_count);
+                  e->mesh.triangle_count);
         return NULL;
     }
-    memcpy(sh->vertices, m->vertices, 3 * m->vertex_count * sizeof(float));
-    sh->vertices[3 * m->vertex_count] = 0.0f;
-    memcpy(sh->indices, m->indices, 3 * m->triangle_count * sizeof(uint32_t));
-    sh->vertex_count = m->vertex_count;
-    sh->triangle_count = m->triangle_count;
-    lsim_object_desc scaled;
+    lsim_object_desc scaled; /* the copies' own frame: the scale only, their poses place them */
     lsim_object_desc_init(&scaled);
     scaled.scale = scale;
-    lsim_transform_vertices(sh->vertices, m->vertex_count, &scaled);
+    lsim_object placed;
+    if (lsim_mesh_place(ctx, e->path, &e->mesh, &scaled, &placed) != LSIM_OK) {
+        free(sh);
+        return NULL;
+    }
+    sh->vertices = placed.vertices;
+    sh->indices = placed.indices;
+    sh->vertex_count = placed.vertex_count;
+    sh->triangle_count = placed.triangle_count;
     for (int a = 0; a < 3; ++a)
         sh->lo[a] = sh->hi[a] = sh->vertices[a];
-    for (size_t i = 0; i < m->vertex_count; ++i)
+    for (size_t i = 0; i < sh->vertex_count; ++i)
         for (int a = 0; a < 3; ++a) {
             const float v = sh->vertices[3 * i + (size_t)a];
             sh->lo[a] = v < sh->lo[a] ? v : sh->lo[a];
