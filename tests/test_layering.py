@@ -64,6 +64,8 @@ KNOWN = {
         "a scene material holds its BRDF, whose type lives in optics",
     ("src/scene/scene.c", "calib/calibration.h"):
         "a scene material can hold a calibration table (measured material), whose type lives in calib",
+    ("src/scene/scene_materials.c", "calib/calibration.h"):
+        "the same tie, split from scene.c: adding a measured material copies its calibration table",
     ("src/scene/scene_file.c", "calib/calibration.h"):
         "the scene file's `calibration: FILE#material` reads calibration files",
     ("src/scene/scene.c", "geometry/engine.h"):
