@@ -26,31 +26,11 @@ void lsim_dataset_sequence_dir(char *buf, size_t size, const char *out, size_t s
     snprintf(buf, size, "%s/sequences/%02zu", out, sequence);
 }
 
-/* The folder holding `path` fsync'ed, so that a folder just made survives a power loss with the
- * files renamed into it (their own folder is synced at each commit: io/atomic_file.h). */
-static void sync_parent(const char *path)
-{
-    char parent[4096];
-    snprintf(parent, sizeof parent, "%s", path);
-    char *slash = strrchr(parent, '/');
-    if (slash == parent)
-        slash[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        snprintf(parent, sizeof parent, ".");
-    const int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-}
-
 static lsim_status make_dir(lsim_context *ctx, const char *path)
 {
     const int made = mkdir(path, 0777) == 0;
     if (made)
-        sync_parent(path);
+        (void)lsim_sync_folder_of(path); /* a folder just made survives a power loss with what is renamed into it */
     if (made || errno == EEXIST) {
         struct stat st;
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))

@@ -15,6 +15,7 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
+#include "io/atomic_file.h"
 #include "io/crc32.h"
 
 #include <dirent.h>
@@ -140,13 +141,7 @@ lsim_status lsim_dataset_manifest_open(lsim_context *ctx, const char *out, const
     if (*fd < 0)
         return lsim_fail(ctx, LSIM_ERR_IO, "cannot open the manifest '%s' for appending: %s", path, strerror(errno));
     /* the list's name in the folder survives a power loss too */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/manifest", out);
-    const int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-        (void)fsync(dir_fd);
-        close(dir_fd);
-    }
+    (void)lsim_sync_folder_of(path);
     /* a line cut short by a failed write (a full disk) has no newline: end it, so that the next
      * line does not join it into another frame's */
     const off_t end = lseek(*fd, 0, SEEK_END);

@@ -161,6 +161,26 @@ static char *dir_of(const char *path)
     return d;
 }
 
+int lsim_sync_path(const char *path, int folder)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | (folder ? O_DIRECTORY : O_NOCTTY));
+    if (fd < 0)
+        return errno;
+    const int err = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+    close(fd);
+    return err;
+}
+
+int lsim_sync_folder_of(const char *path)
+{
+    char *dir = dir_of(path);
+    if (!dir)
+        return ENOMEM;
+    const int err = lsim_sync_path(dir, 1);
+    free(dir);
+    return err;
+}
+
 /* Follow `path` through symlinks to the file a write should replace (which need not exist).
  * Returns a malloc'd path, or NULL with errno set (ENOMEM, ELOOP, or readlink's error). */
 char *lsim_atomic_resolve_links(const char *path)
@@ -469,14 +489,7 @@ static int sync_folders(lsim_atomic_group *group, int *failed)
                 seen = other && strcmp(other, dir) == 0;
                 free(other);
             }
-        int err = 0;
-        if (!seen) {
-            const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
-                err = errno;
-            if (fd >= 0)
-                close(fd);
-        }
+        const int err = seen ? 0 : lsim_sync_path(dir, 1);
         free(dir);
         if (err) {
             *failed = i;

@@ -108,4 +108,10 @@ void lsim_atomic_remove(const char *path);
  * ELOOP, or readlink's error). */
 char *lsim_atomic_resolve_links(const char *path);
 
+/* fsync the file or (folder 1) the folder `path`: 0, or an errno value (EINVAL, a file system that
+ * cannot sync, counts as done). */
+int lsim_sync_path(const char *path, int folder);
+/* fsync the folder holding `path` ("." for a bare name), so a rename or a new entry there lasts. */
+int lsim_sync_folder_of(const char *path);
+
 #endif

@@ -319,26 +319,6 @@ void lsim_output_set_abort(lsim_output_set *o)
     outputs_clear(o);
 }
 
-/* fsync the file or (folder 1) the folder `path`: 0 or an errno value (EINVAL, a file system that
- * cannot sync, is not an error). */
-static int sync_path(const char *path, int folder)
-{
-    const int fd = open(path, O_RDONLY | O_CLOEXEC | (folder ? O_DIRECTORY : O_NOCTTY));
-    if (fd < 0)
-        return errno;
-    const int err = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
-    close(fd);
-    return err;
-}
-
-static int sync_folder_of(const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
-    return sync_path(dir, 1);
-}
-
 /* Whether `name` is ".lidarsim-COMMAND." followed by 6 letters or digits (mkdtemp's). */
 static int is_stage_name(const char *name, const char *command)
 {
@@ -422,7 +402,7 @@ static lsim_status outputs_commit(lsim_output_set *o)
             return st;
         }
         /* on the disk before its name is (as lsim_atomic_commit) */
-        const int err = sync_path(o->file[i].tmp, 0);
+        const int err = lsim_sync_path(o->file[i].tmp, 0);
         if (err) {
             lsim_status st = lsim_fail(o->ctx, LSIM_ERR_IO, "cannot write %s: syncing it to the disk failed (%s); "
                                        "nothing was written", o->file[i].final, strerror(err));
@@ -442,11 +422,11 @@ static lsim_status outputs_commit(lsim_output_set *o)
         return st;
     }
     /* the renames durable: the output folder and each single file's folder */
-    int err = o->dir ? sync_path(o->dir, 1) : 0;
+    int err = o->dir ? lsim_sync_path(o->dir, 1) : 0;
     for (size_t i = 0; i < o->count && !err; ++i)
         if (!o->dir || strncmp(o->file[i].final, o->dir, strlen(o->dir)) != 0 ||
             o->file[i].final[strlen(o->dir)] != '/')
-            err = sync_folder_of(o->file[i].final);
+            err = lsim_sync_folder_of(o->file[i].final);
     if (err) {
         for (size_t k = 0; k < o->count; ++k)
             unlink(o->file[k].final);
