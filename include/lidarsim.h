@@ -156,10 +156,16 @@ typedef enum lsim_noise_kind { LSIM_NOISE_CONSTANT = 0, LSIM_NOISE_SNR = 1 } lsi
 LSIM_API lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kind, double snr_at_threshold);
 
 /* Beam divergence. mode: "single" (one ray; the footprint's range spread widens echoes),
- * "rays" (1 + rings concentric rings of sub-rays, combined by the receiver), "kernel"
+ * "rays" (sub-rays combined by the receiver: 1 + rings concentric rings, or a line, see
+ * lsim_sensor_set_beam_layout), "kernel"
  * (emitter x collector kernel over a rendered image: blooming; see lsim_sensor_set_kernel). */
 typedef enum lsim_beam_mode { LSIM_BEAM_SINGLE = 0, LSIM_BEAM_RAYS = 1, LSIM_BEAM_KERNEL = 2 } lsim_beam_mode;
 LSIM_API lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, lsim_beam_mode mode, int rings);
+/* Rays mode's layout: "rings" (the default: 1 + 6k rays a ring, Gaussian shares) or "line"
+ * (1 + 2 rings rays along the scan direction, equal shares; the cw paper's three-ray beam is a line
+ * with rings 1, which the urg-04lx preset uses). Scene key sensor.beam.layout. */
+typedef enum lsim_beam_layout { LSIM_BEAM_LAYOUT_RINGS = 0, LSIM_BEAM_LAYOUT_LINE = 1 } lsim_beam_layout;
+LSIM_API lsim_status lsim_sensor_set_beam_layout(lsim_sensor *sensor, lsim_beam_layout layout);
 /* Kernel mode: parametric kernel (Gaussian core FWHM, halo level and extent) or a kernel file
  * (path != NULL); algorithm 1 (beam iteration) or 2 (range stacking); range bin in metres. */
 LSIM_API lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
@@ -503,7 +509,12 @@ LSIM_API lsim_status lsim_points_write_range_image(const lsim_points *points, co
  * numbers (README "Fitting"). Beams at a silhouette (a neighbouring beam of the same ring meets
  * other surfaces, misses, or lies more than 10 % nearer or farther) have no gradient there: they
  * are left out and counted, as are beams whose reported range is not their path's return
- * (unmatched: a CW mix of several returns, a specular surface's own return). */
+ * (unmatched: a CW mix of several returns, a specular surface's own return). The sensor reports
+ * one return per beam from one ray, or from sub-rays (beam.mode rays) mixed by the
+ * continuous-wave receiver, as the urg-04lx preset's three rays are: then every ray's path is
+ * walked and the beam's range is differentiated through the receiver's mix of their phasors, so
+ * mixed pixels at depth edges are used (a beam is left out only where its or its neighbours' rays
+ * lie more than c / (8 f) apart, or two of its rays meet one object's faces at a crease). */
 typedef struct lsim_fit lsim_fit;
 typedef enum lsim_fit_pose { LSIM_FIT_FIXED = 0, LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
 /* A fit of `sensor` in `scene` (both stay the caller's; the fit changes the sensor's pose, the

@@ -343,6 +343,7 @@ _SIGNATURES = {
     "lsim_sensor_set_noise": (status, [vp, dbl, dbl, dbl]),
     "lsim_sensor_set_noise_model": (status, [vp, i32, dbl]),
     "lsim_sensor_set_beam": (status, [vp, dbl, i32, i32]),
+    "lsim_sensor_set_beam_layout": (status, [vp, i32]),
     "lsim_sensor_set_kernel": (status, [vp, dbl, dbl, dbl, cstr, i32, dbl]),
     "lsim_sensor_set_receiver": (status, [vp, dbl, i32, i32]),
     "lsim_sensor_set_cw_receiver": (status, [vp, c_double_p, i32, i32, c_double_p]),

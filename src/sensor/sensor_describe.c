@@ -111,6 +111,10 @@ static void summary(text *w, const lsim_sensor *sensor)
     put(w, "detection_reflectance: %.9g\n", s->detection_reflectance);
     static const char *const returns[] = {"first", "strongest", "last", "dual", "all"};
     put(w, "beam_divergence_mrad: %.9g\n", s->beam.divergence_mrad);
+    if (s->beam.mode == LSIM_BEAM_RAYS)
+        put(w, "beam: %d sub-rays (%s)\n", s->beam.layout == LSIM_BEAM_LAYOUT_LINE ? 1 + 2 * s->beam.rings
+                                                                                 : 1 + 3 * s->beam.rings * (s->beam.rings + 1),
+            s->beam.layout == LSIM_BEAM_LAYOUT_LINE ? "a line along the scan, equal shares" : "rings, Gaussian shares");
     if (s->receiver.cw) {
         const double beat = fabs(s->receiver.cw_freq_hz[0] - s->receiver.cw_freq_hz[1]);
         put(w, "receiver: continuous-wave (phase shift) at %.9g and %.9g MHz, %d samples over about %d periods, "
