@@ -158,36 +158,110 @@ static const double hdl32e_datasheet[32] = {
 
 static void test_rotating_presets(lsim_context *ctx)
 {
-    double e[128];
     /* VLP-16: the literal datasheet table (its nominal calibration is exact: every 2 deg); one
      * firing sequence every 55.296 us, clockwise. */
     check_rotating(ctx, "vlp16", vlp16_datasheet, 1e-9, 16, 1808, 10.0, -1, 0.0, 1.0 / 55.296e-6);
     /* HDL-32E: the literal datasheet table, which rounds 4/3-deg steps to 0.01 deg; a 46.08 us
      * firing cycle. */
     check_rotating(ctx, "hdl32e", hdl32e_datasheet, 0.01, 32, 2170, 10.0, -1, 0.0, 1.0 / 46.08e-6);
-    /* HDL-64E: a real unit's table (64e_s2.1-sztaki; test_real_units checks it exactly); here
-     * against the datasheet's blocks, upper 32 lasers from +2 down 1/3 deg apart, lower 32 from
-     * -8.83 to -24.9: that unit's upper block spans -10.9..+2.5 deg, so only a loose match. */
-    for (int i = 0; i < 32; ++i) {
-        e[i] = -24.9 + i * (24.9 - 8.83) / 31.0;
-        e[32 + i] = 2.0 - (31 - i) / 3.0;
-    }
+    /* HDL-64E: a real unit's table (64e_utexas; test_real_units checks it beam by beam). The S2
+     * manual's vertical field of view is +2.0..-24.8 deg (26.8 deg): the preset's top and bottom
+     * lasers are the datasheet's within 0.1 deg (the old 64e_s2.1-sztaki table topped at +4.97). */
     lsim_sensor_spec spec;
     REQUIRE_OK(ctx, lsim_sensor_spec_from_preset(ctx, "hdl64e", &spec));
-    double dev = 0.0;
-    for (int i = 0; i < 64 && spec.channels == 64; ++i)
-        dev = fmax(dev, fabs(spec.elevations_deg[i] - e[i]));
-    printf("hdl64e: the unit's table departs from the datasheet blocks by up to %.2f deg\n", dev);
-    CHECK(dev < 3.0);
+    CHECK(spec.channels == 64);
+    if (spec.channels == 64) {
+        printf("hdl64e: elevations %+.3f..%+.3f deg (S2 datasheet +2.0..-24.8)\n", spec.elevations_deg[63],
+               spec.elevations_deg[0]);
+        CHECK_NEAR(spec.elevations_deg[63], 2.0, 0.1);
+        CHECK_NEAR(spec.elevations_deg[0], -24.8, 0.1);
+        CHECK_NEAR(spec.elevations_deg[63] - spec.elevations_deg[0], 26.8, 0.2);
+    }
     check_rotating(ctx, "hdl64e", spec.elevations_deg, 0, 64, 2083, 10.0, -1, 0.0, 1e6 / 48.0);
     lsim_sensor_spec_free(&spec);
-    /* OS1: uniform over 45 deg; clockwise from behind the sensor; columns from the lidar mode */
-    for (int i = 0; i < 64; ++i)
-        e[i] = -22.5 + 45.0 * i / 63.0;
-    check_rotating(ctx, "os1-64", e, 1e-9, 64, 1024, 10.0, -1, 180.0, 0);
-    for (int i = 0; i < 128; ++i)
-        e[i] = -22.5 + 45.0 * i / 127.0;
-    check_rotating(ctx, "os1-128", e, 1e-9, 128, 2048, 10.0, -1, 180.0, 0);
+    /* Ouster: real units' metadata (test_ouster_presets checks the beams against the files);
+     * clockwise from behind the sensor; 1024 columns at 10 Hz, the units' lidar mode */
+    static const struct { const char *name; int channels; } ouster[] = {
+        {"os0-32", 32}, {"os1-32", 32}, {"os1-64", 64}, {"os1-128", 128}, {"os2-128", 128}};
+    for (size_t i = 0; i < sizeof ouster / sizeof ouster[0]; ++i) {
+        REQUIRE_OK(ctx, lsim_sensor_spec_from_preset(ctx, ouster[i].name, &spec));
+        check_rotating(ctx, ouster[i].name, spec.elevations_deg, 0, ouster[i].channels, 1024, 10.0, -1, 180.0, 0);
+        lsim_sensor_spec_free(&spec);
+    }
+}
+
+/* Every Ouster preset is its real unit: the same beams (elevation, azimuth offset, origin) and head
+ * as that unit's metadata imported through lsim_ouster_spec, and an imported unit starts from the
+ * preset of its product line (its ranges). The OS-1-128 is checked against the metadata's own
+ * numbers too: Ouster lists beams from the top down, azimuth positive clockwise, so ring 127 is
+ * beam 0 at altitude 20.95 deg and azimuth offset -4.21 deg, and every beam starts 15.806 mm out
+ * along the head and 36.18 mm up (lidar_origin_to_beam_origin_mm, lidar_to_sensor_transform). */
+static void test_ouster_presets(lsim_context *ctx)
+{
+    const char *data = getenv("LSIM_DATA_DIR");
+    static const struct { const char *preset, *file; double rmin, rmax; } units[] = {
+        {"os0-32", "ouster-recordings/OS-0-32-U1_v2.2.0_1024x10.json", 0.24, 50.0},
+        {"os1-32", "ouster-recordings/OS-1-32-G_v2.1.1_1024x10.json", 0.3, 120.0},
+        {"os1-64", "sensor-calibrations/ouster/OS-1-64_v2.1.2_991913000010.json", 0.8, 120.0},
+        {"os1-128", "sensor-calibrations/ouster/OS-1-128_v2.3.0_1024x10.json", 0.3, 120.0},
+        {"os2-128", "sensor-calibrations/ouster/OS-2-128-U1_v2.3.0_1024x10.json", 0.8, 240.0},
+    };
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; ++u) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", data ? data : "../../data", units[u].file);
+        lsim_sensor *unit, *preset;
+        REQUIRE_OK(ctx, lsim_sensor_create_calibrated(ctx, path, &unit));
+        REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, units[u].preset, &preset));
+        const lsim_sensor_spec *a = &preset->spec, *b = &unit->spec;
+        CHECK(a->channels == b->channels && a->columns == b->columns && a->rate_hz == b->rate_hz);
+        CHECK(a->spin == b->spin && a->azimuth_start_deg == b->azimuth_start_deg && a->ouster_modes == 1);
+        int same = a->channels == b->channels;
+        for (int k = 0; same && k < a->channels; ++k)
+            same = a->elevations_deg[k] == b->elevations_deg[k] && a->channel_azimuth_deg[k] == b->channel_azimuth_deg[k] &&
+                   memcmp(a->channel_origin_m + 3 * k, b->channel_origin_m + 3 * k, 3 * sizeof(double)) == 0;
+        CHECK(same);
+        /* the import keeps its preset's ranges (OS-0 from os0-32, OS-2 from os2-128, ...) */
+        CHECK_NEAR(b->range_min, units[u].rmin, 0);
+        CHECK_NEAR(b->range_max, units[u].rmax, 0);
+        CHECK_NEAR(a->range_min, units[u].rmin, 0);
+        CHECK_NEAR(a->range_max, units[u].rmax, 0);
+        CHECK(a->beam.divergence_mrad == b->beam.divergence_mrad);
+        double lo = 1e9, hi = -1e9;
+        for (int k = 0; k < a->channels; ++k) {
+            lo = fmin(lo, a->elevations_deg[k]);
+            hi = fmax(hi, a->elevations_deg[k]);
+        }
+        printf("%s = %s: %d beams, %+.2f..%+.2f deg (%.2f), ranges %g..%g m\n", units[u].preset, units[u].file,
+               a->channels, lo, hi, hi - lo, a->range_min, a->range_max);
+        lsim_sensor_destroy(unit);
+        lsim_sensor_destroy(preset);
+    }
+    /* os1-128 against the metadata's numbers (data/sensor-calibrations/ouster/OS-1-128_v2.3.0_1024x10.json) */
+    lsim_sensor *s;
+    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "os1-128", &s));
+    const lsim_sensor_spec *sp = &s->spec;
+    CHECK(sp->channels == 128 && sp->columns == 1024);
+    if (sp->channels == 128) {
+        CHECK(sp->elevations_deg[127] == 20.95 && sp->elevations_deg[0] == -21.82);
+        CHECK(sp->channel_azimuth_deg[127] == -4.21 && sp->channel_azimuth_deg[126] == -1.41 &&
+              sp->channel_azimuth_deg[125] == 1.4 && sp->channel_azimuth_deg[124] == 4.22);
+        CHECK_NEAR(sp->channel_origin_m[3 * 64 + 0], 0.015806, 1e-12);
+        CHECK_NEAR(sp->channel_origin_m[3 * 64 + 1], 0.0, 0);
+        CHECK_NEAR(sp->channel_origin_m[3 * 64 + 2], 0.03618, 1e-12);
+        CHECK_NEAR(sp->elevations_deg[127] - sp->elevations_deg[0], 42.77, 1e-9);
+        /* the four detector columns: every fourth beam shares an azimuth within 0.05 deg of its mean */
+        for (int c = 0; c < 4; ++c) {
+            double mean = 0.0, worst = 0.0;
+            for (int k = c; k < 128; k += 4)
+                mean += sp->channel_azimuth_deg[k] / 32.0;
+            for (int k = c; k < 128; k += 4)
+                worst = fmax(worst, fabs(sp->channel_azimuth_deg[k] - mean));
+            printf("os1-128 detector column %d: azimuth offset %+.3f deg (beams within %.3f)\n", c, mean, worst);
+            CHECK(fabs(fabs(mean) - (c == 0 || c == 3 ? 4.22 : 1.41)) < 0.03);
+            CHECK(worst < 0.05);
+        }
+    }
+    lsim_sensor_destroy(s);
 }
 
 static void check_planar(lsim_context *ctx, const char *name, int steps, double step_deg, double rate_hz,
@@ -370,8 +444,9 @@ static void test_rosette(lsim_context *ctx)
 static void test_preset_list(lsim_context *ctx)
 {
     const char *const *names = lsim_sensor_preset_names();
-    static const char *const expect[] = {"vlp16", "hdl32e", "hdl64e", "os1-64", "os1-128", "rplidar-a1",
-                                         "urg-04lx", "livox-mid40", "kinect-v2"};
+    static const char *const expect[] = {"vlp16",   "hdl32e",     "hdl64e",   "os0-32",      "os1-32",
+                                         "os1-64",  "os1-128",    "os2-128",  "rplidar-a1",  "urg-04lx",
+                                         "livox-mid40", "kinect-v2"};
     size_t n = 0;
     while (names[n])
         ++n;
@@ -398,7 +473,8 @@ static void test_preset_list(lsim_context *ctx)
     /* datasheet ranges and noise */
     static const struct { const char *name; double rmin, rmax, sigma, rate; } r[] = {
         {"vlp16", 0.5, 100, 0.015, 10}, {"hdl32e", 1, 100, 0.01, 10},   {"hdl64e", 0.9, 120, 0.01, 10},
-        {"os1-64", 0.3, 120, 0.015, 10}, {"os1-128", 0.3, 120, 0.015, 10}, {"rplidar-a1", 0.15, 12, 0.005, 5.5},
+        {"os0-32", 0.24, 50, 0.015, 10}, {"os1-32", 0.3, 120, 0.015, 10}, {"os1-64", 0.8, 120, 0.015, 10},
+        {"os1-128", 0.3, 120, 0.015, 10}, {"os2-128", 0.8, 240, 0.015, 10}, {"rplidar-a1", 0.15, 12, 0.005, 5.5},
         {"urg-04lx", 0.02, 5.6, 0.01, 10}, {"livox-mid40", 1, 260, 0.02, 10}, {"kinect-v2", 0.5, 4.5, 0.005, 30},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; ++i) {
@@ -762,6 +838,7 @@ int main(void)
         return 1;
     test_preset_list(ctx);
     test_rotating_presets(ctx);
+    test_ouster_presets(ctx);
     check_planar(ctx, "rplidar-a1", 720, 0.5, 5.5, 0.15, 12.0);
     check_planar(ctx, "urg-04lx", 682, 0.3515625, 10.0, 0.02, 5.6);
     test_camera(ctx);
