@@ -250,7 +250,8 @@ static void test_preset_mixed_pixels(lsim_context *ctx)
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
     char text[4096];
     lsim_sensor_describe(s, text, sizeof text);
-    CHECK(strstr(text, "beam: 3 sub-rays (a line along the scan, equal shares)") != NULL);
+    CHECK(strstr(text, "beam_mode: rays (3 sub-rays a beam: the centre and 1 each side in a line along the scan, "
+                        "equal shares, within 13 mrad)") != NULL);
     lsim_scan_options opt;
     lsim_scan_options_init(&opt);
     opt.noise = 0;
@@ -327,10 +328,10 @@ int main(void)
     REQUIRE_OK(ctx, lsim_sensor_set_beam_layout(s, LSIM_BEAM_LAYOUT_LINE));
     char text[4096];
     lsim_sensor_describe(s, text, sizeof text);
-    CHECK(strstr(text, "beam: 5 sub-rays (a line along the scan, equal shares)") != NULL);
+    CHECK(strstr(text, "beam_mode: rays (5 sub-rays a beam: the centre and 2 each side in a line") != NULL);
     REQUIRE_OK(ctx, lsim_sensor_set_beam_layout(s, LSIM_BEAM_LAYOUT_RINGS));
     lsim_sensor_describe(s, text, sizeof text);
-    CHECK(strstr(text, "beam: 19 sub-rays (rings, Gaussian shares)") != NULL);
+    CHECK(strstr(text, "beam_mode: rays (19 sub-rays a beam: the centre and 2 rings of 6k rays") != NULL);
     lsim_sensor_destroy(s);
     FILE *yaml = fopen("test_cw_layout.yaml", "w");
     if (yaml) {
