@@ -661,6 +661,32 @@ LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsi
  * LSIM_ERR_OUT_OF_MEMORY. */
 LSIM_API lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out);
 
+/* Real recordings (docs/formats.md "pcap (Ouster, Velodyne)"): a pcap (or pcapng) of an Ouster's
+ * lidar packets with the unit's metadata JSON (every lidar profile: LEGACY, RNG19_RFL8_SIG16_NIR16
+ * and its _DUAL, RNG15_RFL8_NIR8, FUSA_RNG15_RFL8_NIR8_DUAL), or of a Velodyne's data packets with
+ * its laser table (JSON, ROS YAML, VeloView XML; NULL: the built-in table of the model the
+ * packets' product id names), read one frame at a time into points in the sensor frame, as a
+ * lidarsim scan of that unit gives them: x, y, z, range (from the beam's origin), intensity,
+ * reflectivity, ring (0 the lowest beam), azimuth and elevation (the beam's, degrees), time
+ * (seconds after the frame's first firing), return_index and num_returns. */
+typedef struct lsim_recording_options {
+    int64_t frame;   /* the frame to read, from 0 (default 0) */
+    int partial;     /* 0 (default): frames counts complete frames only (a recording started or stopped
+                      * mid-revolution has an incomplete first or last one); 1: every frame */
+    uint32_t fields; /* LSIM_FIELD_BIT mask of the fields to fill, 0: all a recording gives; x, y, z always */
+} lsim_recording_options;
+LSIM_API void lsim_recording_options_init(lsim_recording_options *options);
+/* Errors (*out NULL): LSIM_ERR_IO (cannot open), LSIM_ERR_PARSE naming the file and the record (not a
+ * capture file, a damaged or cut one, a packet of another size than the metadata's layout, a column
+ * or azimuth out of range, a calibration of another unit), LSIM_ERR_INVALID_ARGUMENT (no
+ * calibration for a recording that needs one: an Ouster's metadata), LSIM_ERR_NOT_FOUND (fewer
+ * frames than asked for: the message says how many there are). */
+LSIM_API lsim_status lsim_points_read_recording(lsim_context *ctx, const char *path, const char *calibration,
+                                                const lsim_recording_options *options, lsim_points **out);
+/* The frames a recording holds, as lsim_points_read_recording counts them (options->frame unused). */
+LSIM_API lsim_status lsim_recording_count_frames(lsim_context *ctx, const char *path, const char *calibration,
+                                                 const lsim_recording_options *options, uint64_t *frames);
+
 /* Pictures of points (`lidarsim render`): a bird's-eye view (x up, y left, metres), a range image
  * (azimuth, +azimuth left, and elevation, degrees) or a 90-degree perspective view from the sensor
  * along +x. The sensor is where the points' viewpoint puts it (a world-frame scan's pose, a PCD's
