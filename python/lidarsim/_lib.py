@@ -246,6 +246,11 @@ class RenderOptions(ctypes.Structure):
                 ("extent_m", ctypes.c_double), ("title", ctypes.c_char_p)]
 
 
+class RecordingOptions(ctypes.Structure):
+    """struct lsim_recording_options."""
+    _fields_ = [("frame", ctypes.c_int64), ("partial", ctypes.c_int), ("fields", ctypes.c_uint32)]
+
+
 class RenderLayout(ctypes.Structure):
     """struct lsim_render_layout."""
     _fields_ = [(n, ctypes.c_int) for n in ("plot_x0", "plot_y0", "plot_x1", "plot_y1", "key_x0", "key_y0", "key_x1",
@@ -430,6 +435,9 @@ _SIGNATURES = {
     "lsim_scene_scan_write_progress": (status, [vp, vp, _P(ScanOptions), ctypes.c_uint, cstr, i32, i32,
                                                 _P(ScanStats)]),
     "lsim_points_read": (status, [vp, cstr, ctypes.c_uint32, _P(vp)]),
+    "lsim_recording_options_init": (None, [_P(RecordingOptions)]),
+    "lsim_points_read_recording": (status, [vp, cstr, cstr, _P(RecordingOptions), _P(vp)]),
+    "lsim_recording_count_frames": (status, [vp, cstr, cstr, _P(RecordingOptions), _P(ctypes.c_uint64)]),
     "lsim_render_options_init": (None, [_P(RenderOptions)]),
     "lsim_points_render": (status, [vp, cstr, _P(RenderOptions), _P(RenderLayout)]),
 
@@ -467,12 +475,14 @@ _SIGNATURES = {
 _CTX_FIRST = ("lsim_sensor_create_", "lsim_scene_create", "lsim_scene_load", "lsim_points_create",
               "lsim_points_read", "lsim_format_resolve", "lsim_points_check_output", "lsim_path_check_writable",
               "lsim_points_file_remove", "lsim_calibrate_run", "lsim_validate_run", "lsim_fit_file_run",
-              "lsim_pattern_from_scan", "lsim_dataset_load", "lsim_bench_run", "lsim_view_run")
+              "lsim_pattern_from_scan", "lsim_dataset_load", "lsim_bench_run", "lsim_view_run",
+              "lsim_recording_count_frames")
 _IN = {"lsim_scene_scan": ("scene", "sensor"), "lsim_scene_scan_into": ("scene", "sensor", "points"),
        "lsim_scene_scan_write": ("scene", "sensor"), "lsim_scene_scan_write_frames": ("scene", "sensor"),
        "lsim_scene_scan_write_progress": ("scene", "sensor"), "lsim_fit_create": ("scene", "sensor"),
        "lsim_fit_run": ("fit", None)}
 _OUT = {"lsim_scene_load": ("scene", "sensor"), "lsim_scene_scan": ("points",), "lsim_points_read": ("points",),
+        "lsim_points_read_recording": ("points",),
         "lsim_dataset_load": ("dataset",), "lsim_context_create": ("context",)}
 
 

@@ -248,8 +248,8 @@ lsim_status lsim_pcap_next(lsim_pcap_reader *r, lsim_udp_datagram *out, int *got
         if (rc == PCAP_ERROR_BREAK)
             return LSIM_OK;
         if (rc != 1)
-            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: after record %llu: the capture is damaged or cut short "
-                             "(libpcap: %s)", r->path, (unsigned long long)r->counts.records, pcap_geterr(r->pcap));
+            return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: record %llu: the capture is damaged or cut short "
+                             "(libpcap: %s)", r->path, (unsigned long long)r->counts.records + 1, pcap_geterr(r->pcap));
         if (++r->counts.records > LSIM_PCAP_MAX_RECORDS)
             return lsim_fail(r->ctx, LSIM_ERR_PARSE, "%s: more than %u records; cut the recording (editcap -r)",
                              r->path, LSIM_PCAP_MAX_RECORDS);
