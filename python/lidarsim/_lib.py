@@ -156,6 +156,7 @@ class ScanOptions(ctypes.Structure):
         ("keep_misses", ctypes.c_int),
         ("fields", ctypes.c_uint32),
         ("scan_time", ctypes.c_double),
+        ("packet_profile", ctypes.c_char_p),
     ]
 
 
