@@ -21,7 +21,8 @@
  *   range          (r - n) / 1000: lidarsim's range, from the beam's origin (not Ouster's r)
  *   intensity      signal (photons) where the profile has it; RNG15_RFL8_NIR8 and the FUSA
  *                  profile have none: near_ir (scaled to 16 bits as Ouster does, x16)
- *   reflectivity   Ouster's calibrated reflectivity / 100 (0..1 Lambertian, above 1 retroreflective)
+ *   reflectivity   of Ouster's calibrated reflectivity (recording.h: /100 up to 100, then logarithmic to
+ *                  1000 at 255; LEGACY's 16-bit field is read the same, values above 255 as 255's)
  *   ring           pixels_per_column - 1 - i (lidarsim's ring 0 is the lowest beam; Ouster's 0 the top)
  *   azimuth, elevation  the beam's direction in the sensor frame, degrees (atan2(y, x), asin(z))
  *   time           the column's timestamp minus the frame's earliest, seconds
@@ -122,7 +123,7 @@ static lsim_status decode(ouster_ctx *o)
                 pt.z = (M[8] * q[0] + M[9] * q[1] + M[10] * q[2] + M[11]) * 1e-3;
                 pt.range = rr * 1e-3;
                 pt.intensity = l->signal[r].bytes ? lsim_ouster_field_get(&l->signal[r], px) : near_ir;
-                pt.reflectivity = lsim_ouster_field_get(&l->reflectivity[r], px) / 100.0;
+                pt.reflectivity = lsim_recording_reflectivity_value(lsim_ouster_field_get(&l->reflectivity[r], px));
                 pt.ring = H - 1 - i;
                 pt.azimuth_deg = atan2(ds[1], ds[0]) * (180.0 / LSIM_PI);
                 pt.elevation_deg = asin(fmax(-1.0, fmin(1.0, ds[2]))) * (180.0 / LSIM_PI);

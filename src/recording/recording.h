@@ -37,6 +37,12 @@ typedef struct lsim_recording_point {
     int ring, return_index, num_returns;
 } lsim_recording_point;
 
+/* Reflectivity (lidarsim's: a Lambertian target's albedo, above 1 for retroreflectors) of a
+ * calibrated reflectivity byte (Ouster and Velodyne manuals: 0-100 diffuse reflectance in percent,
+ * 101-255 retroreflectors): byte / 100 up to 100, then 10^(3 (byte - 100) / 155) (255: 1000), the
+ * inverse of the writer's lsim_recording_reflectivity_byte (pcap_write.h). */
+double lsim_recording_reflectivity_value(unsigned byte);
+
 lsim_status lsim_recording_points_alloc(lsim_context *ctx, const char *path, size_t capacity, uint32_t fields,
                                         lsim_points **out);
 /* Store point i (the caller keeps i below the capacity). */

@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "points/points.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,11 @@ lsim_status lsim_recording_points_alloc(lsim_context *ctx, const char *path, siz
 {
     (void)path;
     return lsim_points_alloc_fields(ctx, capacity ? capacity : 1, fields, out);
+}
+
+double lsim_recording_reflectivity_value(unsigned byte)
+{
+    return byte <= 100 ? byte / 100.0 : pow(10.0, 3.0 * ((byte > 255 ? 255 : byte) - 100.0) / 155.0);
 }
 
 void lsim_recording_points_set(lsim_points *p, size_t i, const lsim_recording_point *pt)

@@ -21,8 +21,8 @@
  *   y = (d cos v - vert_offset sin v) sin phi + horiz_offset cos phi
  *   z = d sin v + vert_offset cos v.
  * Fields: range d (from the beam's origin, lidarsim's range), intensity the reflectivity byte
- * (0..255), reflectivity that byte / 100 (Velodyne's calibrated scale: 0..100 diffuse reflectance
- * in percent, 101..255 retroreflectors), ring by ascending elevation (lidarsim's ring 0 the
+ * (0..255), reflectivity of that byte (Velodyne's calibrated scale: 0..100 diffuse reflectance in
+ * percent, 101..255 retroreflectors; recording.h), ring by ascending elevation (lidarsim's ring 0 the
  * lowest), azimuth phi and elevation v in degrees, time the firing's time after the frame's
  * first firing (packet timestamps, microseconds past the hour), return_index/num_returns in dual
  * mode (the beam's returns by range, 0 the nearer; equal distances are one return).
@@ -191,7 +191,7 @@ static lsim_status group(velo_ctx *v, const lsim_udp_datagram *g, const unsigned
                 pt.z = d * v->sin_v[id] + l->vert_offset_m * v->cos_v[id];
                 pt.range = d;
                 pt.intensity = refl[r];
-                pt.reflectivity = refl[r] / 100.0;
+                pt.reflectivity = lsim_recording_reflectivity_value(refl[r]);
                 pt.ring = v->ring[id];
                 pt.azimuth_deg = lsim_wrap_deg(phi / LSIM_DEG);
                 pt.elevation_deg = l->vert_rad / LSIM_DEG;
