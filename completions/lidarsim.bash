@@ -26,7 +26,7 @@ _lidarsim_options()
     fit) echo "-o --output --max-iterations --quiet $common" ;;
     "pattern from-scan") echo "-o --output --wall-distance --quiet $common" ;;
     dataset) echo "-o --output --frames --seed --shard --threads --points-format --progress --quiet $common" ;;
-    render) echo "-o --output --view --color --size --extent $common" ;;
+    render) echo "-o --output --view --color --size --extent --metadata --frame --partial $common" ;;
     view) echo "--screenshot --size --camera --sensor-position --sensor-yaw --beams --no-beams --color
                 --scene-color --threads --quiet $common" ;;
     esac
@@ -115,6 +115,7 @@ _lidarsim()
     scan:--bev | scan:--range-image | view:--screenshot | render:-o | render:--output)
         _lidarsim_files "$cur" png; return 0 ;;
     render:--view) _lidarsim_words "bev range perspective" "$cur"; return 0 ;;
+    render:--metadata) _lidarsim_files "$cur" json yaml yml xml; return 0 ;;
     render:--color) _lidarsim_words "intensity label range epw reflectivity" "$cur"; return 0 ;;
     view:--color) _lidarsim_words "intensity label" "$cur"; return 0 ;;
     view:--scene-color) _lidarsim_words "label material" "$cur"; return 0 ;;
@@ -146,7 +147,8 @@ _lidarsim()
     case $cmd in
     scan | fit | dataset | view) _lidarsim_files "$cur" yaml yml ;;
     calibrate | validate) _lidarsim_files "$cur" yaml yml config ;;
-    render | "pattern from-scan") _lidarsim_files "$cur" $points ;;
+    render) _lidarsim_files "$cur" $points pcap pcapng ;;
+    "pattern from-scan") _lidarsim_files "$cur" $points ;;
     presets)
         local names
         names=$("${COMP_WORDS[0]}" presets 2>/dev/null | awk 'NR > 1 { print $1 }')
