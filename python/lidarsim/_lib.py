@@ -406,6 +406,7 @@ _SIGNATURES = {
     "lsim_points_write": (status, [vp, cstr, i32]),
     "lsim_format_columns": (ctypes.c_uint32, [i32, ctypes.c_uint32]),
     "lsim_points_write_fields": (status, [vp, cstr, i32, ctypes.c_uint32]),
+    "lsim_points_write_recording": (status, [vp, vp, cstr, cstr, ctypes.c_uint32]),
     "lsim_scene_scan_write": (status, [vp, vp, _P(ScanOptions), cstr, i32, _P(ScanStats)]),
     "lsim_scene_scan_write_frames": (status, [vp, vp, _P(ScanOptions), ctypes.c_uint, cstr, i32, _P(ScanStats)]),
     "lsim_points_write_birdseye": (status, [vp, cstr, i32, dbl]),
@@ -481,7 +482,7 @@ _CTX_FIRST = ("lsim_sensor_create_", "lsim_scene_create", "lsim_scene_load", "ls
 _IN = {"lsim_scene_scan": ("scene", "sensor"), "lsim_scene_scan_into": ("scene", "sensor", "points"),
        "lsim_scene_scan_write": ("scene", "sensor"), "lsim_scene_scan_write_frames": ("scene", "sensor"),
        "lsim_scene_scan_write_progress": ("scene", "sensor"), "lsim_fit_create": ("scene", "sensor"),
-       "lsim_fit_run": ("fit", None)}
+       "lsim_fit_run": ("fit", None), "lsim_points_write_recording": ("points", "sensor")}
 _OUT = {"lsim_scene_load": ("scene", "sensor"), "lsim_scene_scan": ("points",), "lsim_points_read": ("points",),
         "lsim_points_read_recording": ("points",),
         "lsim_dataset_load": ("dataset",), "lsim_context_create": ("context",)}
