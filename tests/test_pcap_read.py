@@ -94,7 +94,8 @@ def read_points(pcap, metadata, frame=0, partial=False, expect_error=None):
             "    p = lidarsim.read(sys.argv[1], metadata=(sys.argv[2] or None), frame=int(sys.argv[3]), partial=sys.argv[4] == '1')\n"
             "except lidarsim.Error as e:\n"
             "    print('ERROR', type(e).__name__, e); sys.exit(3)\n"
-            "np.save(sys.argv[5], np.asarray(p))\n")
+            "np.save(sys.argv[5], np.asarray(p))\n"
+            "print('FRAMES', lidarsim.recording_frames(sys.argv[1], metadata=(sys.argv[2] or None), partial=sys.argv[4] == '1'))\n")
     env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"), PYTHONDONTWRITEBYTECODE="1",
                LIDARSIM_LIBRARY=os.path.join(os.path.dirname(CLI), "liblidarsim.so"))
     if os.environ.get("LSIM_SANITIZE", "").upper() in ("ON", "1", "TRUE"):
@@ -110,7 +111,8 @@ def read_points(pcap, metadata, frame=0, partial=False, expect_error=None):
     if r.returncode != 0:
         check(False, "%s frame %d: %s %s" % (pcap, frame, r.stdout, r.stderr[-2000:]))
         return None
-    return np.load(out)
+    frames = [int(w.split()[1]) for w in r.stdout.splitlines() if w.startswith("FRAMES ")]
+    return np.load(out), frames[0]
 
 
 # ------------------------------------------------------------------ Ouster: an independent decoder
@@ -230,7 +232,10 @@ def ouster():
         check(len(frames) == nframes and all(len(f) == 1024 for f in frames.values()),
               "%s: %d frames of %s columns" % (pcap, len(frames), [len(f) for f in frames.values()]))
         for k, fid in enumerate(sorted(frames)):
-            compare("%s frame %d (%s)" % (os.path.basename(pcap), k, profile), read_points(pcap, js, k),
+            got = read_points(pcap, js, k)
+            check(got is not None and got[1] == nframes, "%s: lidarsim counts %s frames, there are %d"
+                  % (pcap, got and got[1], nframes))
+            compare("%s frame %d (%s)" % (os.path.basename(pcap), k, profile), got and got[0],
                     ouster_expected(frames[fid], meta, profile))
         read_points(pcap, js, nframes, expect_error="holds %d complete frames" % nframes)
     # the LEGACY recording with every datagram cut into 1,500-byte IPv4 fragments (last first)
@@ -247,7 +252,8 @@ def ouster():
     write_pcap(frag, out)
     meta = json.load(open(js))
     frames, profile = ouster_frames(pcap, meta)
-    compare("LEGACY recording in IPv4 fragments", read_points(frag, js, 0),
+    got = read_points(frag, js, 0)
+    compare("LEGACY recording in IPv4 fragments", got and got[0],
             ouster_expected(frames[sorted(frames)[0]], meta, profile))
     return frames
 
@@ -309,6 +315,13 @@ def velodyne(name, table_file, product, lasers, banks, firings, slot_s, per_slot
     write_pcap(path, packets)
     table = os.path.join(CALIBRATIONS, "velodyne", table_file) if give_table else None
     got = read_points(path, table, 0)
+    # one whole turn, then the start of the next (incomplete: not counted; with partial, 2 frames)
+    check(got is not None and got[1] == 1, "%s: %s frames counted, 1 expected" % (name, got and got[1]))
+    got = got and got[0]
+    tail = read_points(path, table, 1, partial=True)
+    check(tail is not None and tail[1] == 2 and 0 < len(tail[0]) < len(exp) / 10,
+          "%s: with partial frames, %s frames and %s points in the second" % (name, tail and tail[1],
+                                                                              tail and len(tail[0])))
     exp = np.array(exp)
     check(got is not None and len(got) == len(exp), "%s: %s points, expected %d" % (name, None if got is None else len(got), len(exp)))
     if got is None or len(got) != len(exp):

@@ -47,6 +47,19 @@ def read(path, fields=None, metadata=None, frame=None, partial=False):
     return Points(_to_array(buf), buf)
 
 
+def recording_frames(path, metadata=None, partial=False):
+    """The frames a recording holds (lsim_recording_count_frames), as lidarsim.read counts them:
+    complete frames, or every frame with `partial`. Errors as lidarsim.read's."""
+    ctx = _Context()
+    o = _lib.RecordingOptions()
+    lib.lsim_recording_options_init(ctypes.byref(o))
+    o.partial = 1 if partial else 0
+    n = ctypes.c_uint64(0)
+    ctx.check(lib.lsim_recording_count_frames(ctx.h, _b(path, "path"), None if metadata is None else _b(metadata, "metadata"),
+                                              ctypes.byref(o), ctypes.byref(n)))
+    return int(n.value)
+
+
 def render(points, path, view="bev", color=None, size=(1024, 768), extent=None, title=None):
     """Draw points as a PNG at `path` (lsim_points_render, written atomically), as `lidarsim render`
     does: `points` is the Points of scene.scan or lidarsim.read, or a point file's path (read with

@@ -135,6 +135,8 @@ static lsim_status frame_end(velo_ctx *v)
 
 static lsim_status push(velo_ctx *v, const lsim_recording_point *pt)
 {
+    if (v->job->want < 0 || (uint64_t)v->job->want != v->counted) /* only the frame asked for is kept */
+        return LSIM_OK;
     if (v->count == v->capacity) {
         if (v->capacity >= LSIM_RECORDING_MAX_POINTS)
             return lsim_fail(v->ctx, LSIM_ERR_PARSE, "%s: a frame of more than %u points; the azimuths never wrap "
@@ -146,8 +148,7 @@ static lsim_status push(velo_ctx *v, const lsim_recording_point *pt)
         v->pts = more;
         v->capacity = cap;
     }
-    if (v->job->want < 0 || (uint64_t)v->job->want == v->counted) /* only the frame asked for is kept */
-        v->pts[v->count++] = *pt;
+    v->pts[v->count++] = *pt;
     return LSIM_OK;
 }
 
