@@ -91,11 +91,12 @@ def read_points(pcap, metadata, frame=0, partial=False, expect_error=None):
         os.remove(out)
     code = ("import sys, numpy as np, lidarsim\n"
             "try:\n"
-            "    p = lidarsim.read(sys.argv[1], metadata=(sys.argv[2] or None), frame=int(sys.argv[3]), partial=sys.argv[4] == '1')\n"
+            "    cal, partial = sys.argv[2] or None, sys.argv[4] == '1'\n"
+            "    p = lidarsim.read(sys.argv[1], metadata=cal, frame=int(sys.argv[3]), partial=partial)\n"
             "except lidarsim.Error as e:\n"
             "    print('ERROR', type(e).__name__, e); sys.exit(3)\n"
             "np.save(sys.argv[5], np.asarray(p))\n"
-            "print('FRAMES', lidarsim.recording_frames(sys.argv[1], metadata=(sys.argv[2] or None), partial=sys.argv[4] == '1'))\n")
+            "print('FRAMES', lidarsim.recording_frames(sys.argv[1], metadata=cal, partial=partial))\n")
     env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"), PYTHONDONTWRITEBYTECODE="1",
                LIDARSIM_LIBRARY=os.path.join(os.path.dirname(CLI), "liblidarsim.so"))
     if os.environ.get("LSIM_SANITIZE", "").upper() in ("ON", "1", "TRUE"):
@@ -323,7 +324,8 @@ def velodyne(name, table_file, product, lasers, banks, firings, slot_s, per_slot
           "%s: with partial frames, %s frames and %s points in the second" % (name, tail and tail[1],
                                                                               tail and len(tail[0])))
     exp = np.array(exp)
-    check(got is not None and len(got) == len(exp), "%s: %s points, expected %d" % (name, None if got is None else len(got), len(exp)))
+    check(got is not None and len(got) == len(exp),
+          "%s: %s points, expected %d" % (name, None if got is None else len(got), len(exp)))
     if got is None or len(got) != len(exp):
         return
     # the reader orders points by firing (bank, channel); so does exp
@@ -337,7 +339,8 @@ def velodyne(name, table_file, product, lasers, banks, firings, slot_s, per_slot
     check(np.array_equal(got["ring"], [ring_of[int(i)] for i in exp[:, 5]]), "%s: ring differs" % name)
     da = angle_diff(got["azimuth"], exp[:, 6]).max()
     check(da < 0.01 and np.abs(got["elevation"] - exp[:, 7]).max() < 0.01, "%s: angles off by %.3g deg" % (name, da))
-    check(np.abs(got["time"] - exp[:, 8]).max() < 1e-6, "%s: time differs by %.3g s" % (name, np.abs(got["time"] - exp[:, 8]).max()))
+    dt = np.abs(got["time"] - exp[:, 8]).max()
+    check(dt < 1e-6, "%s: time differs by %.3g s" % (name, dt))
     print("%s: %d points equal rawdata.cc's formula (xyz within %.2g m)" % (name, len(got), err))
     return path
 

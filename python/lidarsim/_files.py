@@ -55,8 +55,8 @@ def recording_frames(path, metadata=None, partial=False):
     lib.lsim_recording_options_init(ctypes.byref(o))
     o.partial = 1 if partial else 0
     n = ctypes.c_uint64(0)
-    ctx.check(lib.lsim_recording_count_frames(ctx.h, _b(path, "path"), None if metadata is None else _b(metadata, "metadata"),
-                                              ctypes.byref(o), ctypes.byref(n)))
+    cal = None if metadata is None else _b(metadata, "metadata")
+    ctx.check(lib.lsim_recording_count_frames(ctx.h, _b(path, "path"), cal, ctypes.byref(o), ctypes.byref(n)))
     return int(n.value)
 
 
