@@ -7,7 +7,9 @@
  * reflectivity within the byte's 0.005. Sensors: the VLP-16, HDL-32E and HDL-64E presets (the HDL-64E read
  * with its preset's own table, data/sensor-calibrations: its packets carry no product id), os1-64
  * (default profile RNG19_RFL8_SIG16_NIR16) and os1-128 in LEGACY, RNG15_RFL8_NIR8 (8 mm) and
- * RNG19_RFL8_SIG16_NIR16_DUAL, read with the metadata JSON written beside the pcap. Also: the
+ * RNG19_RFL8_SIG16_NIR16_DUAL (also os1-64 with two echoes a beam where its wide beams graze a thin
+ * board: both echoes come back, on their return index), read with the metadata JSON written beside
+ * the pcap. Also: the
  * scan-write path gives the same bytes as the points path; a sensor without packets, a pcap
  * through lsim_points_write and a folder that does not exist fail with no file left. */
 #include "files.h"
@@ -24,7 +26,8 @@ static const char *scene_text(const char *sensor)
     snprintf(text, sizeof text,
              "sensor:\n  %s\n  position: [0, 0, 1.5]\n"
              "materials:\n  wall: {brdf: lambertian, reflectance: 0.6}\n"
-             "objects:\n  - box: {size: [30, 24, 10]}\n    position: [2, 1, 3]\n    material: wall\n", sensor);
+             "objects:\n  - box: {size: [30, 24, 10]}\n    position: [2, 1, 3]\n    material: wall\n"
+             "  - box: {size: [0.05, 4, 4]}\n    position: [5, 0, 1.5]\n    material: wall\n", sensor);
     return text;
 }
 
@@ -48,20 +51,22 @@ static void compare(const roundtrip *r, const lsim_points *a, const lsim_points 
         fprintf(stderr, "%s: %zu points scanned, %zu read back\n", r->name, na, nb);
         return;
     }
-    const size_t cells = (size_t)r->columns * (size_t)r->channels;
+    const size_t cells = (size_t)r->columns * (size_t)r->channels * 2; /* x 2 echoes */
     long *slot = malloc(cells * sizeof *slot);
     for (size_t i = 0; i < cells; ++i)
         slot[i] = -1;
     const float *at = lsim_points_column(a, LSIM_FIELD_TIME), *bt = lsim_points_column(b, LSIM_FIELD_TIME);
     const uint16_t *ar = lsim_points_column(a, LSIM_FIELD_RING), *br = lsim_points_column(b, LSIM_FIELD_RING);
+    const uint16_t *ae = lsim_points_column(a, LSIM_FIELD_RETURN_INDEX);
+    const uint16_t *be = lsim_points_column(b, LSIM_FIELD_RETURN_INDEX);
     int misplaced = 0, twice = 0, missing = 0;
     for (size_t i = 0; i < na; ++i) {
         const long c = column_of(at[i], r->column_hz);
-        if (c < 0 || c >= r->columns || ar[i] >= r->channels) {
+        if (c < 0 || c >= r->columns || ar[i] >= r->channels || ae[i] > 1) {
             ++misplaced;
             continue;
         }
-        slot[(size_t)c * (size_t)r->channels + ar[i]] = (long)i;
+        slot[((size_t)c * (size_t)r->channels + ar[i]) * 2 + ae[i]] = (long)i;
     }
     double dr = 0, dpos = 0, daz = 0, del = 0, drefl = 0, excess = 0;
     const float *ax = lsim_points_column(a, LSIM_FIELD_X), *ay = lsim_points_column(a, LSIM_FIELD_Y);
@@ -74,11 +79,11 @@ static void compare(const roundtrip *r, const lsim_points *a, const lsim_points 
     const float *brf = lsim_points_column(b, LSIM_FIELD_REFLECTIVITY);
     for (size_t j = 0; j < nb; ++j) {
         const long c = column_of(bt[j], r->column_hz);
-        if (c < 0 || c >= r->columns || br[j] >= r->channels) {
+        if (c < 0 || c >= r->columns || br[j] >= r->channels || be[j] > 1) {
             ++misplaced;
             continue;
         }
-        long *s = &slot[(size_t)c * (size_t)r->channels + br[j]];
+        long *s = &slot[((size_t)c * (size_t)r->channels + br[j]) * 2 + be[j]];
         if (*s == -2) {
             ++twice;
             continue;
@@ -134,6 +139,14 @@ static void run(lsim_context *ctx, const roundtrip *r, const char *data)
         path_join(table, sizeof table, data, r->table);
     REQUIRE_OK(ctx, lsim_points_read_recording(ctx, pcap, ouster ? json : r->table ? table : NULL, &ro, &b));
     compare(r, a, b);
+    if (strstr(r->name, "two-echoes")) { /* the case must hold second echoes to test them */
+        const uint16_t *e = lsim_points_column(a, LSIM_FIELD_RETURN_INDEX);
+        size_t second = 0;
+        for (size_t i = 0; i < lsim_points_count(a); ++i)
+            second += e[i] == 1;
+        printf("%s: %zu second echoes\n", r->name, second);
+        CHECK(second > 100);
+    }
     /* the scan-write path: the same bytes */
     snprintf(again, sizeof again, "%s/%s_scan.pcap", scratch_dir, r->name);
     o.packet_profile = r->profile;
@@ -199,6 +212,9 @@ int main(void)
         {"os1-128-legacy", "preset: os1-128", "LEGACY", 2048 * 10.0, 128, 2048, 0.001, NULL, 0.01},
         {"os1-128-lb", "preset: os1-128", "RNG15_RFL8_NIR8", 2048 * 10.0, 128, 2048, 0.008, NULL, 0.01},
         {"os1-128-dual", "preset: os1-128", "RNG19_RFL8_SIG16_NIR16_DUAL", 2048 * 10.0, 128, 2048, 0.001, NULL, 0.01},
+        /* two echoes on the beams that graze the thin board (wide beams of 19 rays) */
+        {"os1-64-two-echoes", "preset: os1-64\n  receiver: {returns: dual}\n  beam: {mode: rays, rings: 2, "
+         "divergence_mrad: 20}", "RNG19_RFL8_SIG16_NIR16_DUAL", 1024 * 10.0, 64, 1024, 0.001, NULL, 0.01},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run(ctx, &cases[i], velodyne);
