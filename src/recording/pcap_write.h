@@ -70,7 +70,7 @@ typedef struct lsim_recording_writer {
     uint32_t init_id;
     /* Velodyne */
     const struct lsim_velodyne_format *vformat;
-    uint8_t laser_of_ring[128], ring_of_laser[128];
+    uint8_t ring_of_laser[128]; /* the ring each laser_id fires */
     int return_mode_byte;
 } lsim_recording_writer;
 

@@ -73,7 +73,6 @@ lsim_status lsim_velodyne_out_begin(lsim_recording_writer *w)
     for (int r = 0; r < n; ++r) {
         /* HDL-64E: order pairs (upper, lower) per slot: upper laser r/2, lower 32 + r/2 */
         const int id = banks == 2 ? (r % 2) * 32 + r / 2 : r;
-        w->laser_of_ring[order[r]] = (uint8_t)id;
         w->ring_of_laser[id] = (uint8_t)order[r];
     }
     if (banks == 2)
