@@ -9,7 +9,8 @@
  * (default profile RNG19_RFL8_SIG16_NIR16) and os1-128 in LEGACY, RNG15_RFL8_NIR8 (8 mm) and
  * RNG19_RFL8_SIG16_NIR16_DUAL (also os1-64 with two echoes a beam where its wide beams graze a thin
  * board: both echoes come back, on their return index), read with the metadata JSON written beside
- * the pcap. Also: the
+ * the pcap; a VLP-16 with two echoes a beam in its dual return mode (0x39: block pairs of the last
+ * and the strongest echo). Also: the
  * scan-write path gives the same bytes as the points path; a sensor without packets, a pcap
  * through lsim_points_write and a folder that does not exist fail with no file left. */
 #include "files.h"
@@ -213,6 +214,8 @@ int main(void)
         {"os1-128-lb", "preset: os1-128", "RNG15_RFL8_NIR8", 2048 * 10.0, 128, 2048, 0.008, NULL, 0.01},
         {"os1-128-dual", "preset: os1-128", "RNG19_RFL8_SIG16_NIR16_DUAL", 2048 * 10.0, 128, 2048, 0.001, NULL, 0.01},
         /* two echoes on the beams that graze the thin board (wide beams of 19 rays) */
+        {"vlp16-two-echoes", "preset: vlp16\n  receiver: {returns: dual}\n  beam: {mode: rays, rings: 2, "
+         "divergence_mrad: 20}", NULL, 1 / 55.296e-6, 16, 1808, 0.002, NULL, 0.015},
         {"os1-64-two-echoes", "preset: os1-64\n  receiver: {returns: dual}\n  beam: {mode: rays, rings: 2, "
          "divergence_mrad: 20}", "RNG19_RFL8_SIG16_NIR16_DUAL", 1024 * 10.0, 64, 1024, 0.001, NULL, 0.01},
     };

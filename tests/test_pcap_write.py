@@ -27,13 +27,14 @@ column):
      angles within 0.01 deg, position within the range step + 1 mm, reflectivity and signal as
      documented
   d  determinism: the same seed with noise gives identical bytes (pcap and JSON), another seed not
-  e  --frames 3: frame_id 0, 1, 2, columns restarting at 0, timestamps 0.1 s apart
+  e  --frames 3: frame_id 0, 1, 2, columns restarting at 0, timestamps 0.1 s apart; a VLP-16 in
+     dual return mode: 0x39, blocks in pairs of equal azimuth, one echo filling both
   g  Python: Points.write_recording and Scene.scan_write(..., ouster_profile=) give the same bytes;
      lidarsim.read(pcap, metadata=json) gives the scan's points back (count, ranges within the
      step); a VLP-16 pcap reads back without a table (its product id)
   f  errors leave no file: a planar sensor (names the supported ones), a range the packets cannot
-     hold, a profile for a Velodyne, --fields, standard output, the JSON's path a folder, several
-     echoes a beam
+     hold, a profile for a Velodyne, --fields, standard output, the JSON's path a folder, every
+     echo of a beam (returns: all), the HDL-64E's dual mode
 Standard library and numpy only. Exits 1 with one line per failed check.
 """
 import json
@@ -456,6 +457,19 @@ def part_e():
     lidarsim("scan", sc, "-o", pcap, "--frames", 2, "--quiet")
     packets = read_pcap(pcap, 2368, [255, 255, 255, 255])
     check(len(packets) == 2 * 76, "vlp16 --frames 2: %d packets, expected 152" % len(packets))
+    # dual return mode (VLP-16 manual): 0x39, blocks in pairs of one firing (the same azimuth), so
+    # 12 sequences a packet: 151 packets for 1808 sequences
+    sc = write(os.path.join(d, "dual.yaml"), scene("  preset: vlp16\n  receiver: {returns: dual}"))
+    pcap = os.path.join(d, "dual.pcap")
+    lidarsim("scan", sc, "-o", pcap, "--quiet", "--noise", "off")
+    packets = read_pcap(pcap, 2368, [255, 255, 255, 255])
+    az = [[struct.unpack_from("<H", p, 100 * b + 2)[0] for b in range(12)] for _, p in packets]
+    check(len(packets) == 151 and all(p[1204] == 0x39 for _, p in packets) and
+          all(a[2 * i] == a[2 * i + 1] for a in az for i in range(6)),
+          "vlp16 dual: %d packets (151), return mode bytes, or block pairs of unequal azimuth" % len(packets))
+    # one echo a beam: both blocks of a pair carry it
+    same = all(p[100 * b + 4:100 * b + 100] == p[100 * b + 104:100 * b + 200] for _, p in packets[:-1] for b in (0, 2))
+    check(same, "vlp16 dual with one echo a beam: the pair's blocks differ")
 
 
 def part_f():
@@ -479,8 +493,10 @@ def part_f():
     refused("--fields", scene("  preset: vlp16"), "f.pcap", "--fields", "x,y,z", expect=("--fields",))
     refused("unknown profile", scene("  preset: os1-64"), "u.pcap", "--ouster-profile", "RNG99",
             expect=("--ouster-profile",))
-    refused("several echoes", scene("  preset: vlp16\n  receiver: {returns: dual}"), "e.pcap",
-            expect=("single returns",))
+    refused("every echo", scene("  preset: vlp16\n  receiver: {returns: all, max_returns: 3}"), "e.pcap",
+            expect=("all its echoes",))
+    refused("HDL-64E dual", scene("  preset: hdl64e\n  receiver: {returns: dual}"), "h.pcap",
+            expect=("dual return mode",))
     os.makedirs(os.path.join(d, "m.json"))
     refused("metadata path a folder", scene("  preset: os1-64"), "m.pcap")
     os.rmdir(os.path.join(d, "m.json"))

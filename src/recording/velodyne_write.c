@@ -12,8 +12,10 @@
  * the laser's origin, as the driver measures it) in 2 mm counts; the reflectivity byte is
  * lsim_recording_reflectivity_byte (the manuals' calibrated reflectivity). The timestamp is the
  * first sequence's time in microseconds past the hour; return mode 0x37 (strongest: lidarsim's
- * single echo) or 0x38 (last); the product id byte as the model has it (HDL-64E: 0). A frame's
- * last packet is completed with the sequences that follow it, without returns. */
+ * single echo) or 0x38 (last), or 0x39 dual (VLP-16, HDL-32E: blocks in pairs of one firing, the
+ * last echo then the strongest, as the manuals' dual return mode); the product id byte as the
+ * model has it (HDL-64E: 0). A frame's last packet is completed with the sequences that follow
+ * it, without returns. */
 #include "recording/pcap_write.h"
 #include "recording/velodyne_format.h"
 
@@ -49,11 +51,16 @@ lsim_status lsim_velodyne_out_begin(lsim_recording_writer *w)
     if (s->spin >= 0)
         return lsim_fail(w->ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': sensor '%s' spins counter-clockwise; "
                          "a Velodyne head turns clockwise (spin -1)", w->path, s->name);
-    if (s->receiver.mode != LSIM_RETURNS_FIRST && s->receiver.mode != LSIM_RETURNS_STRONGEST &&
+    const int dual = s->receiver.mode == LSIM_RETURNS_DUAL;
+    if (!dual && s->receiver.mode != LSIM_RETURNS_FIRST && s->receiver.mode != LSIM_RETURNS_STRONGEST &&
         s->receiver.mode != LSIM_RETURNS_LAST)
-        return lsim_fail(w->ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': sensor '%s' reports several echoes a "
-                         "beam; lidarsim writes Velodyne packets of single returns: set the receiver's returns to "
-                         "strongest or last", w->path, s->name);
+        return lsim_fail(w->ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': sensor '%s' reports all its echoes; "
+                         "Velodyne packets hold one return a beam (strongest, last) or two (dual): set the "
+                         "receiver's returns to one of those", w->path, s->name);
+    if (dual && f->banks != 1)
+        return lsim_fail(w->ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': sensor '%s' reports two echoes a beam; "
+                         "lidarsim writes the dual return mode of the VLP-16 and HDL-32E, not the %s's: set the "
+                         "receiver's returns to strongest or last", w->path, s->name, f->name);
     const double max_m = 65535.0 * f->distance_m;
     if (!(s->range_max <= max_m))
         return lsim_fail(w->ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': sensor '%s' reaches %g m, but a %s "
@@ -82,8 +89,10 @@ lsim_status lsim_velodyne_out_begin(lsim_recording_writer *w)
                                  "'%s' should fire together (an HDL-64E fires an upper and a lower laser at once)",
                                  w->path, order[r], order[r + 1], s->name);
     w->vformat = f;
-    w->return_mode_byte = s->receiver.mode == LSIM_RETURNS_LAST ? LSIM_VELODYNE_RETURN_LAST
-                                                                : LSIM_VELODYNE_RETURN_STRONGEST;
+    w->returns = dual ? 2 : 1;
+    w->return_mode_byte = dual ? LSIM_VELODYNE_RETURN_DUAL
+                          : s->receiver.mode == LSIM_RETURNS_LAST ? LSIM_VELODYNE_RETURN_LAST
+                                                                  : LSIM_VELODYNE_RETURN_STRONGEST;
     memset(w->pcap.dst_ip, 255, 4); /* the factory default: broadcast */
     w->pcap.port = LSIM_VELODYNE_DATA_PORT;
     return LSIM_OK;
@@ -99,6 +108,21 @@ static unsigned raw_azimuth(const lsim_sensor_spec *s, double column_hz, int c)
     return (unsigned)lround(cw * 100.0) % 36000u;
 }
 
+/* The point a block holds for (column c, ring k): the beam's echo; in dual mode the even block of
+ * a pair the last (farther) echo, the odd one the strongest, or the second strongest when the
+ * last is the strongest: of two echoes always the nearer one; one echo fills both. -1: none. */
+static int32_t block_point(const lsim_recording_writer *w, const float *range, int c, int k, int odd)
+{
+    const size_t at = ((size_t)c * (size_t)w->channels + (size_t)k) * (size_t)w->returns;
+    if (w->returns == 1)
+        return w->cell[at];
+    const int32_t p0 = w->cell[at], p1 = w->cell[at + 1];
+    if (p0 < 0 || p1 < 0)
+        return p0 < 0 ? p1 : p0;
+    const int32_t far = range[p0] >= range[p1] ? p0 : p1;
+    return odd ? (far == p0 ? p1 : p0) : far;
+}
+
 void lsim_velodyne_out_frame(lsim_recording_writer *w, const lsim_points *points, double scan_time)
 {
     const lsim_sensor_spec *s = w->spec;
@@ -106,20 +130,22 @@ void lsim_velodyne_out_frame(lsim_recording_writer *w, const lsim_points *points
     const float *range = points->column[LSIM_FIELD_RANGE], *refl = points->column[LSIM_FIELD_REFLECTIVITY];
     const int spb = f->firings_per_block, banks = f->banks;
     const int per_firing = LSIM_VELODYNE_BLOCK_CHANNELS / spb; /* lasers of one sequence in a block */
-    const int per_packet = LSIM_VELODYNE_BLOCKS / banks * spb; /* sequences a packet */
+    const int pairs = w->returns == 2 ? 2 : 1;                  /* dual: blocks (last, strongest) */
+    const int group = banks * pairs;                             /* blocks of one firing */
+    const int per_packet = LSIM_VELODYNE_BLOCKS / group * spb;  /* sequences a packet */
     unsigned char *packet = w->packet + LSIM_PCAP_HEADROOM;
     for (int first = 0; first < w->columns; first += per_packet) {
         memset(packet, 0, LSIM_VELODYNE_PACKET_BYTES);
         for (int b = 0; b < LSIM_VELODYNE_BLOCKS; ++b) {
             unsigned char *block = packet + (size_t)b * LSIM_VELODYNE_BLOCK_BYTES;
-            const int bank = b % banks, c0 = first + b / banks * spb;
+            const int bank = b % banks, c0 = first + b / group * spb, odd = pairs == 2 ? b % 2 : 0;
             lsim_io_put_u16le(block, lsim_velodyne_bank_flag(bank));
             lsim_io_put_u16le(block + 2, (uint16_t)raw_azimuth(s, w->column_hz, c0));
             for (int slot = 0; slot < LSIM_VELODYNE_BLOCK_CHANNELS; ++slot) {
                 const int c = c0 + slot / per_firing, id = bank * LSIM_VELODYNE_BLOCK_CHANNELS + slot % per_firing;
                 if (c >= w->columns)
                     continue; /* past the frame: fired, no return written */
-                const int32_t p = w->cell[(size_t)c * (size_t)w->channels + w->ring_of_laser[id]];
+                const int32_t p = block_point(w, range, c, w->ring_of_laser[id], odd);
                 if (p < 0)
                     continue;
                 unsigned char *ch = block + 4 + 3 * slot;
