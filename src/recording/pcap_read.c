@@ -60,9 +60,11 @@ lsim_status lsim_pcap_open(lsim_context *ctx, const char *path, lsim_pcap_reader
     rewind(fp);
     char errbuf[PCAP_ERRBUF_SIZE];
     errbuf[0] = '\0';
-    pcap_t *p = pcap_fopen_offline(fp, errbuf); /* owns fp from here, even when it fails */
-    if (!p)
+    pcap_t *p = pcap_fopen_offline(fp, errbuf); /* owns fp when it succeeds; pcap_close closes it */
+    if (!p) {
+        fclose(fp);
         return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: not a capture file lidarsim reads (libpcap: %s)", path, errbuf);
+    }
     lsim_pcap_reader *r = calloc(1, sizeof *r);
     unsigned char *data = malloc((size_t)LSIM_PCAP_MAX_PENDING * MAX_DATAGRAM);
     char *name = malloc(strlen(path) + 1);
