@@ -472,7 +472,7 @@ LSIM_API lsim_status lsim_points_write_fields(const lsim_points *points, const c
                                               uint32_t fields);
 /* One frame of `sensor` (the points of its scan: ring, time, range, intensity, reflectivity and
  * return_index; every beam on its column) as that sensor's UDP packet stream in a pcap at `path`:
- * Ouster (os1-64, os1-128, units from Ouster metadata) with its metadata JSON beside it ("X.json"
+ * Ouster (the os* presets, units from Ouster metadata) with its metadata JSON beside it ("X.json"
  * for "X.pcap"), or Velodyne VLP-16, HDL-32E, HDL-64E (presets and tables); both files atomically.
  * `ouster_profile` as lsim_scan_options.packet_profile (NULL: RNG19_RFL8_SIG16_NIR16; NULL for a
  * Velodyne); `frame_index` the Ouster frame_id. Capture times are the points' scan_time (>= 0) in

@@ -4,9 +4,10 @@
  * beam angles within the format's resolution (Ouster 0.01 deg; Velodyne 0.015 deg: the block
  * azimuth's 0.01 deg counts, rounded, plus the rounding of the azimuth step a reader interpolates
  * each laser's firing time with), position within half a step + range x that angle,
- * reflectivity within the byte's 0.005. Sensors: the VLP-16, HDL-32E and HDL-64E presets (the HDL-64E read
- * with its preset's own table, data/sensor-calibrations: its packets carry no product id), os1-64
- * (default profile RNG19_RFL8_SIG16_NIR16) and os1-128 in LEGACY, RNG15_RFL8_NIR8 (8 mm) and
+ * reflectivity within the byte's 0.005. Sensors: the VLP-16 and HDL-32E presets (read by their
+ * product id), an HDL-64E S2 unit imported from its table (data/sensor-calibrations; read with that
+ * table: its packets carry no product id), os1-64 (1024 columns, default profile
+ * RNG19_RFL8_SIG16_NIR16) and os1-128 (2048 columns) in LEGACY, RNG15_RFL8_NIR8 (8 mm) and
  * RNG19_RFL8_SIG16_NIR16_DUAL (also os1-64 with two echoes a beam where its wide beams graze a thin
  * board: both echoes come back, on their return index), read with the metadata JSON written beside
  * the pcap; a VLP-16 with two echoes a beam in its dual return mode (0x39: block pairs of the last
@@ -118,8 +119,12 @@ static void compare(const roundtrip *r, const lsim_points *a, const lsim_points 
 static void run(lsim_context *ctx, const roundtrip *r, const char *data)
 {
     char name[64], yaml[300], pcap[300], json[300], table[600], again[300];
+    if (r->table)
+        path_join(table, sizeof table, data, r->table);
+    char sensor_line[700];
+    snprintf(sensor_line, sizeof sensor_line, r->table ? "calibration: %s" : "%s", r->table ? table : r->sensor);
     snprintf(name, sizeof name, "%s.yaml", r->name);
-    snprintf(yaml, sizeof yaml, "%s", scratch_write_text(name, scene_text(r->sensor)));
+    snprintf(yaml, sizeof yaml, "%s", scratch_write_text(name, scene_text(sensor_line)));
     snprintf(pcap, sizeof pcap, "%s/%s.pcap", scratch_dir, r->name);
     snprintf(json, sizeof json, "%s/%s.json", scratch_dir, r->name);
     lsim_scene *scene = NULL;
@@ -136,8 +141,6 @@ static void run(lsim_context *ctx, const roundtrip *r, const char *data)
     lsim_recording_options_init(&ro);
     ro.partial = 1;
     const int ouster = r->table == NULL && strncmp(r->sensor, "preset: os", 10) == 0;
-    if (r->table)
-        path_join(table, sizeof table, data, r->table);
     REQUIRE_OK(ctx, lsim_points_read_recording(ctx, pcap, ouster ? json : r->table ? table : NULL, &ro, &b));
     compare(r, a, b);
     if (strstr(r->name, "two-echoes")) { /* the case must hold second echoes to test them */
@@ -208,16 +211,19 @@ int main(void)
         /* Velodyne manuals: sequences of 55.296 us (VLP-16), 46.08 us (HDL-32E), 48 us (HDL-64E) */
         {"vlp16", "preset: vlp16", NULL, 1 / 55.296e-6, 16, 1808, 0.002, NULL, 0.015},
         {"hdl32e", "preset: hdl32e", NULL, 1 / 46.08e-6, 32, 2170, 0.002, NULL, 0.015},
-        {"hdl64e", "preset: hdl64e", NULL, 1 / 48e-6, 64, 2083, 0.002, "64e_s2.1-sztaki.json", 0.015},
-        {"os1-64", "preset: os1-64", NULL, 1024 * 10.0, 64, 1024, 0.001, NULL, 0.01},
-        {"os1-128-legacy", "preset: os1-128", "LEGACY", 2048 * 10.0, 128, 2048, 0.001, NULL, 0.01},
-        {"os1-128-lb", "preset: os1-128", "RNG15_RFL8_NIR8", 2048 * 10.0, 128, 2048, 0.008, NULL, 0.01},
-        {"os1-128-dual", "preset: os1-128", "RNG19_RFL8_SIG16_NIR16_DUAL", 2048 * 10.0, 128, 2048, 0.001, NULL, 0.01},
+        /* an imported unit: the table is the scene's calibration and the reader's */
+        {"hdl64e-unit", "", NULL, 1 / 48e-6, 64, 2083, 0.002, "64e_s2.1-sztaki.json", 0.015},
+        {"os1-64", "preset: os1-64\n  columns: 1024", NULL, 1024 * 10.0, 64, 1024, 0.001, NULL, 0.01},
+        {"os1-128-legacy", "preset: os1-128\n  columns: 2048", "LEGACY", 2048 * 10.0, 128, 2048, 0.001, NULL, 0.01},
+        {"os1-128-lb", "preset: os1-128\n  columns: 2048", "RNG15_RFL8_NIR8", 2048 * 10.0, 128, 2048, 0.008, NULL,
+         0.01},
+        {"os1-128-dual", "preset: os1-128\n  columns: 2048", "RNG19_RFL8_SIG16_NIR16_DUAL", 2048 * 10.0, 128, 2048,
+         0.001, NULL, 0.01},
         /* two echoes on the beams that graze the thin board (wide beams of 19 rays) */
         {"vlp16-two-echoes", "preset: vlp16\n  receiver: {returns: dual}\n  beam: {mode: rays, rings: 2, "
          "divergence_mrad: 20}", NULL, 1 / 55.296e-6, 16, 1808, 0.002, NULL, 0.015},
-        {"os1-64-two-echoes", "preset: os1-64\n  receiver: {returns: dual}\n  beam: {mode: rays, rings: 2, "
-         "divergence_mrad: 20}", "RNG19_RFL8_SIG16_NIR16_DUAL", 1024 * 10.0, 64, 1024, 0.001, NULL, 0.01},
+        {"os1-64-two-echoes", "preset: os1-64\n  columns: 1024\n  receiver: {returns: dual}\n  beam: {mode: rays, "
+         "rings: 2, divergence_mrad: 20}", "RNG19_RFL8_SIG16_NIR16_DUAL", 1024 * 10.0, 64, 1024, 0.001, NULL, 0.01},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run(ctx, &cases[i], velodyne);

@@ -10,9 +10,10 @@ column):
   a  capture: pcap header (magic a1b2c3d4, 2.4, snaplen 65535, Ethernet), records of Ethernet II
      + IPv4 (checksum, lengths, 192.168.1.201 ->, don't fragment) + UDP (checksum, ports 2368 /
      7502), capture times rising and within the frame
-  b  Velodyne VLP-16, HDL-32E, HDL-64E presets: 1206-byte packets, block flags (HDL-64E upper
-     0xEEFF / lower 0xDDFF), block azimuths, timestamps (us past the hour), return mode 0x37,
-     product id (0x22, 0x21; HDL-64E 0); decoded with the preset's own table (data/
+  b  Velodyne VLP-16, HDL-32E presets, an HDL-64E S2 unit imported from its table: 1206-byte
+     packets, block flags (HDL-64E upper 0xEEFF / lower 0xDDFF), block azimuths, timestamps (us
+     past the hour), return mode 0x37, product id (0x22, 0x21; HDL-64E 0); decoded with the
+     sensor's own table (data/
      sensor-calibrations/velodyne, laser_id order as in the packets) and velodyne_pointcloud's
      formulas: as many returns as the CSV has points, range within 1 mm (2 mm counts), elevation
      exact, azimuth within 0.015 deg (0.01-deg counts: the block azimuth rounded, and the step a
@@ -159,14 +160,17 @@ def wrap_deg(a):
 VELODYNE = {
     "vlp16": dict(table="VLP16db.json", slot=2.304e-6, seq=55.296e-6, product=0x22),
     "hdl32e": dict(table="32db.json", slot=1.152e-6, seq=46.08e-6, product=0x21),
-    "hdl64e": dict(table="64e_s2.1-sztaki.json", slot=1.5e-6, seq=48e-6, product=0),
+    "hdl64e": dict(table="64e_s2.1-sztaki.json", slot=1.5e-6, seq=48e-6, product=0, unit=True),
 }
 
 
 def part_b():
     d = os.path.join(WORK, "b")
     for name, m in VELODYNE.items():
-        sc = write(os.path.join(d, name + ".yaml"), scene("  preset: %s" % name))
+        # the HDL-64E as a unit imported from its table (the preset's own table may change)
+        sensor = ("  calibration: %s" % need(os.path.join(CALIBRATIONS, "velodyne", m["table"])) if m.get("unit")
+                  else "  preset: %s" % name)
+        sc = write(os.path.join(d, name + ".yaml"), scene(sensor))
         pcap, csv = os.path.join(d, name + ".pcap"), os.path.join(d, name + ".csv")
         lidarsim("scan", sc, "-o", pcap, "--noise", "off", "--quiet", "--scan-time", "7200.25")
         lidarsim("scan", sc, "-o", csv, "--noise", "off", "--quiet", "--scan-time", "7200.25")
@@ -224,7 +228,8 @@ def part_b():
         r = np.array(rows, dtype=np.float64)
         c, laser, dist, refl, az = r[:, 0].astype(int), r[:, 1].astype(int), r[:, 2], r[:, 3], r[:, 4] / 100.0
         step = r[:, 5] / 100.0
-        check(len(r) == len(pts["x"]), "%s: %d returns in the pcap, %d points in the CSV" % (name, len(r), len(pts["x"])))
+        check(len(r) == len(pts["x"]), "%s: %d returns in the pcap, %d points in the CSV"
+              % (name, len(r), len(pts["x"])))
         # match: the CSV's (ring, column), its column from its time and the laser's firing slot
         ring = pts["ring"].astype(int)
         laser_of_ring = np.argsort(ring_of)
@@ -388,11 +393,12 @@ def compare_ouster(name, meta, dec, pts, sensor_threshold=None):
 
 def part_c():
     d = os.path.join(WORK, "c")
-    sc = write(os.path.join(d, "os1.yaml"), scene("  preset: os1-128"))
+    # the preset's mode and threshold made explicit: 2048 columns, T = 0.1 / 120^2
+    sc = write(os.path.join(d, "os1.yaml"), scene("  preset: os1-128\n  columns: 2048\n  range: [0.3, 120]\n"
+                                                  "  detection_reflectance: 0.1"))
     csv = os.path.join(d, "os1.csv")
     lidarsim("scan", sc, "-o", csv, "--noise", "off", "--quiet", "--scan-time", "1.5")
     pts = read_csv(csv)
-    # the os1-128 preset: detection_reflectance 0.1 at 120 m (lidarsim presets os1-128)
     threshold = 0.1 / 120.0 ** 2
     for profile in OUSTER:
         pcap = os.path.join(d, "os1_%s.pcap" % profile)

@@ -134,9 +134,9 @@ lsim_status lsim_recording_begin(lsim_recording_writer *w, lsim_context *ctx, co
     if (!ouster && !velodyne)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot write '%s': sensor '%s' (%s) has no packet format; a pcap holds an Ouster sensor's "
-                         "(os1-64, os1-128, units imported from Ouster metadata) or a Velodyne sensor's (vlp16, "
-                         "hdl32e, hdl64e, units imported from their tables) UDP packets; write a point cloud "
-                         "(.pcd, .ply, .las, ...) instead", path, s->name,
+                         "(the os* presets, e.g. os1-128, and units imported from Ouster metadata) or a Velodyne "
+                         "sensor's (vlp16, hdl32e, hdl64e, units imported from their tables) UDP packets; write a "
+                         "point cloud (.pcd, .ply, .las, ...) instead", path, s->name,
                          s->kind == LSIM_SENSOR_ROTATING ? "a rotating sensor of neither vendor"
                                                          : lsim_sensor_kind_name(s->kind));
     if (ouster_profile && !ouster)
