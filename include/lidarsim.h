@@ -363,6 +363,10 @@ typedef struct lsim_scan_options {
      * sensor's and the objects' motions are at the first beam. Frame k of a sequence at rate f
      * starts at k / f. */
     double scan_time;
+    /* A pcap output (LSIM_FORMAT_PCAP) of an Ouster sensor: its packets' lidar profile, as Ouster
+     * metadata names it (udp_profile_lidar): "RNG19_RFL8_SIG16_NIR16" (NULL, the default),
+     * "RNG19_RFL8_SIG16_NIR16_DUAL", "RNG15_RFL8_NIR8" or "LEGACY". NULL for any other output. */
+    const char *packet_profile;
 } lsim_scan_options;
 
 LSIM_API void lsim_scan_options_init(lsim_scan_options *options);
@@ -445,18 +449,23 @@ typedef enum lsim_format {
     LSIM_FORMAT_KITTI,    /* .bin x,y,z,intensity float32 + .label + label map */
     LSIM_FORMAT_CSV,
     LSIM_FORMAT_LAS,      /* ASPRS LAS 1.4, point data record format 6 + extra bytes (README "LAS") */
-    LSIM_FORMAT_MCAP      /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (README "MCAP") */
+    LSIM_FORMAT_MCAP,     /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (README "MCAP") */
+    LSIM_FORMAT_PCAP      /* the sensor's own UDP packets (Ouster, Velodyne) in a pcap; Ouster's metadata JSON
+                           * beside it (docs/formats.md "pcap out"): lsim_scene_scan_write*,
+                           * lsim_points_write_recording */
 } lsim_format;
 
-/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv", "las", "mcap". */
+/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv", "las", "mcap", "pcap". */
 LSIM_API lsim_status lsim_format_parse(const char *name, lsim_format *out);
 /* The fields a format writes (LSIM_FIELD_BIT mask), to pass as lsim_scan_options.fields: KITTI
  * x, y, z, reflectivity, label, instance; LAS x, y, z, reflectivity, elevation, time,
  * return_index, num_returns, label, instance, epw, ring, range; MCAP x, y, z, intensity, time,
- * label, instance, ring; the others every field. AUTO: every field. */
+ * label, instance, ring; PCAP range, intensity, reflectivity, ring, time, return_index; the others
+ * every field. AUTO: every field. */
 LSIM_API uint32_t lsim_format_fields(lsim_format format);
 /* Write atomically (temporary file + rename); on failure no output file is left behind. Every
- * field the format holds (lsim_format_fields) must be in the points. */
+ * field the format holds (lsim_format_fields) must be in the points. PCAP needs the sensor:
+ * lsim_points_write_recording. */
 LSIM_API lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
 /* The columns a file of `format` holds when `fields` (LSIM_FIELD_BIT mask) are asked for: PCD, PLY
  * and CSV the fields asked for (0: every field), in field order; KITTI its fixed layout; LAS and
@@ -467,6 +476,17 @@ LSIM_API uint32_t lsim_format_columns(lsim_format format, uint32_t fields);
  * hold those columns. */
 LSIM_API lsim_status lsim_points_write_fields(const lsim_points *points, const char *path, lsim_format format,
                                               uint32_t fields);
+/* One frame of `sensor` (the points of its scan: ring, time, range, intensity, reflectivity and
+ * return_index; every beam on its column) as that sensor's UDP packet stream in a pcap at `path`:
+ * Ouster (the os* presets, units from Ouster metadata) with its metadata JSON beside it ("X.json"
+ * for "X.pcap"), or Velodyne VLP-16, HDL-32E, HDL-64E (presets and tables); both files atomically.
+ * `ouster_profile` as lsim_scan_options.packet_profile (NULL: RNG19_RFL8_SIG16_NIR16; NULL for a
+ * Velodyne); `frame_index` the Ouster frame_id. Capture times are the points' scan_time (>= 0) in
+ * seconds since 1970 plus each packet's firing time. LSIM_ERR_INVALID_ARGUMENT naming the sensor
+ * and the supported ones for a sensor without a packet format, a range the packets cannot hold, or
+ * several echoes a beam where the packets hold one. docs/formats.md "pcap out". */
+LSIM_API lsim_status lsim_points_write_recording(const lsim_points *points, const lsim_sensor *sensor,
+                                                 const char *path, const char *ouster_profile, uint32_t frame_index);
 /* Scan one frame and write it to `path` (as lsim_points_write would: the same bytes, atomically,
  * nothing left on failure) without a frame-sized point buffer: the points are emitted and written
  * a slice at a time (about 262,144 points), so a frame needs its echoes and beam table plus one
@@ -606,10 +626,10 @@ typedef enum lsim_progress_mode {
 /* Point files: output checks before a scan, a scan written with progress, files read back,
  * pictures (what `lidarsim scan` and `lidarsim render` do) */
 /* Output formats by name. lsim_format_name: "pcd", "pcd-ascii", "ply", "kitti", "csv", "las",
- * "mcap" or "auto" (a static string; "unknown" for a value outside lsim_format). */
+ * "mcap", "pcap" or "auto" (a static string; "unknown" for a value outside lsim_format). */
 LSIM_API const char *lsim_format_name(lsim_format format);
 /* The format a point file at `path` is written in: `requested` itself, or for LSIM_FORMAT_AUTO the
- * path's extension (.pcd, .ply, .bin = KITTI, .csv, .las, .mcap; any case). Errors:
+ * path's extension (.pcd, .ply, .bin = KITTI, .csv, .las, .mcap, .pcap; any case). Errors:
  * LSIM_ERR_INVALID_ARGUMENT naming the path and the valid extensions when the extension is unknown
  * or missing ("-", standard output, has none: the format must be given), a value outside
  * lsim_format, or a NULL argument. */
@@ -671,6 +691,32 @@ LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsi
  * LSIM_ERR_INVALID_ARGUMENT (NULL argument, a .mcap path),
  * LSIM_ERR_OUT_OF_MEMORY. */
 LSIM_API lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out);
+
+/* Real recordings (docs/formats.md "pcap (Ouster, Velodyne)"): a pcap (or pcapng) of an Ouster's
+ * lidar packets with the unit's metadata JSON (every lidar profile: LEGACY, RNG19_RFL8_SIG16_NIR16
+ * and its _DUAL, RNG15_RFL8_NIR8, FUSA_RNG15_RFL8_NIR8_DUAL), or of a Velodyne's data packets with
+ * its laser table (JSON, ROS YAML, VeloView XML; NULL: the built-in table of the model the
+ * packets' product id names), read one frame at a time into points in the sensor frame, as a
+ * lidarsim scan of that unit gives them: x, y, z, range (from the beam's origin), intensity,
+ * reflectivity, ring (0 the lowest beam), azimuth and elevation (the beam's, degrees), time
+ * (seconds after the frame's first firing), return_index and num_returns. */
+typedef struct lsim_recording_options {
+    int64_t frame;   /* the frame to read, from 0 (default 0) */
+    int partial;     /* 0 (default): frames counts complete frames only (a recording started or stopped
+                      * mid-revolution has an incomplete first or last one); 1: every frame */
+    uint32_t fields; /* LSIM_FIELD_BIT mask of the fields to fill, 0: all a recording gives; x, y, z always */
+} lsim_recording_options;
+LSIM_API void lsim_recording_options_init(lsim_recording_options *options);
+/* Errors (*out NULL): LSIM_ERR_IO (cannot open), LSIM_ERR_PARSE naming the file and the record (not a
+ * capture file, a damaged or cut one, a packet of another size than the metadata's layout, a column
+ * or azimuth out of range, a calibration of another unit), LSIM_ERR_INVALID_ARGUMENT (no
+ * calibration for a recording that needs one: an Ouster's metadata), LSIM_ERR_NOT_FOUND (fewer
+ * frames than asked for: the message says how many there are). */
+LSIM_API lsim_status lsim_points_read_recording(lsim_context *ctx, const char *path, const char *calibration,
+                                                const lsim_recording_options *options, lsim_points **out);
+/* The frames a recording holds, as lsim_points_read_recording counts them (options->frame unused). */
+LSIM_API lsim_status lsim_recording_count_frames(lsim_context *ctx, const char *path, const char *calibration,
+                                                 const lsim_recording_options *options, uint64_t *frames);
 
 /* Pictures of points (`lidarsim render`): a bird's-eye view (x up, y left, metres), a range image
  * (azimuth, +azimuth left, and elevation, degrees) or a 90-degree perspective view from the sensor
