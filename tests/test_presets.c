@@ -409,7 +409,9 @@ static void test_preset_list(lsim_context *ctx)
         CHECK_NEAR(spec.range_sigma, r[i].sigma, 0);
         CHECK_NEAR(spec.rate_hz, r[i].rate, 0);
         CHECK_NEAR(spec.intensity_sigma, 0.05, 0);
-        CHECK_NEAR(spec.detection_reflectance, 0.1, 0);
+        double reach10 = 0.0; /* the threshold gives the radiometry table's 10 % reach (preset_radiometry.c) */
+        CHECK(lsim_sensor_preset_reach(r[i].name, &reach10, NULL));
+        CHECK_NEAR(spec.detection_reflectance, 0.1 * (r[i].rmax / reach10) * (r[i].rmax / reach10), 1e-12);
         CHECK(strcmp(spec.name, r[i].name) == 0);
         CHECK(lsim_sensor_spec_validate(ctx, &spec) == LSIM_OK);
         lsim_sensor_spec_free(&spec);
@@ -642,7 +644,7 @@ MUTATOR(m_range_min_nan, s->range_min = NAN)
 MUTATOR(m_rsigma, s->range_sigma = -0.01)
 MUTATOR(m_isigma, s->intensity_sigma = NAN)
 MUTATOR(m_det0, s->detection_reflectance = 0)
-MUTATOR(m_det_big, s->detection_reflectance = 1.5)
+MUTATOR(m_det_big, s->detection_reflectance = 1500.0)
 MUTATOR(m_kind, s->kind = (lsim_sensor_kind)99)
 
 static void test_validation(lsim_context *ctx)

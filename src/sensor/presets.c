@@ -165,6 +165,7 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
     /* RPLIDAR A1 and URG-04LX report whole millimetres (their scans' ranges step by 1 mm). */
     spec->range_resolution = p->kind == LSIM_SENSOR_PLANAR ? 0.001 : 0.0;
     spec->receiver.pulse_width_ns = p->pulse_ns;
+    lsim_sensor_preset_radiometry(p->name, spec); /* threshold, overlap, sigma, ambient (preset_radiometry.c) */
     switch (p->kind) {
     case LSIM_SENSOR_ROTATING: {
         spec->columns = p->columns;

@@ -31,7 +31,11 @@ double lsim_sensor_range_sigma_at(const lsim_sensor_spec *spec, double amplitude
     if (!spec->noise_snr)
         return spec->range_sigma;
     const double sigma_pulse = C_LIGHT * r->pulse_width_ns * 1e-9 * 0.5 / (2.0 * sqrt(2.0 * log(2.0)));
-    const double j = sqrt(2.0) * sigma_pulse * lsim_sensor_threshold(spec) / (spec->snr_at_threshold * amplitude);
+    const double jitter = spec->range_sigma_weak > 0.0 /* the preset's weak-echo sigma (sensor.h) */
+                              ? spec->snr_at_threshold * sqrt(fmax(0.0, spec->range_sigma_weak * spec->range_sigma_weak -
+                                                                            spec->range_sigma * spec->range_sigma))
+                              : sqrt(2.0) * sigma_pulse;
+    const double j = jitter * lsim_sensor_threshold(spec) / (spec->snr_at_threshold * amplitude);
     return sqrt(spec->range_sigma * spec->range_sigma + j * j);
 }
 
