@@ -12,7 +12,7 @@
  * Where a datasheet gives one figure only, it is taken as the 80 % (bright target) reach and the
  * 10 % one follows from 1 / R^2 (stated per row).
  *
- * Overlap: receiver/overlap.h (quadratic, full at R_full). Sigma: range_sigma (strong echo; 0 keeps
+ * Overlap: receiver/overlap.h (quadratic, full at R_full, or a curve measured on a real unit). Sigma: range_sigma (strong echo; 0 keeps
  * the preset's datasheet figure) and weak_ratio = sigma at the threshold / sigma strong (the real
  * OS-2-128 shows ~1.5; sensor.h range_sigma_weak). Ambient: receiver.ambient_ref_w_m2. */
 #include "sensor/sensor.h"
@@ -31,11 +31,26 @@
  * facts); assumed for the other pulsed presets, whose datasheets give one precision figure. */
 #define WEAK_RATIO 1.5
 
+/* Overlap curves measured on real units with tools/measure_overlap.py (signal R^2 / reflectivity
+ * per pixel, binned by range, docs/fidelity.md "Radiometry"). OS-1-32-G (data/ouster-recordings,
+ * LEGACY packets): normalised by its far field (25-75 m), full from 16.9 m (measured 0.98 there). */
+static const double os1_curve[][2] = {{2.68, 0.016}, {3.22, 0.020}, {3.87, 0.034}, {4.65, 0.082},
+                                      {5.60, 0.178}, {6.73, 0.277}, {8.09, 0.437}, {9.73, 0.598},
+                                      {11.71, 0.724}, {14.08, 0.880}, {16.93, 1.0}};
+/* OS-0-32-U1 (RNG19_RFL8_SIG16_NIR16_DUAL packets): its ratio peaks at 6.7-7.6 m and falls by a
+ * third towards 25 m (an indoor frame with few far pixels), so normalised by the peak. */
+static const double os0_curve[][2] = {{1.92, 0.056}, {2.18, 0.092}, {2.47, 0.151}, {2.80, 0.284},
+                                      {3.18, 0.444}, {3.60, 0.609}, {4.08, 0.757}, {4.62, 0.868},
+                                      {5.24, 0.922}, {5.94, 0.973}, {6.73, 1.0}};
+#define CURVE(c) (c), (int)(sizeof(c) / sizeof((c)[0]))
+
 typedef struct radiometry {
     const char *name;
     double reach10_m;      /* 10 % Lambertian target detected half the time */
     double reach80_m;      /* the stated 80 % reach (checked by tests; min(range_max, 2.83 reach10) here) */
-    double overlap_full_m; /* receiver overlap (R / R_full)^2 below R_full; 0: none */
+    double overlap_full_m; /* receiver overlap (R / R_full)^2 below R_full; 0: none (or the curve) */
+    const double (*curve)[2]; /* a measured overlap curve instead (NULL: none) */
+    int curve_points;
     double range_sigma;    /* strong echo, metres; 0: the preset's */
     double weak_ratio;     /* sigma at the threshold / strong; 0: the pulse's jitter (today's law) */
     double ambient_ref_w_m2;
@@ -44,47 +59,48 @@ typedef struct radiometry {
 static const radiometry table[] = {
     /* Velodyne VLP-16 datasheet (63-9229 Rev C): "range up to 100 m", no reflectance stated: taken
      * as the 80 % reach; 10 %: 100 / sqrt(8) = 35.4 m. No near-field figure: no overlap loss. */
-    {"vlp16", 35.4, 100.0, 0.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"vlp16", 35.4, 100.0, 0.0, NULL, 0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Velodyne HDL-32E datasheet (97-0038): "80 m to 100 m range": 100 m taken as the 80 % reach,
      * 10 %: 35.4 m as for the VLP-16. */
-    {"hdl32e", 35.4, 100.0, 0.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"hdl32e", 35.4, 100.0, 0.0, NULL, 0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Velodyne HDL-64E S2 datasheet: "50 m for pavement (~0.10 reflectivity), 120 m for cars and
      * foliage (~0.80)". */
-    {"hdl64e", 50.0, 120.0, 0.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"hdl64e", 50.0, 120.0, 0.0, NULL, 0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Ouster OS0 datasheet rev06 (v2.4): 10 %: 20 m, 80 %: 50 m at >50 % detection probability,
-     * 100 klx sunlight. Overlap: the OS-1's measured 17 m scaled by the focal length (R_full = A f / p,
-     * f ~ 1 / tan(FOV / 2): OS0 90 deg vs OS1 45 deg, x 0.41): 7 m. */
-    {"os0-32", 20.0, 50.0, 7.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+     * 100 klx sunlight. Overlap: measured on the real OS-0-32-U1 (os0_curve), full from 6.7 m (the
+     * OS-1's 16.9 m scaled by the focal length, R_full = A f / p with f ~ 1 / tan(FOV / 2), gives 7 m). */
+    {"os0-32", 20.0, 50.0, 0.0, CURVE(os0_curve), 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Ouster OS1 datasheet (gen 1, rev C; 16/64/128 channels): 10 %: 40 m, 80 %: 120 m, 100 klx
-     * sunlight, false-positive rate 1e-4; precision 1.5 cm at SNR > 250. Overlap: a real OS-1-32
-     * sees the whole echo from about 17 m (issue 24's measured facts); the same optics for every
-     * OS1. */
-    {"os1-32", 40.0, 120.0, 17.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
-    {"os1-64", 40.0, 120.0, 17.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
-    {"os1-128", 40.0, 120.0, 17.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+     * sunlight, false-positive rate 1e-4; precision 1.5 cm at SNR > 250. Overlap: measured on the
+     * real OS-1-32-G (os1_curve): full from about 17 m, as issue 24 states; the same optics for
+     * every OS1. */
+    {"os1-32", 40.0, 120.0, 0.0, CURVE(os1_curve), 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"os1-64", 40.0, 120.0, 0.0, CURVE(os1_curve), 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"os1-128", 40.0, 120.0, 0.0, CURVE(os1_curve), 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Ouster OS2-128, from a real unit's daylight frame (issue 24's measured facts): the weakest
-     * target seen half the time is one threshold rho / R^2 = 1.6e-5 beyond 30 m (4 % at 50 m, 10 % at
-     * 80 m, 20 % at 120 m): 10 % at 79 m, 80 % at 224 m (or range_max); the overlap is (R / 30 m)^2
-     * inside 30 m (0.03 at 4.5 m, 0.1 at 11 m, 0.5 at 20 m; so 1.5 % is the weakest seen inside 30 m);
-     * range sigma ~1 cm on strong echoes, ~1.5 cm on weak ones. */
-    {"os2-128", 79.1, 223.6, 30.0, 0.01, WEAK_RATIO, AMBIENT_REF_W_M2},
+     * target seen half the time is one threshold rho / R^2 ~ 1.6e-5 beyond 30 m (4 % at 50 m, 10 % at
+     * 80 m, 20 % at 120 m) and the overlap is about (R / 30 m)^2 inside 30 m (0.03 at 4.5 m, 0.1 at
+     * 11 m, 0.5 at 20 m), so 1.5 % is the weakest seen inside 30 m. A 10 % target to 80 m:
+     * T = 1.56e-5, which gives 1.4 %, 3.9 %, 10 % and 22.5 % for those four (tests/test_radiometry.c);
+     * 80 % to 226 m (or range_max). Range sigma ~1 cm on strong echoes, ~1.5 cm on weak ones. */
+    {"os2-128", 80.0, 226.3, 30.0, NULL, 0, 0.01, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Slamtec RPLIDAR A1 datasheet (A1M8): 0.15-12 m, no reflectance stated; a triangulation
      * sensor (its signal does not fall as 1 / R^2): today's threshold kept, a 10 % target to the
      * maximum range; its noise is the preset's (the calibrated materials replace it). */
-    {"rplidar-a1", 12.0, 12.0, 0.0, 0.0, 0.0, 0.0},
+    {"rplidar-a1", 12.0, 12.0, 0.0, NULL, 0, 0.0, 0.0, 0.0},
     /* Hokuyo URG-04LX specification: 20-5600 mm on white Kent sheet: 80 % to 5.6 m; the 10 % reach
      * is not stated: today's threshold kept (10 % to 5.6 m), since its continuous-wave range noise
      * is scaled from it (receiver/cw.h) and the fit experiments are tuned to it. No rise: the CW
      * receiver has no ambient model. */
-    {"urg-04lx", 5.6, 5.6, 0.0, 0.0, 0.0, 0.0},
+    {"urg-04lx", 5.6, 5.6, 0.0, NULL, 0, 0.0, 0.0, 0.0},
     /* Livox Mid-40 specification: 90 m at 10 %, 130 m at 20 %, 260 m at 80 % reflectivity (all three
      * on the range equation's 1 / R^2 within 2 %); coaxial optics (no biaxial overlap loss);
      * precision 2 cm (1 sigma at 20 m). */
-    {"livox-mid40", 90.0, 260.0, 0.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"livox-mid40", 90.0, 260.0, 0.0, NULL, 0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
     /* Microsoft Kinect v2: 0.5-4.5 m depth range, the mode's cut-off, not a reflectance limit:
      * today's threshold kept (10 % to 4.5 m); flood illumination through the imaging lens' field:
      * no overlap loss. */
-    {"kinect-v2", 4.5, 4.5, 0.0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
+    {"kinect-v2", 4.5, 4.5, 0.0, NULL, 0, 0.0, WEAK_RATIO, AMBIENT_REF_W_M2},
 };
 
 static const radiometry *find(const char *name)
@@ -113,7 +129,11 @@ void lsim_sensor_preset_radiometry(const char *name, lsim_sensor_spec *spec)
     const double ratio = spec->range_max / r->reach10_m;
     spec->detection_reflectance = 0.1 * ratio * ratio;
     spec->receiver.overlap_full_m = r->overlap_full_m;
-    spec->receiver.overlap_points = 0;
+    spec->receiver.overlap_points = r->curve_points;
+    for (int i = 0; i < r->curve_points && i < LSIM_OVERLAP_MAX_POINTS; ++i) {
+        spec->receiver.overlap_curve[i][0] = r->curve[i][0];
+        spec->receiver.overlap_curve[i][1] = r->curve[i][1];
+    }
     spec->receiver.ambient_ref_w_m2 = r->ambient_ref_w_m2;
     if (r->range_sigma > 0.0)
         spec->range_sigma = r->range_sigma;
