@@ -203,8 +203,9 @@ size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec);
  * the threshold measured at that SNR), and the range std it gives one return of `amplitude`:
  * phase std sample_noise sqrt(2 / N) / amplitude at each frequency, c / (4 pi f) of range each,
  * the two ranges averaged; a pulsed receiver's range std for an echo of peak `amplitude`: the SNR
- * model's sqrt(range_sigma^2 + (sqrt2 sigma_pulse T / (snr_at_threshold amplitude))^2), or
- * range_sigma with the constant model. */
+ * model's sqrt(range_sigma^2 + (jitter T / (snr_at_threshold amplitude))^2) with jitter sqrt2
+ * sigma_pulse, or snr_at_threshold sqrt(range_sigma_weak^2 - range_sigma^2) when range_sigma_weak
+ * is set (so an echo at T has range_sigma_weak), or range_sigma with the constant model. */
 double lsim_sensor_threshold(const lsim_sensor_spec *spec);
 double lsim_sensor_cw_sample_noise(const lsim_sensor_spec *spec);
 double lsim_sensor_range_sigma_at(const lsim_sensor_spec *spec, double amplitude);
