@@ -243,29 +243,36 @@ static void closed_loop(lsim_context *ctx, const char *label, const truth *t)
     lsim_calib_bin q;
     const lsim_calib_bin *b0 = &m.bins[0], *b1 = &m.bins[1];
     /* Inside a bin: its value at the centre; across the bin the slope-limited line averages to
-     * the bin's value and never leaves the range of the bin and its neighbours. */
+     * the bin's value and never leaves the range of the bin and its neighbours. The drop rate does
+     * the same on the grid of half-bins (drop_halves: the rates below and from the centre, whose
+     * beam-weighted mean is the bin's rate). */
     CHECK(lsim_calib_lookup(&m, b1->angle_deg, &q) == 1);
-    CHECK_NEAR(q.drop_rate, b1->drop_rate, 1e-12);
+    CHECK(b1->has_drop_halves);
+    CHECK(b1->drop_rate >= fmin(b1->drop_halves[0], b1->drop_halves[1]) - 1e-12 &&
+          b1->drop_rate <= fmax(b1->drop_halves[0], b1->drop_halves[1]) + 1e-12);
     CHECK_NEAR(q.std_range_m, b1->std_range_m, 1e-12);
     if (m.bin_count > 2) {
         const lsim_calib_bin *b2 = &m.bins[2];
-        double avg = 0.0;
         const int steps = 1000;
-        for (int k = 0; k < steps; ++k) {
-            double a = b1->angle_deg - 0.5 * m.bin_width_deg + m.bin_width_deg * (k + 0.5) / steps;
-            CHECK(lsim_calib_lookup(&m, a, &q) == 1);
-            avg += q.drop_rate / steps;
-            double lo = fmin(b0->drop_rate, fmin(b1->drop_rate, b2->drop_rate));
-            double hi = fmax(b0->drop_rate, fmax(b1->drop_rate, b2->drop_rate));
-            CHECK(q.drop_rate >= lo - 1e-12 && q.drop_rate <= hi + 1e-12);
+        for (int h = 0; h < 2; ++h) {
+            double avg = 0.0;
+            /* the half's neighbours: the bin's other half and the adjacent bin's nearer half */
+            double nb = h ? b2->drop_halves[0] : b0->drop_halves[1], other = b1->drop_halves[1 - h];
+            double lo = fmin(b1->drop_halves[h], fmin(nb, other)), hi = fmax(b1->drop_halves[h], fmax(nb, other));
+            for (int k = 0; k < steps; ++k) {
+                double a = b1->angle_deg + 0.5 * m.bin_width_deg * (h - 1 + (k + 0.5) / steps);
+                CHECK(lsim_calib_lookup(&m, a, &q) == 1);
+                avg += q.drop_rate / steps;
+                CHECK(q.drop_rate >= lo - 1e-12 && q.drop_rate <= hi + 1e-12);
+            }
+            CHECK_NEAR(avg, b1->drop_halves[h], 1e-9);
         }
-        CHECK_NEAR(avg, b1->drop_rate, 1e-9);
     }
     CHECK(lsim_calib_lookup(&m, -b0->angle_deg, &q) == 1); /* the sign of the angle does not matter */
     CHECK_NEAR(q.mean_intensity, b0->mean_intensity, 1e-12);
     const lsim_calib_bin *last = &m.bins[m.bin_count - 1];
-    CHECK(lsim_calib_lookup(&m, 89.0, &q) == 0);
-    CHECK_NEAR(q.drop_rate, last->drop_rate, 1e-12);
+    CHECK(lsim_calib_lookup(&m, 89.0, &q) == 0); /* beyond the last bin: its upper half's rate */
+    CHECK_NEAR(q.drop_rate, last->drop_halves[1], 1e-12);
     /* outside: the fitted BRDF's intensity, or the one value of a sensor whose intensity never varied */
     int varies = 0;
     double constant = -1.0;
@@ -587,9 +594,29 @@ static void test_calibration_files(lsim_context *ctx)
     CHECK(lsim_calib_lookup(&cal.materials[0], 1.5, &q) == 1 && q.drop_rate == 0.0 && q.std_range_m == 0.001);
     CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 0.5 && q.std_range_m == 0.002);
     /* A bin without returns drops every beam. */
-    cal.materials[0].bins[1] = (lsim_calib_bin){3.0, 10, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0};
+    cal.materials[0].bins[1] = (lsim_calib_bin){3.0, 10, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, {0.0, 0.0}, 0};
     CHECK(lsim_calib_lookup(&cal.materials[0], 2.5, &q) == 1 && q.drop_rate == 1.0);
     CHECK(lsim_calib_lookup(NULL, 10.0, &q) == 0 && q.drop_rate == 1.0);
+    lsim_calibration_free(&cal);
+
+    /* drop_halves: the drop rate on the grid of half-bins (centres 0.5, 1.5, 2.5, 3.5 deg here),
+     * each half's rate varied by the minmod of the differences to its neighbouring halves. */
+    snprintf(text, sizeof text, "%s    bins:\n      - {angle_deg: 1, n: 10, mean_intensity: 47, std_intensity: 0, "
+             "std_range_m: 0.001, drop_rate: 0.1, drop_halves: [0, 0.2]}\n      - {angle_deg: 3, n: 10, "
+             "mean_intensity: 47, std_intensity: 0, std_range_m: 0.002, drop_rate: 0.5, drop_halves: [0.4, 0.6]}\n",
+             head);
+    path = scratch_write_text("halves.yaml", text);
+    REQUIRE_OK(ctx, lsim_calibration_read(ctx, path, &cal));
+    const lsim_calib_material *hm = &cal.materials[0];
+    CHECK(hm->bins[0].has_drop_halves && hm->bins[0].drop_halves[1] == 0.2 && hm->bins[1].drop_halves[0] == 0.4);
+    const double at[][2] = {{0.25, 0.0}, {0.75, 0.0},   /* the first half: no left neighbour, slope 0 */
+                            {1.25, 0.15}, {1.5, 0.2}, {1.75, 0.25}, /* 0 | 0.2 | 0.4: 0.2 per degree */
+                            {2.5, 0.4}, {2.9, 0.48},    /* 0.2 | 0.4 | 0.6 */
+                            {3.5, 0.6}, {10.0, 0.6}};   /* the last half, and beyond it its rate */
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; ++i) {
+        CHECK(lsim_calib_lookup(hm, at[i][0], &q) == (at[i][0] < 4.0));
+        CHECK_NEAR(q.drop_rate, at[i][1], 1e-12);
+    }
     lsim_calibration_free(&cal);
 
     struct { const char *name; const char *text; int line; const char *what; } bad[] = {
@@ -602,6 +629,8 @@ static void test_calibration_files(lsim_context *ctx)
         {"bkey.yaml", NULL, 11, "unknown key 'stdrange'"},
         {"n0.yaml", NULL, 11, "out of range"},
         {"grid.yaml", NULL, 11, "angle_deg 2.5 is not the centre of a 2-degree bin (nearest centre 3)"},
+        {"halfrange.yaml", NULL, 11, "bins[0].drop_halves: 1.5 is out of range"},
+        {"halfcount.yaml", NULL, 11, "bins[0].drop_halves: expected exactly 2 numbers, got 1"},
         {"rough.yaml", "lidarsim_calibration: 1\nsensor: x\nmaterials:\n  - name: wall\n    fitted_distance_m: 0.3\n"
                        "    normal_angle_rad: 3\n    board_width_m: 1\n    bin_width_deg: 2\n"
                        "    brdf: {type: oren-nayar, roughness: 9, scale: 1}\n"
@@ -630,6 +659,12 @@ static void test_calibration_files(lsim_context *ctx)
             else if (strcmp(bad[i].name, "grid.yaml") == 0)
                 tail = "    bins:\n      - {angle_deg: 2.5, n: 10, mean_intensity: 47, std_intensity: 0, "
                        "std_range_m: 0.001, drop_rate: 0}\n";
+            else if (strcmp(bad[i].name, "halfrange.yaml") == 0)
+                tail = "    bins:\n      - {angle_deg: 1, n: 10, mean_intensity: 47, std_intensity: 0, "
+                       "std_range_m: 0.001, drop_rate: 0.5, drop_halves: [0.1, 1.5]}\n";
+            else if (strcmp(bad[i].name, "halfcount.yaml") == 0)
+                tail = "    bins:\n      - {angle_deg: 1, n: 10, mean_intensity: 47, std_intensity: 0, "
+                       "std_range_m: 0.001, drop_rate: 0.5, drop_halves: [0.1]}\n";
             snprintf(text, sizeof text, "%s%s", head, tail);
             t = text;
         }
@@ -659,7 +694,7 @@ static void test_calibration_files(lsim_context *ctx)
     CHECK(message_has(ctx, "material empty has no bins", NULL));
     CHECK(access(out, F_OK) != 0);
     snprintf(out, sizeof out, "%s/no/such/dir/cal.yaml", scratch_dir);
-    lsim_calib_bin b = {1.0, 5, 47.0, 0.0, 0.001, 0.0, 0.0, 0.0, 0.001};
+    lsim_calib_bin b = {1.0, 5, 47.0, 0.0, 0.001, 0.0, 0.0, 0.0, 0.001, {0.0, 0.0}, 0};
     m.bins = &b;
     m.bin_count = 1;
     CHECK(lsim_calibration_write(ctx, out, &one) == LSIM_ERR_IO);

@@ -107,6 +107,10 @@ def check_json(text, what, count):
             for k in BIN_KEYS:
                 check(k in b, "%s: %s bin lacks %s" % (what, m.get("name"), k))
             check(0 <= b.get("drop_rate", -1) <= 1 and b.get("n", 0) >= 1, "%s: bad bin %r" % (what, b))
+            # the drop rates of the bin's halves (below and from its centre); the bin's rate lies between
+            h = b.get("drop_halves", [])
+            check(len(h) == 2 and all(0 <= v <= 1 for v in h)
+                  and min(h) - 1e-12 <= b.get("drop_rate", -1) <= max(h) + 1e-12, "%s: bad drop_halves %r" % (what, b))
     return doc
 
 

@@ -26,7 +26,7 @@ int main(void)
     lsim_calib_bin bins[BINS];
     for (int i = 0; i < BINS; ++i) {
         double a = 1.0 + 2.0 * i;
-        bins[i] = (lsim_calib_bin){a, 1000, 47.0, 0.0, table_std(a), table_drop(a), 0.0, 0.0, table_std(a)};
+        bins[i] = (lsim_calib_bin){a, 1000, 47.0, 0.0, table_std(a), table_drop(a), 0.0, 0.0, table_std(a), {0.0, 0.0}, 0};
     }
     lsim_calib_material truth;
     memset(&truth, 0, sizeof truth);

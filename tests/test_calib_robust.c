@@ -151,6 +151,7 @@ static void write_calibration(lsim_context *ctx, const char *path)
     lsim_calib_material m[2];
     lsim_calib_bin bins[2][6];
     memset(m, 0, sizeof m);
+    memset(bins, 0, sizeof bins);
     for (int k = 0; k < 2; ++k) {
         snprintf(m[k].name, sizeof m[k].name, "%s", k ? "wall" : "board");
         m[k].configured_distance_m = m[k].fitted_distance_m = 1.0;

@@ -31,6 +31,7 @@ static void write_calibration(lsim_context *ctx, const char *path)
     m.bin_width_deg = 10.0;
     m.bin_count = 6;
     lsim_calib_bin bins[6];
+    memset(bins, 0, sizeof bins);
     for (int i = 0; i < 6; ++i) { /* drop rate rising with the angle, range spread too */
         bins[i].angle_deg = 5.0 + 10.0 * i;
         bins[i].n = 1000;

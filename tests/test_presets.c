@@ -158,36 +158,36 @@ static const double hdl32e_datasheet[32] = {
 
 static void test_rotating_presets(lsim_context *ctx)
 {
-    double e[128];
     /* VLP-16: the literal datasheet table (its nominal calibration is exact: every 2 deg); one
      * firing sequence every 55.296 us, clockwise. */
     check_rotating(ctx, "vlp16", vlp16_datasheet, 1e-9, 16, 1808, 10.0, -1, 0.0, 1.0 / 55.296e-6);
     /* HDL-32E: the literal datasheet table, which rounds 4/3-deg steps to 0.01 deg; a 46.08 us
      * firing cycle. */
     check_rotating(ctx, "hdl32e", hdl32e_datasheet, 0.01, 32, 2170, 10.0, -1, 0.0, 1.0 / 46.08e-6);
-    /* HDL-64E: a real unit's table (64e_s2.1-sztaki; test_real_units checks it exactly); here
-     * against the datasheet's blocks, upper 32 lasers from +2 down 1/3 deg apart, lower 32 from
-     * -8.83 to -24.9: that unit's upper block spans -10.9..+2.5 deg, so only a loose match. */
-    for (int i = 0; i < 32; ++i) {
-        e[i] = -24.9 + i * (24.9 - 8.83) / 31.0;
-        e[32 + i] = 2.0 - (31 - i) / 3.0;
-    }
+    /* HDL-64E: a real unit's table (64e_utexas; test_real_units checks it beam by beam). The S2
+     * manual's vertical field of view is +2.0..-24.8 deg (26.8 deg): the preset's top and bottom
+     * lasers are the datasheet's within 0.1 deg (the old 64e_s2.1-sztaki table topped at +4.97). */
     lsim_sensor_spec spec;
     REQUIRE_OK(ctx, lsim_sensor_spec_from_preset(ctx, "hdl64e", &spec));
-    double dev = 0.0;
-    for (int i = 0; i < 64 && spec.channels == 64; ++i)
-        dev = fmax(dev, fabs(spec.elevations_deg[i] - e[i]));
-    printf("hdl64e: the unit's table departs from the datasheet blocks by up to %.2f deg\n", dev);
-    CHECK(dev < 3.0);
+    CHECK(spec.channels == 64);
+    if (spec.channels == 64) {
+        printf("hdl64e: elevations %+.3f..%+.3f deg (S2 datasheet +2.0..-24.8)\n", spec.elevations_deg[63],
+               spec.elevations_deg[0]);
+        CHECK_NEAR(spec.elevations_deg[63], 2.0, 0.1);
+        CHECK_NEAR(spec.elevations_deg[0], -24.8, 0.1);
+        CHECK_NEAR(spec.elevations_deg[63] - spec.elevations_deg[0], 26.8, 0.2);
+    }
     check_rotating(ctx, "hdl64e", spec.elevations_deg, 0, 64, 2083, 10.0, -1, 0.0, 1e6 / 48.0);
     lsim_sensor_spec_free(&spec);
-    /* OS1: uniform over 45 deg; clockwise from behind the sensor; columns from the lidar mode */
-    for (int i = 0; i < 64; ++i)
-        e[i] = -22.5 + 45.0 * i / 63.0;
-    check_rotating(ctx, "os1-64", e, 1e-9, 64, 1024, 10.0, -1, 180.0, 0);
-    for (int i = 0; i < 128; ++i)
-        e[i] = -22.5 + 45.0 * i / 127.0;
-    check_rotating(ctx, "os1-128", e, 1e-9, 128, 2048, 10.0, -1, 180.0, 0);
+    /* Ouster: real units' metadata (test_preset_units checks the beams against the files);
+     * clockwise from behind the sensor; 1024 columns at 10 Hz, the units' lidar mode */
+    static const struct { const char *name; int channels; } ouster[] = {
+        {"os0-32", 32}, {"os1-32", 32}, {"os1-64", 64}, {"os1-128", 128}, {"os2-128", 128}};
+    for (size_t i = 0; i < sizeof ouster / sizeof ouster[0]; ++i) {
+        REQUIRE_OK(ctx, lsim_sensor_spec_from_preset(ctx, ouster[i].name, &spec));
+        check_rotating(ctx, ouster[i].name, spec.elevations_deg, 0, ouster[i].channels, 1024, 10.0, -1, 180.0, 0);
+        lsim_sensor_spec_free(&spec);
+    }
 }
 
 static void check_planar(lsim_context *ctx, const char *name, int steps, double step_deg, double rate_hz,
@@ -370,8 +370,9 @@ static void test_rosette(lsim_context *ctx)
 static void test_preset_list(lsim_context *ctx)
 {
     const char *const *names = lsim_sensor_preset_names();
-    static const char *const expect[] = {"vlp16", "hdl32e", "hdl64e", "os1-64", "os1-128", "rplidar-a1",
-                                         "urg-04lx", "livox-mid40", "kinect-v2"};
+    static const char *const expect[] = {"vlp16",   "hdl32e",     "hdl64e",   "os0-32",      "os1-32",
+                                         "os1-64",  "os1-128",    "os2-128",  "rplidar-a1",  "urg-04lx",
+                                         "livox-mid40", "kinect-v2"};
     size_t n = 0;
     while (names[n])
         ++n;
@@ -398,7 +399,8 @@ static void test_preset_list(lsim_context *ctx)
     /* datasheet ranges and noise */
     static const struct { const char *name; double rmin, rmax, sigma, rate; } r[] = {
         {"vlp16", 0.5, 100, 0.015, 10}, {"hdl32e", 1, 100, 0.01, 10},   {"hdl64e", 0.9, 120, 0.01, 10},
-        {"os1-64", 0.3, 120, 0.015, 10}, {"os1-128", 0.3, 120, 0.015, 10}, {"rplidar-a1", 0.15, 12, 0.005, 5.5},
+        {"os0-32", 0.24, 50, 0.015, 10}, {"os1-32", 0.3, 120, 0.015, 10}, {"os1-64", 0.8, 120, 0.015, 10},
+        {"os1-128", 0.3, 120, 0.015, 10}, {"os2-128", 0.8, 240, 0.01, 10} /* the real unit's 1 cm */, {"rplidar-a1", 0.15, 12, 0.005, 5.5},
         {"urg-04lx", 0.02, 5.6, 0.01, 10}, {"livox-mid40", 1, 260, 0.02, 10}, {"kinect-v2", 0.5, 4.5, 0.005, 30},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; ++i) {

@@ -82,6 +82,39 @@ static double minmod_slope(const lsim_calib_material *m, size_t k, size_t offset
     return fabs(dl) < fabs(dr) ? dl : dr;
 }
 
+/* The drop rate of half `h` (0: below the centre, 1: from it) of bin k; a bin without halves (a
+ * file before the key) has its one rate in both. */
+static double half_rate(const lsim_calib_bin *b, int h)
+{
+    return b->has_drop_halves ? b->drop_halves[h] : b->drop_rate;
+}
+
+/* The drop rate at angle a inside bin k, on the grid of half-bins: the half's own rate varied
+ * linearly by the minmod of the differences to the neighbouring halves (the bin's other half, the
+ * adjacent bin's nearer half when that bin is stored next to it), so each half keeps its measured
+ * average and no value overshoots its neighbours. The halves split the bin at its stored centre. */
+static double drop_in_halves(const lsim_calib_material *m, size_t k, double a)
+{
+    const double w = m->bin_width_deg;
+    const lsim_calib_bin *b = &m->bins[k];
+    const double c = b->angle_deg, lo = (double)lsim_calib_bin_index(c, w) * w;
+    const double q = 0.5 * (c - lo); /* a quarter of the bin (the last one ends at 90 deg) */
+    const int h = a >= c;
+    const double v = half_rate(b, h), centre = h ? c + q : c - q;
+    double dl = NAN, dr = NAN; /* differences per degree to the neighbouring halves */
+    if (h) {
+        dl = (v - half_rate(b, 0)) / (2.0 * q);
+        if (k + 1 < m->bin_count && fabs(m->bins[k + 1].angle_deg - c - w) <= 1e-9)
+            dr = (half_rate(&m->bins[k + 1], 0) - v) / (q + 0.25 * w);
+    } else {
+        dr = (half_rate(b, 1) - v) / (2.0 * q);
+        if (k > 0 && fabs(c - m->bins[k - 1].angle_deg - w) <= 1e-9)
+            dl = (v - half_rate(&m->bins[k - 1], 1)) / (q + 0.25 * w);
+    }
+    double slope = isnan(dl) || isnan(dr) || dl * dr <= 0.0 ? 0.0 : fabs(dl) < fabs(dr) ? dl : dr;
+    return fmin(1.0, fmax(0.0, v + (a - centre) * slope));
+}
+
 int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib_bin *out)
 {
     memset(out, 0, sizeof *out);
@@ -113,6 +146,7 @@ int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib
             k = lo + 1;
         *out = m->bins[k];
         out->angle_deg = a;
+        out->drop_rate = half_rate(&m->bins[k], a >= m->bins[k].angle_deg);
         /* A sensor whose intensity never varied (the RPLIDAR's 47) keeps its one value; otherwise
          * the fitted BRDF gives the angle's mean. */
         double constant;
@@ -124,7 +158,11 @@ int lsim_calib_lookup(const lsim_calib_material *m, double angle_deg, lsim_calib
     const double t = a - b->angle_deg;
     *out = *b;
     out->angle_deg = a;
-    out->drop_rate = fmin(1.0, fmax(0.0, b->drop_rate + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, drop_rate))));
+    if (b->has_drop_halves)
+        out->drop_rate = drop_in_halves(m, lo, a);
+    else /* a file before drop_halves: the bin's one rate, slope-limited like the other statistics */
+        out->drop_rate =
+            fmin(1.0, fmax(0.0, b->drop_rate + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, drop_rate))));
     if (b->drop_rate < 1.0) { /* a bin without returns has no statistics of returns to vary */
         out->mean_intensity = b->mean_intensity + t * minmod_slope(m, lo, offsetof(lsim_calib_bin, mean_intensity));
         out->std_intensity =

@@ -55,6 +55,7 @@ void lsim_calib_board_of(const lsim_calib_material *m, lsim_board_fit *fit)
 
 typedef struct acc {
     size_t n, returns, n_int;
+    size_t n_half[2], drops_half[2]; /* below and from the bin's centre (lsim_calib_bin.drop_halves) */
     double sum_i, sum_r, m2_i, m2_r;
 } acc;
 
@@ -106,6 +107,9 @@ lsim_status lsim_calibrate_scan(lsim_context *ctx, const lsim_calib_input *in, c
             double v = scan->intensity[i];
             if (pass == 0) {
                 ++b->n;
+                const int half = fabs(psi / LSIM_DEG) >= lsim_calib_bin_center(k, w);
+                ++b->n_half[half];
+                b->drops_half[half] += c == LSIM_BOARD_DROP;
                 if (c == LSIM_BOARD_RETURN) {
                     ++b->returns;
                     b->sum_r += res;
@@ -155,6 +159,9 @@ lsim_status lsim_calibrate_scan(lsim_context *ctx, const lsim_calib_input *in, c
         o->std_range_m = b->returns > 1 ? sqrt(b->m2_r / (double)(b->returns - 1)) : 0.0;
         o->mean_range_m = b->returns ? b->sum_r / (double)b->returns : 0.0;
         o->drop_rate = (double)(b->n - b->returns) / (double)b->n;
+        o->has_drop_halves = 1;
+        for (int h = 0; h < 2; ++h)
+            o->drop_halves[h] = b->n_half[h] ? (double)b->drops_half[h] / (double)b->n_half[h] : o->drop_rate;
         o->noise_mean_m = o->mean_range_m;
         o->noise_std_m = o->std_range_m;
         if (cells && b->returns > 1)

@@ -5,8 +5,9 @@
  *      not binned); returns and drops are binned by |incidence angle| (bin k covers
  *      [k w, (k+1) w), the last one ends at 90 deg; its centre is the middle of its range);
  *   3. per bin: n = returns + drops, mean and sample std (n-1) of the returns' intensity, sample
- *      std of their range residual (measured range - range to the fitted line), drop rate; empty
- *      bins are not stored;
+ *      std of their range residual (measured range - range to the fitted line), drop rate, and the
+ *      drop rate of each half of the bin (below and from its centre: drop_halves); empty bins are
+ *      not stored;
  *   4. the BRDF fit: the chosen BRDF's shape parameters (oren-nayar: roughness sigma in
  *      [0, pi/2]; cook-torrance: roughness in [0.02, 1] and f0 in [0, 1]; lambertian: none) and
  *      brdf_scale minimise sum_k w_k (mean_k - brdf_scale pi f_r(theta_k) cos(theta_k))^2 with w_k

@@ -97,10 +97,14 @@ void lsim_calibrate_print_json(FILE *out, const lsim_calibration *cal, const lsi
             const lsim_calib_bin *b = &m->bins[k];
             fprintf(out, "%s\n    {\"angle_deg\": %s, \"n\": %zu, \"mean_intensity\": %s, \"std_intensity\": %s, "
                     "\"std_range_m\": %s, \"drop_rate\": %s, \"mean_range_m\": %s, \"noise_mean_m\": %s, "
-                    "\"noise_std_m\": %s}", k ? "," : "", jnum(b->angle_deg, t[0], 40), b->n,
+                    "\"noise_std_m\": %s", k ? "," : "", jnum(b->angle_deg, t[0], 40), b->n,
                     jnum(b->mean_intensity, t[1], 40), jnum(b->std_intensity, t[2], 40),
                     jnum(b->std_range_m, t[3], 40), jnum(b->drop_rate, t[4], 40), jnum(b->mean_range_m, t[5], 40),
                     jnum(b->noise_mean_m, t[6], 40), jnum(b->noise_std_m, t[7], 40));
+            if (b->has_drop_halves) /* the drop rates below and from the bin's centre */
+                fprintf(out, ", \"drop_halves\": [%s, %s]", jnum(b->drop_halves[0], t[0], 40),
+                        jnum(b->drop_halves[1], t[1], 40));
+            fprintf(out, "}");
         }
         fprintf(out, "]}");
     }

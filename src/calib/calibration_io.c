@@ -111,10 +111,12 @@ static lsim_status check_material(lsim_context *ctx, const lsim_calib_material *
         if (!(b->angle_deg >= 0.0 && b->angle_deg <= 90.0) || !b->n || !finite_nonneg(b->mean_intensity) ||
             !finite_nonneg(b->std_intensity) || !finite_nonneg(b->std_range_m) ||
             !(b->drop_rate >= 0.0 && b->drop_rate <= 1.0) || (k && !(b->angle_deg > m->bins[k - 1].angle_deg)) ||
-            (m->noise_fitted && (!isfinite(b->noise_mean_m) || !finite_nonneg(b->noise_std_m))))
+            (m->noise_fitted && (!isfinite(b->noise_mean_m) || !finite_nonneg(b->noise_std_m))) ||
+            (b->has_drop_halves && !(b->drop_halves[0] >= 0.0 && b->drop_halves[0] <= 1.0 &&
+                                     b->drop_halves[1] >= 0.0 && b->drop_halves[1] <= 1.0)))
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "calibration: material %s bin %zu (%g deg) is out of "
                              "range (angles ascending in [0, 90], n >= 1, statistics finite and >= 0 but "
-                             "noise_mean_m finite, drop rate in [0, 1])", m->name, k, b->angle_deg);
+                             "noise_mean_m finite, drop rates in [0, 1])", m->name, k, b->angle_deg);
     }
     return LSIM_OK;
 }
@@ -157,6 +159,9 @@ static void write_material(FILE *fp, const lsim_calib_material *m)
         if (m->noise_fitted)
             fprintf(fp, ", noise_mean_m: %s, noise_std_m: %s", num(b->noise_mean_m, nm, sizeof nm),
                     num(b->noise_std_m, ns, sizeof ns));
+        if (b->has_drop_halves)
+            fprintf(fp, ", drop_halves: [%s, %s]", num(b->drop_halves[0], nm, sizeof nm),
+                    num(b->drop_halves[1], ns, sizeof ns));
         fprintf(fp, "}\n");
     }
 }
@@ -209,7 +214,7 @@ static const char *const material_keys[] = {
 static const char *const brdf_keys[] = {"type", "reflectance", "roughness", "ior", "f0", "metallic", "peak",
                                         "falloff_deg", "transmittance", "fit", "scale", "rms", NULL};
 static const char *const bin_keys[] = {"angle_deg", "n", "mean_intensity", "std_intensity", "std_range_m",
-                                       "mean_range_m", "drop_rate", "noise_mean_m", "noise_std_m", NULL};
+                                       "mean_range_m", "drop_rate", "noise_mean_m", "noise_std_m", "drop_halves", NULL};
 
 /* A required or optional number in [lo, hi] (lo_open: > lo). */
 static lsim_status get_number(lsim_yaml *y, yaml_node_t *map, const char *name, const char *prefix, int required,
@@ -315,6 +320,23 @@ static lsim_status read_brdf(lsim_yaml *y, yaml_node_t *node, const char *prefix
     return LSIM_OK;
 }
 
+/* Optional `drop_halves: [below, from]`: the drop rates of the bin's two halves, each in [0, 1]. */
+static lsim_status read_drop_halves(lsim_yaml *y, yaml_node_t *b, const char *bk, lsim_calib_bin *o)
+{
+    yaml_node_t *v = lsim_yaml_get(y, b, "drop_halves");
+    if (!v)
+        return LSIM_OK;
+    char key[260];
+    snprintf(key, sizeof key, "%s.drop_halves", bk);
+    lsim_status st = lsim_yaml_numbers(y, v, key, o->drop_halves, 2, 2, NULL);
+    for (int h = 0; h < 2 && st == LSIM_OK; ++h)
+        if (!(o->drop_halves[h] >= 0.0 && o->drop_halves[h] <= 1.0))
+            st = lsim_yaml_fail(y, v, LSIM_ERR_PARSE, key, "%g is out of range; valid: two fractions in [0, 1], "
+                                "the drop rates below and from the bin's centre", o->drop_halves[h]);
+    o->has_drop_halves = st == LSIM_OK;
+    return st;
+}
+
 static lsim_status read_bins(lsim_yaml *y, yaml_node_t *node, const char *prefix, lsim_calib_material *m)
 {
     char key[200];
@@ -354,6 +376,8 @@ static lsim_status read_bins(lsim_yaml *y, yaml_node_t *node, const char *prefix
             st = get_number(y, b, "noise_mean_m", bk, 0, -1.0, 0, 1.0, "metres in [-1, 1]", &o->noise_mean_m);
         if (st == LSIM_OK)
             st = get_number(y, b, "noise_std_m", bk, 0, 0.0, 0, HUGE_VAL, "metres >= 0", &o->noise_std_m);
+        if (st == LSIM_OK)
+            st = read_drop_halves(y, b, bk, o);
         if (st == LSIM_OK) {
             /* Bins sit on the grid of bin_width_deg (centres at (i + 0.5) w, the last one clipped at
                90 deg): validation and the viewer look bins up by that grid. */

@@ -4,8 +4,9 @@
  * and spread before its quantisation, which the scan repeats (calib/range_quant.h), and its
  * intensity is drawn from N(mu, sigma) of the bin, in the sensor's own intensity scale
  * (so a binary-intensity sensor like the RPLIDAR, 0 or 47, stays binary: sigma 0 gives mu).
- * Between bins the statistics are interpolated; outside the measured angles the mean intensity
- * comes from the fitted BRDF (calib/calibration.h, lsim_calib_lookup). */
+ * Between bins the statistics are interpolated (the drop rate on the grid of half-bins, as it can
+ * step within a bin); outside the measured angles the mean intensity comes from the fitted BRDF
+ * (calib/calibration.h, lsim_calib_lookup). */
 #ifndef LSIM_NOISE_CALIBRATED_H
 #define LSIM_NOISE_CALIBRATED_H
 

@@ -220,6 +220,10 @@ int lsim_sensor_preset_reach(const char *name, double *reach10_m, double *reach8
 
 /* Defaults every spec starts from (no beams; rosette_hz = lsim_sensor_default_prism_hz). */
 void lsim_sensor_spec_defaults(lsim_sensor_spec *spec);
+/* Where a preset's figures come from (presets.c; docs/presets.md): its geometry (beams, timing),
+ * range (limits, precision) or optics (divergence, pulse, receiver); NULL for no such preset. */
+typedef enum lsim_preset_source { LSIM_SOURCE_GEOMETRY, LSIM_SOURCE_RANGE, LSIM_SOURCE_OPTICS } lsim_preset_source;
+const char *lsim_sensor_preset_source(const char *name, lsim_preset_source group);
 /* Fill `spec` from a built-in preset; LSIM_ERR_NOT_FOUND (with the valid names) if unknown. */
 lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, lsim_sensor_spec *spec);
 /* Deep copy / free the owned arrays of a spec. */

@@ -92,6 +92,64 @@ static void kind_numbers(text *w, const lsim_sensor_spec *s)
     }
 }
 
+/* How a beam is fired (one ray, sub-rays, a kernel) and which noise model the receiver uses. */
+static void beam_and_noise(text *w, const lsim_sensor_spec *s)
+{
+    const lsim_beam_spec *b = &s->beam;
+    if (b->mode == LSIM_BEAM_RAYS)
+        put(w, "beam_mode: rays (%d sub-rays a beam: the centre and %d ring%s of 6k rays, within %.9g mrad)\n",
+            1 + 3 * b->rings * (b->rings + 1), b->rings, b->rings == 1 ? "" : "s", b->divergence_mrad);
+    else if (b->mode == LSIM_BEAM_KERNEL)
+        put(w, "beam_mode: kernel (%s, algorithm %d)\n", b->kernel_file[0] ? b->kernel_file : "parametric",
+            b->algorithm);
+    else
+        put(w, "beam_mode: single (one ray a beam)\n");
+    const double T = lsim_sensor_threshold(s);
+    put(w, "detection_threshold: %.6g (reflectance %.9g at range_max, intensity units)\n", T,
+        s->detection_reflectance);
+    const lsim_receiver_spec *r = &s->receiver; /* the overlap of every echo and the rise (preset_radiometry.c) */
+    if (r->overlap_points > 0) {
+        put(w, "receiver_overlap: measured curve (R m, factor):");
+        for (int i = 0; i < r->overlap_points; ++i)
+            put(w, " %.9g %.9g", r->overlap_curve[i][0], r->overlap_curve[i][1]);
+        put(w, "\n");
+    } else if (r->overlap_full_m > 0.0) {
+        put(w, "receiver_overlap: (R / %.9g m)^2 below %.9g m\n", r->overlap_full_m, r->overlap_full_m);
+    } else {
+        put(w, "receiver_overlap: none (every echo whole)\n");
+    }
+    if (r->ambient_ref_w_m2 > 0.0)
+        put(w, "ambient_rise: threshold x sqrt(1 + B / B_ref), B_ref a white surface under %.9g W/m^2 in band\n",
+            r->ambient_ref_w_m2);
+    if (s->receiver.cw)
+        put(w, "noise_model: continuous-wave samples (range noise as 1 / amplitude; snr_at_threshold %.9g)\n",
+            s->snr_at_threshold);
+    else if (s->noise_snr && s->range_sigma_weak > 0.0)
+        put(w, "noise_model: snr (sigma %.9g m for a strong echo, %.9g m at the threshold: sqrt(sigma^2 + (weak^2 - "
+               "sigma^2) (T / P)^2); snr_at_threshold %.9g)\n", s->range_sigma, s->range_sigma_weak,
+            s->snr_at_threshold);
+    else if (s->noise_snr)
+        put(w, "noise_model: snr (sigma %.9g m for a strong echo, sqrt(sigma^2 + jitter^2) with jitter from the pulse "
+               "and 1 / amplitude; snr_at_threshold %.9g)\n", s->range_sigma, s->snr_at_threshold);
+    else
+        put(w, "noise_model: constant (sigma %.9g m)\n", s->range_sigma);
+}
+
+/* One line per figure group: where a preset's numbers come from (docs/presets.md). */
+static void sources(text *w, const lsim_sensor_spec *s)
+{
+    static const char *const group[] = {"geometry", "range", "optics"};
+    if (!lsim_sensor_preset_description(s->name)) {
+        put(w, "source: geometry: the unit's own calibration file; range, optics: the preset of its model "
+               "(docs/presets.md)\n");
+        return;
+    }
+    for (int g = 0; g < 3; ++g) {
+        const char *text = lsim_sensor_preset_source(s->name, (lsim_preset_source)g);
+        put(w, "source: %s: %s\n", group[g], text ? text : "not recorded");
+    }
+}
+
 static void summary(text *w, const lsim_sensor *sensor)
 {
     const lsim_sensor_spec *s = &sensor->spec;
@@ -125,7 +183,9 @@ static void summary(text *w, const lsim_sensor *sensor)
         put(w, "pulse_width_ns: %.9g\n", s->receiver.pulse_width_ns);
         put(w, "returns: %s (max %d)\n", returns[s->receiver.mode], s->receiver.max_returns);
     }
+    beam_and_noise(w, s);
     kind_numbers(w, s);
+    sources(w, s);
 }
 
 size_t lsim_sensor_describe(const lsim_sensor *sensor, char *buf, size_t size)

@@ -44,13 +44,12 @@ typedef struct lsim_ouster_table {
  * and optics) is told by the laser count and elevations; `source` names the file in messages. */
 lsim_status lsim_velodyne_spec(lsim_context *ctx, const char *source, const lsim_velodyne_table *table,
                                lsim_sensor_spec *spec);
-/* The spec of an Ouster unit from its metadata. */
+
+/* The spec of an Ouster unit from its metadata: it starts from the preset of its product line
+ * (OS-0 -> os0-*, OS-1 -> os1-*, OS-2 -> os2-*; the nearest channel count), whose ranges, optics,
+ * receiver and noise it keeps, and takes the unit's beams, origins, lidar mode and head. */
 lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_ouster_table *table,
                              lsim_sensor_spec *spec);
-
-/* An Ouster preset's head: clockwise from behind the sensor, lidar modes, and every beam from
- * a real OS-1-128's lidar_origin_to_beam_origin_mm and lidar_to_sensor_transform offsets. */
-lsim_status lsim_ouster_nominal_geometry(lsim_context *ctx, lsim_sensor_spec *spec);
 
 /* Bounded work on any file of up to 16 MiB (unit_calibration.c's limit), whatever it holds:
  * - JSON: at most this many values (numbers, strings, arrays, objects), counted over the text
@@ -83,5 +82,8 @@ lsim_status lsim_velodyne_read_xml(lsim_context *ctx, const char *path, const ch
  * that has none), and the preset's beams and timing from its table. */
 const lsim_velodyne_table *lsim_velodyne_builtin(const char *preset);
 lsim_status lsim_velodyne_apply_builtin(lsim_context *ctx, const char *preset, lsim_sensor_spec *spec);
+/* The same for the Ouster presets: the real units' metadata in ouster_tables.c. */
+const lsim_ouster_table *lsim_ouster_builtin(const char *preset);
+lsim_status lsim_ouster_apply_builtin(lsim_context *ctx, const char *preset, lsim_sensor_spec *spec);
 
 #endif

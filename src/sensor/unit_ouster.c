@@ -11,7 +11,10 @@
  * is the distance from the beam's origin, i.e. the Ouster range minus n.
  *
  * All pixels of a column fire together (the column's timestamp); W x rate_hz is one of the lidar
- * modes (512, 1024, 2048 x 10, 20 Hz; not 2048 x 20). */
+ * modes (512, 1024, 2048 x 10, 20 Hz; not 2048 x 20).
+ *
+ * The Ouster presets are real units' metadata (ouster_tables.c, tools/make_ouster_tables.py) made
+ * into a spec the same way; an imported unit starts from the preset of its product line. */
 #include "sensor/unit_calibration.h"
 #include "sensor/beam.h"
 
@@ -23,10 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A real OS-1-128 unit's metadata (data/sensor-calibrations/ouster, OS-1-128 v2.3.0). */
-#define OS1_ORIGIN_MM 15.806
-#define OS1_LIFT_MM 36.18
 
 /* Turn every channel's origin to radial `origin_mm` out along the head, `lift_mm` up. */
 static lsim_status set_origins(lsim_context *ctx, lsim_sensor_spec *spec, double origin_mm, double lift_mm)
@@ -44,15 +43,8 @@ static lsim_status set_origins(lsim_context *ctx, lsim_sensor_spec *spec, double
     return LSIM_OK;
 }
 
-lsim_status lsim_ouster_nominal_geometry(lsim_context *ctx, lsim_sensor_spec *spec)
-{
-    spec->spin = -1;
-    spec->azimuth_start_deg = 180.0;
-    spec->ouster_modes = 1;
-    return set_origins(ctx, spec, OS1_ORIGIN_MM, OS1_LIFT_MM);
-}
-
-lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_ouster_table *t, lsim_sensor_spec *spec)
+/* Replace the beams, lidar mode and head of `spec` by the unit's (`source` names it in messages). */
+static lsim_status apply_table(lsim_context *ctx, const char *source, const lsim_ouster_table *t, lsim_sensor_spec *spec)
 {
     const double *m = t->lidar_to_sensor;
     /* only a turn about z and a lift along it: any other transform would not turn with the head */
@@ -68,17 +60,6 @@ lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_o
                          "turn about z and a lift along it; lidarsim models only those (every Ouster unit's)", source,
                          m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], m[12], m[13], m[14],
                          m[15]);
-    const char *preset = t->count == 128 ? "os1-128" : "os1-64";
-    lsim_sensor_spec_free(spec);
-    lsim_status st = lsim_sensor_spec_from_preset(ctx, preset, spec);
-    if (st != LSIM_OK)
-        return st;
-    if (strncmp(t->product, "OS-2", 4) == 0 || strncmp(t->product, "OS2", 3) == 0) { /* OS2 datasheet: to 240 m */
-        spec->range_min = 0.8;
-        spec->range_max = 240.0;
-    } else if (strncmp(t->product, "OS-0", 4) == 0 || strncmp(t->product, "OS0", 3) == 0) { /* OS0: to 50 m */
-        spec->range_max = 50.0;
-    }
     const int n = t->count;
     double *elev = malloc((size_t)n * sizeof *elev), *az = malloc((size_t)n * sizeof *az);
     if (!elev || !az) {
@@ -94,9 +75,9 @@ lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_o
     for (int k = 1; k < n; ++k)
         if (!(elev[k] >= elev[k - 1])) {
             /* beam n-1-k (ring k) lies below beam n-k (ring k-1) */
-            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: beam_altitude_angles must fall from the first beam to the last "
-                           "(beam %d at %g deg is above beam %d at %g deg)", source, n - k, elev[k - 1], n - 1 - k,
-                           elev[k]);
+            lsim_status st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s: beam_altitude_angles must fall from the first beam to "
+                                       "the last (beam %d at %g deg is above beam %d at %g deg)", source, n - k,
+                                       elev[k - 1], n - 1 - k, elev[k]);
             free(elev);
             free(az);
             return st;
@@ -111,9 +92,56 @@ lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_o
     spec->spin = -1;
     spec->azimuth_start_deg = lsim_wrap_deg(turn);
     spec->ouster_modes = 1;
+    return set_origins(ctx, spec, t->origin_mm, m[11] + t->beam_z_mm);
+}
+
+lsim_status lsim_ouster_apply_builtin(lsim_context *ctx, const char *preset, lsim_sensor_spec *spec)
+{
+    const lsim_ouster_table *t = lsim_ouster_builtin(preset);
+    if (!t)
+        return lsim_fail(ctx, LSIM_ERR_NOT_FOUND, "preset '%s' has no built-in Ouster table", preset);
+    return apply_table(ctx, preset, t, spec);
+}
+
+/* The Ouster preset an imported unit starts from (its ranges, optics, receiver and noise): the
+ * unit's product line (prod_line OS-0-*, OS-1-*, OS-2-*, or OS0/OS1/OS2; OS1 when it says none)
+ * and, within it, the preset with the nearest channel count. */
+static const char *preset_for(const lsim_ouster_table *t)
+{
+    static const struct { char line; int channels; const char *preset; } presets[] = {
+        {'0', 32, "os0-32"}, {'1', 32, "os1-32"}, {'1', 64, "os1-64"}, {'1', 128, "os1-128"}, {'2', 128, "os2-128"},
+    };
+    const char *p = t->product;
+    char line = '1';
+    if (strncmp(p, "OS-", 3) == 0 && (p[3] == '0' || p[3] == '1' || p[3] == '2'))
+        line = p[3];
+    else if (strncmp(p, "OS", 2) == 0 && (p[2] == '0' || p[2] == '1' || p[2] == '2'))
+        line = p[2];
+    const char *best = NULL;
+    int best_gap = 0;
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; ++i) {
+        const int gap = abs(presets[i].channels - t->count);
+        if (presets[i].line == line && (!best || gap < best_gap)) {
+            best = presets[i].preset;
+            best_gap = gap;
+        }
+    }
+    return best;
+}
+
+lsim_status lsim_ouster_spec(lsim_context *ctx, const char *source, const lsim_ouster_table *t, lsim_sensor_spec *spec)
+{
+    lsim_sensor_spec_free(spec);
+    lsim_status st = lsim_sensor_spec_from_preset(ctx, preset_for(t), spec);
+    if (st == LSIM_OK)
+        st = apply_table(ctx, source, t, spec);
+    if (st != LSIM_OK) {
+        lsim_sensor_spec_free(spec);
+        return st;
+    }
     const char *base = strrchr(source, '/');
     char name[sizeof spec->name];
     snprintf(name, sizeof name, "ouster:%s", base ? base + 1 : source);
     lsim_strlcpy(spec->name, name, sizeof spec->name);
-    return set_origins(ctx, spec, t->origin_mm, m[11] + t->beam_z_mm);
+    return LSIM_OK;
 }
