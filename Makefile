@@ -18,7 +18,7 @@ B         ?= build
 BA        ?= build-asan
 # To build the library and the CLI (MPI is optional: `make check` adds it).
 BUILD_PKGS = cmake make gcc pkg-config libembree-dev libassimp-dev libyaml-dev libcairo2-dev \
-             libjson-c-dev libxml2-dev liblbfgs-dev libegl-dev libgl-dev libglfw3-dev
+             libjson-c-dev libxml2-dev liblbfgs-dev libegl-dev libgl-dev libglfw3-dev libpcap-dev
 # The demo's meshes (glTF truck, OBJ figure) and the font of its picture.
 DEMO_PKGS  = assimp-testmodels fonts-dejavu-core
 # The core suite: Python with numpy and pytest, valgrind, Mesa's EGL/GL (raster engine, viewer under

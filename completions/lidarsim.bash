@@ -13,7 +13,7 @@ _lidarsim_options()
     case "$1" in
     scan) echo "-o --output --format --frames --seed --frame-index --scan-time --noise --threads --engine --frame
                 --keep-misses --fields --bev --bev-size --bev-extent --range-image --range-image-ppd
-                --import-timeout --import-memory --stats --quiet $common" ;;
+                --import-timeout --import-memory --stats --quiet --ouster-profile $common" ;;
     presets) echo "--beams $common" ;;
     bench) echo "--quick --beams --triangles --fields --engine --moving --noise --threads --repeat --json --quiet $common" ;;
     "bench blooming") echo "--threads --repeat $common" ;;
@@ -26,7 +26,7 @@ _lidarsim_options()
     fit) echo "-o --output --max-iterations --quiet $common" ;;
     "pattern from-scan") echo "-o --output --wall-distance --quiet $common" ;;
     dataset) echo "-o --output --frames --seed --shard --threads --points-format --progress --quiet $common" ;;
-    render) echo "-o --output --view --color --size --extent $common" ;;
+    render) echo "-o --output --view --color --size --extent --metadata --frame --partial $common" ;;
     view) echo "--screenshot --size --camera --sensor-position --sensor-yaw --beams --no-beams --color
                 --scene-color --threads --quiet $common" ;;
     esac
@@ -96,7 +96,9 @@ _lidarsim()
 
     # the value of the option before the cursor
     case "$cmd:$prev" in
-    scan:--format) _lidarsim_words "pcd pcd-ascii ply kitti csv las mcap" "$cur"; return 0 ;;
+    scan:--format) _lidarsim_words "pcd pcd-ascii ply kitti csv las mcap pcap" "$cur"; return 0 ;;
+    scan:--ouster-profile)
+        _lidarsim_words "RNG19_RFL8_SIG16_NIR16 RNG19_RFL8_SIG16_NIR16_DUAL RNG15_RFL8_NIR8 LEGACY" "$cur"; return 0 ;;
     scan:--engine | bench:--engine) _lidarsim_words "raycast raster" "$cur"; return 0 ;;
     scan:--noise | bench:--noise) _lidarsim_words "on off" "$cur"; return 0 ;;
     scan:--frame) _lidarsim_words "sensor world" "$cur"; return 0 ;;
@@ -109,10 +111,11 @@ _lidarsim()
         done
         compopt -o nospace 2>/dev/null
         return 0 ;;
-    scan:-o | scan:--output) _lidarsim_files "$cur" pcd ply bin csv las mcap; return 0 ;;
+    scan:-o | scan:--output) _lidarsim_files "$cur" pcd ply bin csv las mcap pcap; return 0 ;;
     scan:--bev | scan:--range-image | view:--screenshot | render:-o | render:--output)
         _lidarsim_files "$cur" png; return 0 ;;
     render:--view) _lidarsim_words "bev range perspective" "$cur"; return 0 ;;
+    render:--metadata) _lidarsim_files "$cur" json yaml yml xml; return 0 ;;
     render:--color) _lidarsim_words "intensity label range epw reflectivity" "$cur"; return 0 ;;
     view:--color) _lidarsim_words "intensity label" "$cur"; return 0 ;;
     view:--scene-color) _lidarsim_words "label material" "$cur"; return 0 ;;
@@ -144,7 +147,8 @@ _lidarsim()
     case $cmd in
     scan | fit | dataset | view) _lidarsim_files "$cur" yaml yml ;;
     calibrate | validate) _lidarsim_files "$cur" yaml yml config ;;
-    render | "pattern from-scan") _lidarsim_files "$cur" $points ;;
+    render) _lidarsim_files "$cur" $points pcap pcapng ;;
+    "pattern from-scan") _lidarsim_files "$cur" $points ;;
     presets)
         local names
         names=$("${COMP_WORDS[0]}" presets 2>/dev/null | awk 'NR > 1 { print $1 }')

@@ -24,6 +24,8 @@
 #   mesh, mesh_check     a PLY header of at most 64 KiB                             128 KiB
 #   scan, pattern        lines of at most 96 bytes, 256 columns; rows have no bound
 #                        but the file's bytes (4 GiB)                               64 KiB
+#   pcap                 a recording: 16 IPv4 datagrams in reassembly (16 x 2 fragments), a
+#                        frame of 1024 columns (64 LEGACY packets of 32 pixels: 416 KB)  1 MiB
 #   cli                  arguments into 4,096-byte path buffers; the harness takes
 #                        up to 16 KiB                                               16 KiB
 # Memory (-rss_limit_mb): the process's peak, the fuzzer and ASan's shadow and quarantine
@@ -36,7 +38,7 @@ build="$(cd "${1:?usage: fuzz/run.sh BUILD_DIR [HARNESS ...]}" && pwd)"; shift
 seconds="${FUZZ_SECONDS:-180}"
 jobs="${FUZZ_JOBS:-1}"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan points cli)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan points pcap cli)
 shared="$here/../data/apollosim-rplidar"
 work="$build/fuzz"
 mkdir -p "$work/artifacts"
@@ -62,7 +64,7 @@ for h in "${harnesses[@]}"; do
   [ -f "$here/$h.dict" ] && dict=(-dict="$here/$h.dict")
   case "$h" in  # the table above
     scene|dataset|calib_config|calibration|fit) max_len=4718592 ;;
-    unit) max_len=1048576 ;;
+    unit|pcap) max_len=1048576 ;;
     kernel) max_len=9437184 ;;
     trajectory) max_len=16777216 ;;
     points|fit_scan) max_len=2097152 ;;

@@ -156,10 +156,16 @@ typedef enum lsim_noise_kind { LSIM_NOISE_CONSTANT = 0, LSIM_NOISE_SNR = 1 } lsi
 LSIM_API lsim_status lsim_sensor_set_noise_model(lsim_sensor *sensor, lsim_noise_kind kind, double snr_at_threshold);
 
 /* Beam divergence. mode: "single" (one ray; the footprint's range spread widens echoes),
- * "rays" (1 + rings concentric rings of sub-rays, combined by the receiver), "kernel"
+ * "rays" (sub-rays combined by the receiver: 1 + rings concentric rings, or a line, see
+ * lsim_sensor_set_beam_layout), "kernel"
  * (emitter x collector kernel over a rendered image: blooming; see lsim_sensor_set_kernel). */
 typedef enum lsim_beam_mode { LSIM_BEAM_SINGLE = 0, LSIM_BEAM_RAYS = 1, LSIM_BEAM_KERNEL = 2 } lsim_beam_mode;
 LSIM_API lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, lsim_beam_mode mode, int rings);
+/* Rays mode's layout: "rings" (the default: 1 + 6k rays a ring, Gaussian shares) or "line"
+ * (1 + 2 rings rays along the scan direction, equal shares; the cw paper's three-ray beam is a line
+ * with rings 1, which the urg-04lx preset uses). Scene key sensor.beam.layout. */
+typedef enum lsim_beam_layout { LSIM_BEAM_LAYOUT_RINGS = 0, LSIM_BEAM_LAYOUT_LINE = 1 } lsim_beam_layout;
+LSIM_API lsim_status lsim_sensor_set_beam_layout(lsim_sensor *sensor, lsim_beam_layout layout);
 /* Kernel mode: parametric kernel (Gaussian core FWHM, halo level and extent) or a kernel file
  * (path != NULL); algorithm 1 (beam iteration) or 2 (range stacking); range bin in metres. */
 LSIM_API lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
@@ -370,6 +376,10 @@ typedef struct lsim_scan_options {
      * sensor's and the objects' motions are at the first beam. Frame k of a sequence at rate f
      * starts at k / f. */
     double scan_time;
+    /* A pcap output (LSIM_FORMAT_PCAP) of an Ouster sensor: its packets' lidar profile, as Ouster
+     * metadata names it (udp_profile_lidar): "RNG19_RFL8_SIG16_NIR16" (NULL, the default),
+     * "RNG19_RFL8_SIG16_NIR16_DUAL", "RNG15_RFL8_NIR8" or "LEGACY". NULL for any other output. */
+    const char *packet_profile;
 } lsim_scan_options;
 
 LSIM_API void lsim_scan_options_init(lsim_scan_options *options);
@@ -452,18 +462,23 @@ typedef enum lsim_format {
     LSIM_FORMAT_KITTI,    /* .bin x,y,z,intensity float32 + .label + label map */
     LSIM_FORMAT_CSV,
     LSIM_FORMAT_LAS,      /* ASPRS LAS 1.4, point data record format 6 + extra bytes (README "LAS") */
-    LSIM_FORMAT_MCAP      /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (README "MCAP") */
+    LSIM_FORMAT_MCAP,     /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (README "MCAP") */
+    LSIM_FORMAT_PCAP      /* the sensor's own UDP packets (Ouster, Velodyne) in a pcap; Ouster's metadata JSON
+                           * beside it (docs/formats.md "pcap out"): lsim_scene_scan_write*,
+                           * lsim_points_write_recording */
 } lsim_format;
 
-/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv", "las", "mcap". */
+/* Parse "pcd", "pcd-ascii", "ply", "kitti", "csv", "las", "mcap", "pcap". */
 LSIM_API lsim_status lsim_format_parse(const char *name, lsim_format *out);
 /* The fields a format writes (LSIM_FIELD_BIT mask), to pass as lsim_scan_options.fields: KITTI
  * x, y, z, reflectivity, label, instance; LAS x, y, z, reflectivity, elevation, time,
  * return_index, num_returns, label, instance, epw, ring, range; MCAP x, y, z, intensity, time,
- * label, instance, ring; the others every field. AUTO: every field. */
+ * label, instance, ring; PCAP range, intensity, reflectivity, ring, time, return_index; the others
+ * every field. AUTO: every field. */
 LSIM_API uint32_t lsim_format_fields(lsim_format format);
 /* Write atomically (temporary file + rename); on failure no output file is left behind. Every
- * field the format holds (lsim_format_fields) must be in the points. */
+ * field the format holds (lsim_format_fields) must be in the points. PCAP needs the sensor:
+ * lsim_points_write_recording. */
 LSIM_API lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_format format);
 /* The columns a file of `format` holds when `fields` (LSIM_FIELD_BIT mask) are asked for: PCD, PLY
  * and CSV the fields asked for (0: every field), in field order; KITTI its fixed layout; LAS and
@@ -474,6 +489,17 @@ LSIM_API uint32_t lsim_format_columns(lsim_format format, uint32_t fields);
  * hold those columns. */
 LSIM_API lsim_status lsim_points_write_fields(const lsim_points *points, const char *path, lsim_format format,
                                               uint32_t fields);
+/* One frame of `sensor` (the points of its scan: ring, time, range, intensity, reflectivity and
+ * return_index; every beam on its column) as that sensor's UDP packet stream in a pcap at `path`:
+ * Ouster (the os* presets, units from Ouster metadata) with its metadata JSON beside it ("X.json"
+ * for "X.pcap"), or Velodyne VLP-16, HDL-32E, HDL-64E (presets and tables); both files atomically.
+ * `ouster_profile` as lsim_scan_options.packet_profile (NULL: RNG19_RFL8_SIG16_NIR16; NULL for a
+ * Velodyne); `frame_index` the Ouster frame_id. Capture times are the points' scan_time (>= 0) in
+ * seconds since 1970 plus each packet's firing time. LSIM_ERR_INVALID_ARGUMENT naming the sensor
+ * and the supported ones for a sensor without a packet format, a range the packets cannot hold, or
+ * several echoes a beam where the packets hold one. docs/formats.md "pcap out". */
+LSIM_API lsim_status lsim_points_write_recording(const lsim_points *points, const lsim_sensor *sensor,
+                                                 const char *path, const char *ouster_profile, uint32_t frame_index);
 /* Scan one frame and write it to `path` (as lsim_points_write would: the same bytes, atomically,
  * nothing left on failure) without a frame-sized point buffer: the points are emitted and written
  * a slice at a time (about 262,144 points), so a frame needs its echoes and beam table plus one
@@ -516,7 +542,12 @@ LSIM_API lsim_status lsim_points_write_range_image(const lsim_points *points, co
  * numbers (README "Fitting"). Beams at a silhouette (a neighbouring beam of the same ring meets
  * other surfaces, misses, or lies more than 10 % nearer or farther) have no gradient there: they
  * are left out and counted, as are beams whose reported range is not their path's return
- * (unmatched: a CW mix of several returns, a specular surface's own return). */
+ * (unmatched: a CW mix of several returns, a specular surface's own return). The sensor reports
+ * one return per beam from one ray, or from sub-rays (beam.mode rays) mixed by the
+ * continuous-wave receiver, as the urg-04lx preset's three rays are: then every ray's path is
+ * walked and the beam's range is differentiated through the receiver's mix of their phasors, so
+ * mixed pixels at depth edges are used (a beam is left out only where its or its neighbours' rays
+ * lie more than c / (8 f) apart, or two of its rays meet one object's faces at a crease). */
 typedef struct lsim_fit lsim_fit;
 typedef enum lsim_fit_pose { LSIM_FIT_FIXED = 0, LSIM_FIT_SE2 = 3, LSIM_FIT_SE3 = 6 } lsim_fit_pose;
 /* A fit of `sensor` in `scene` (both stay the caller's; the fit changes the sensor's pose, the
@@ -608,10 +639,10 @@ typedef enum lsim_progress_mode {
 /* Point files: output checks before a scan, a scan written with progress, files read back,
  * pictures (what `lidarsim scan` and `lidarsim render` do) */
 /* Output formats by name. lsim_format_name: "pcd", "pcd-ascii", "ply", "kitti", "csv", "las",
- * "mcap" or "auto" (a static string; "unknown" for a value outside lsim_format). */
+ * "mcap", "pcap" or "auto" (a static string; "unknown" for a value outside lsim_format). */
 LSIM_API const char *lsim_format_name(lsim_format format);
 /* The format a point file at `path` is written in: `requested` itself, or for LSIM_FORMAT_AUTO the
- * path's extension (.pcd, .ply, .bin = KITTI, .csv, .las, .mcap; any case). Errors:
+ * path's extension (.pcd, .ply, .bin = KITTI, .csv, .las, .mcap, .pcap; any case). Errors:
  * LSIM_ERR_INVALID_ARGUMENT naming the path and the valid extensions when the extension is unknown
  * or missing ("-", standard output, has none: the format must be given), a value outside
  * lsim_format, or a NULL argument. */
@@ -673,6 +704,32 @@ LSIM_API lsim_status lsim_scene_scan_write_progress(lsim_scene *scene, const lsi
  * LSIM_ERR_INVALID_ARGUMENT (NULL argument, a .mcap path),
  * LSIM_ERR_OUT_OF_MEMORY. */
 LSIM_API lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out);
+
+/* Real recordings (docs/formats.md "pcap (Ouster, Velodyne)"): a pcap (or pcapng) of an Ouster's
+ * lidar packets with the unit's metadata JSON (every lidar profile: LEGACY, RNG19_RFL8_SIG16_NIR16
+ * and its _DUAL, RNG15_RFL8_NIR8, FUSA_RNG15_RFL8_NIR8_DUAL), or of a Velodyne's data packets with
+ * its laser table (JSON, ROS YAML, VeloView XML; NULL: the built-in table of the model the
+ * packets' product id names), read one frame at a time into points in the sensor frame, as a
+ * lidarsim scan of that unit gives them: x, y, z, range (from the beam's origin), intensity,
+ * reflectivity, ring (0 the lowest beam), azimuth and elevation (the beam's, degrees), time
+ * (seconds after the frame's first firing), return_index and num_returns. */
+typedef struct lsim_recording_options {
+    int64_t frame;   /* the frame to read, from 0 (default 0) */
+    int partial;     /* 0 (default): frames counts complete frames only (a recording started or stopped
+                      * mid-revolution has an incomplete first or last one); 1: every frame */
+    uint32_t fields; /* LSIM_FIELD_BIT mask of the fields to fill, 0: all a recording gives; x, y, z always */
+} lsim_recording_options;
+LSIM_API void lsim_recording_options_init(lsim_recording_options *options);
+/* Errors (*out NULL): LSIM_ERR_IO (cannot open), LSIM_ERR_PARSE naming the file and the record (not a
+ * capture file, a damaged or cut one, a packet of another size than the metadata's layout, a column
+ * or azimuth out of range, a calibration of another unit), LSIM_ERR_INVALID_ARGUMENT (no
+ * calibration for a recording that needs one: an Ouster's metadata), LSIM_ERR_NOT_FOUND (fewer
+ * frames than asked for: the message says how many there are). */
+LSIM_API lsim_status lsim_points_read_recording(lsim_context *ctx, const char *path, const char *calibration,
+                                                const lsim_recording_options *options, lsim_points **out);
+/* The frames a recording holds, as lsim_points_read_recording counts them (options->frame unused). */
+LSIM_API lsim_status lsim_recording_count_frames(lsim_context *ctx, const char *path, const char *calibration,
+                                                 const lsim_recording_options *options, uint64_t *frames);
 
 /* Pictures of points (`lidarsim render`): a bird's-eye view (x up, y left, metres), a range image
  * (azimuth, +azimuth left, and elevation, degrees) or a 90-degree perspective view from the sensor

@@ -62,7 +62,7 @@ def expect(line, want):
 expect("lidarsim sc", ["scan"])
 expect("lidarsim p", ["pattern", "presets"])
 expect("lidarsim scan --for", ["--format"])
-expect("lidarsim scan --format ", ["csv", "kitti", "las", "mcap", "pcd", "pcd-ascii", "ply"])
+expect("lidarsim scan --format ", ["csv", "kitti", "las", "mcap", "pcap", "pcd", "pcd-ascii", "ply"])
 expect("lidarsim scan scene.yaml --engine r", ["raster", "raycast"])
 expect("lidarsim scan ", ["scene.yaml", "sub"])
 expect("lidarsim scan scene.yaml -o ", ["cloud.pcd", "cloud.ply", "sub"])

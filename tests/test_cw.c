@@ -8,13 +8,19 @@
  *   predicted step (the URG-04LX's checkerboard staircase);
  * - noise on the samples: the range noise grows as the amplitude falls (x10 amplitude, /10 noise);
  * - the urg-04lx preset is continuous-wave: through the pipeline, a post half in front of a beam
- *   gives ranges between the post and the wall 0.6 m behind (the pulsed receiver gives none). */
+ *   gives ranges between the post and the wall 0.6 m behind (the pulsed receiver gives none);
+ * - the preset fires the cw paper's three-ray beam as it comes (§III-C: the centre ray and one at
+ *   each edge of its 13 mrad, along the scan, equal shares): a post 1 m ahead and a wall 0.4 m
+ *   behind it give mixed pixels at exactly the beams whose rays straddle a post edge, each at the
+ *   phasor sum of its rays' returns (computed here from the geometry), strictly between. */
 #include "harness.h"
 #include "receiver/cw.h"
 #include "scan_fixture.h"
 
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C_LIGHT 299792458.0
@@ -181,8 +187,7 @@ static void test_depth_edge(lsim_context *ctx, int cw)
     desc.position[0] = 1.025;
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
     lsim_sensor *s;
-    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
-    REQUIRE_OK(ctx, lsim_sensor_set_beam(s, 13.0, LSIM_BEAM_RAYS, 1)); /* a 13 mrad beam as 7 sub-rays */
+    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s)); /* as it comes: three rays, 13 mrad */
     if (!cw) { /* a pulse short enough (0.15 m FWHM in range) to tell the post from the wall */
         REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(s, NULL, 0, 0, NULL));
         REQUIRE_OK(ctx, lsim_sensor_set_receiver(s, 1.0, LSIM_RETURNS_STRONGEST, 1));
@@ -208,6 +213,98 @@ static void test_depth_edge(lsim_context *ctx, int cw)
     lsim_scene_destroy(scene);
 }
 
+/* The ranges the receiver reads from returns (r_j, a_j): each frequency's phasor sum, its phase
+ * in [0, 2 pi) as a range, the two averaged (all ranges here are well inside a half wavelength). */
+static double phasor_range(const double *r, const double *a, int n)
+{
+    const double f[2] = {46.55e6, 53.2e6};
+    double range = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        double complex sum = 0.0;
+        for (int j = 0; j < n; ++j)
+            sum += a[j] * cexp(I * 4.0 * M_PI * f[k] * r[j] / C_LIGHT);
+        double phase = carg(sum);
+        if (phase < 0.0)
+            phase += 2.0 * M_PI;
+        range += 0.5 * C_LIGHT * phase / (4.0 * M_PI * f[k]);
+    }
+    return range;
+}
+
+/* The urg-04lx preset as it comes at a post (front face 1.0 m ahead, 0.1 m wide) with a wall 0.4 m
+ * behind it (front face at 1.4 m): the beams whose three rays (at -6.5, 0, +6.5 mrad from the beam,
+ * in the scan plane) fall on both read the phasor sum of their rays' returns, amplitude
+ * w cos / t^2 per ray (same material, equal shares w), strictly between post and wall. */
+static void test_preset_mixed_pixels(lsim_context *ctx)
+{
+    lsim_scene *scene;
+    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
+    lsim_object_desc desc;
+    lsim_object_desc_init(&desc);
+    const double wall[3] = {0.2, 8.0, 2.0}, post[3] = {0.05, 0.1, 2.0};
+    desc.position[0] = 1.5;
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, wall, &desc));
+    desc.position[0] = 1.025;
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
+    lsim_sensor *s;
+    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
+    char text[4096];
+    lsim_sensor_describe(s, text, sizeof text);
+    CHECK(strstr(text, "beam_mode: rays (3 sub-rays a beam: the centre and 1 each side in a line along the scan, "
+                        "equal shares, within 13 mrad)") != NULL);
+    lsim_scan_options opt;
+    lsim_scan_options_init(&opt);
+    opt.noise = 0;
+    opt.keep_misses = 1;
+    lsim_points *p;
+    REQUIRE_OK(ctx, lsim_scene_scan(scene, s, &opt, &p));
+    const size_t n = lsim_sensor_beam_count(s);
+    CHECK(lsim_points_count(p) == n);
+    double *az = malloc(n * sizeof *az);
+    if (!az)
+        return;
+    REQUIRE_OK(ctx, lsim_sensor_get_beams(s, az, NULL, NULL, NULL));
+    const float *r = fixture_f32(p, LSIM_FIELD_RANGE);
+    const double half = 6.5e-3; /* the rays: +-13 mrad / 2 */
+    size_t mixed = 0, expected_mixed = 0, between = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const double b = az[i] * M_PI / 180.0;
+        if (fabs(b) > 0.3)
+            continue;
+        double rr[3], aa[3];
+        int on_post = 0;
+        for (int j = 0; j < 3; ++j) {
+            const double t = b + (j - 1) * half, x = fabs(tan(t)) <= 0.05 ? 1.0 : 1.4;
+            on_post += x == 1.0;
+            rr[j] = x / cos(t);
+            aa[j] = cos(t) / (rr[j] * rr[j]); /* w rho cos / t^2, w and rho shared */
+        }
+        const double want = phasor_range(rr, aa, 3);
+        const int is_mixed = on_post > 0 && on_post < 3;
+        expected_mixed += is_mixed;
+        const int got_between = r[i] > 1.0f / (float)cos(b) + 1e-3f && r[i] < 1.4f / (float)cos(b) - 1e-3f;
+        between += got_between;
+        if (is_mixed) {
+            ++mixed;
+            worst = fmax(worst, fabs(r[i] - want));
+            printf("  beam %zu at %.4f deg: %d of 3 rays on the post, range %.5f m, phasor sum %.5f m\n", i, az[i],
+                   on_post, r[i], want);
+            CHECK(got_between);
+        } else {
+            CHECK_NEAR(r[i], want, 2e-4); /* one surface: its rays' own mix, within a float's ray */
+        }
+    }
+    printf("urg-04lx preset, post at 1.0 m and wall at 1.4 m: %zu mixed pixels (expected %zu), %zu ranges between, "
+           "worst %.2e m from the phasor sum\n", mixed, expected_mixed, between, worst);
+    CHECK(expected_mixed >= 2 && between == expected_mixed);
+    CHECK(worst < 2e-4);
+    free(az);
+    lsim_points_destroy(p);
+    lsim_sensor_destroy(s);
+    lsim_scene_destroy(scene);
+}
+
 int main(void)
 {
     test_single_and_ambiguity();
@@ -224,7 +321,29 @@ int main(void)
     CHECK(lsim_sensor_set_cw_receiver(s, ok, 2, 15, NULL) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), "sensor.receiver.samples") != NULL);
     REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(s, ok, 30, 15, NULL));
+    /* the sub-ray layout: a line or rings, nothing else; the scene key names its values */
+    CHECK(lsim_sensor_set_beam_layout(s, (lsim_beam_layout)7) == LSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.beam.layout: 7 is unknown; valid: rings, line") != NULL);
+    REQUIRE_OK(ctx, lsim_sensor_set_beam(s, 3.0, LSIM_BEAM_RAYS, 2));
+    REQUIRE_OK(ctx, lsim_sensor_set_beam_layout(s, LSIM_BEAM_LAYOUT_LINE));
+    char text[4096];
+    lsim_sensor_describe(s, text, sizeof text);
+    CHECK(strstr(text, "beam_mode: rays (5 sub-rays a beam: the centre and 2 each side in a line") != NULL);
+    REQUIRE_OK(ctx, lsim_sensor_set_beam_layout(s, LSIM_BEAM_LAYOUT_RINGS));
+    lsim_sensor_describe(s, text, sizeof text);
+    CHECK(strstr(text, "beam_mode: rays (19 sub-rays a beam: the centre and 2 rings of 6k rays") != NULL);
     lsim_sensor_destroy(s);
+    FILE *yaml = fopen("test_cw_layout.yaml", "w");
+    if (yaml) {
+        fputs("sensor:\n  preset: urg-04lx\n  beam: {layout: zigzag}\nobjects:\n  - box: {size: [1, 1, 1]}\n", yaml);
+        fclose(yaml);
+    }
+    lsim_scene *bad = NULL;
+    CHECK(lsim_scene_load(ctx, "test_cw_layout.yaml", &bad, &s) == LSIM_ERR_PARSE && bad == NULL);
+    CHECK(strstr(lsim_context_last_error(ctx), "sensor.beam.layout") != NULL &&
+          strstr(lsim_context_last_error(ctx), "valid: rings, line") != NULL);
+    remove("test_cw_layout.yaml");
+    test_preset_mixed_pixels(ctx);
     test_depth_edge(ctx, 1);
     test_depth_edge(ctx, 0);
     lsim_context_destroy(ctx);

@@ -15,6 +15,9 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
                 contributions, so it sits below optics even though it comes after it in the flow)
   2  io         writers, readers, PNGs, plots, atomic files      (points)
   3  scene      objects, materials, meshes, scene and sensor YAML (sensor, points)
+     recording  real sensors' packet streams (Ouster, Velodyne pcaps) in and out: a unit's
+                calibration (sensor), points, and io's atomic writer and byte order helpers
+                (io is rank 2, so recording sits above it, beside scene)
   4  geometry   engines: hits of rays in a scene                 (scene)
   5  optics     BRDFs, bounces, sub-rays, fog, blooming          (geometry, receiver)
   6  calib      real scans, board fit, calibration tables and files, KS test, views
@@ -47,7 +50,7 @@ RANKS = {
     "core": 0,
     "sensor": 1, "points": 1, "receiver": 1,
     "io": 2,
-    "scene": 3,
+    "scene": 3, "recording": 3,
     "geometry": 4,
     "optics": 5,
     "calib": 6,

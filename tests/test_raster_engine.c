@@ -50,7 +50,7 @@ static double now_ms(void)
 static void trace_all(const lsim_sensor *framed, const lsim_engine *engine, size_t n, trace *out)
 {
     lsim_subrays sub;
-    lsim_subrays_make(&sub, 0.0, 0);
+    lsim_subrays_make(&sub, 0.0, 0, LSIM_SUBRAYS_RINGS);
     lsim_rays rays;
     lsim_hits hits;
     if (lsim_rays_alloc(&rays, SLICE) || lsim_hits_alloc(&hits, SLICE))

@@ -18,7 +18,8 @@ from ._sensor import preset_names, preset_description, Sensor  # noqa: F401
 from ._points import Points, PointBuffer, write  # noqa: F401
 from ._scene import Scene, load, version  # noqa: F401
 from ._fit import Fit, FitResult  # noqa: F401
-from ._files import read, render, format_name, format_resolve, check_output, check_writable, remove_file  # noqa: F401
+from ._files import (read, recording_frames, render, format_name, format_resolve, check_output,  # noqa: F401
+                     check_writable, remove_file)
 from ._lib import library_path  # noqa: F401
 from . import tools  # noqa: F401
 

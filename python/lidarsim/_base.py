@@ -223,7 +223,7 @@ def _format(fmt):
     out = ctypes.c_int()
     st = lib.lsim_format_parse(_b(fmt, "format"), ctypes.byref(out))
     if st:
-        _raise(st, "lidarsim: unknown format '%s' (pcd, pcd-ascii, ply, kitti, csv, las, mcap)" % fmt)
+        _raise(st, "lidarsim: unknown format '%s' (pcd, pcd-ascii, ply, kitti, csv, las, mcap, pcap)" % fmt)
     return out.value
 
 

@@ -13,22 +13,51 @@ from ._points import _Buffer, Points, _to_array
 _VIEWS = {"bev": 0, "birdseye": 0, "range": 1, "perspective": 2}
 
 
-def read(path, fields=None):
+def read(path, fields=None, metadata=None, frame=None, partial=False):
     """Read a point file lidarsim wrote (lsim_points_read): CSV with a header line, PCD (ascii or
     binary), PLY (ascii or binary), LAS 1.0-1.4 (any writer's: x, y, z, intensity / 65535 as
     reflectivity, returns, GPS time, and lidarsim's extra bytes) or a KITTI .bin (with the .label
-    beside it, when there is one).
+    beside it, when there is one); or one frame of a real recording (lsim_points_read_recording):
+    a pcap of an Ouster's packets with `metadata` its metadata JSON, or of a Velodyne's with
+    `metadata` its laser table (JSON, ROS YAML, VeloView XML; None: the model's built-in table).
+    `frame` (from 0; None: 0) counts complete frames, or every frame with `partial`; giving
+    metadata, frame or partial, or a .pcap/.pcapng path, reads a recording (docs/formats.md).
     Returns Points: a numpy structured array with one column per field the file holds (or, with
     `fields`, names or a mask, only those of them; x, y and z always) that can be written again
     (lidarsim.write, Points.write) or drawn (lidarsim.render). Raises FileError when the file cannot
     be opened, ParseError ("FILE:LINE: ...") when it is malformed or lacks x, y or z,
-    InvalidArgumentError for an MCAP file (not read back)."""
+    InvalidArgumentError for an MCAP file (not read back) or a recording without the calibration it
+    needs, NotFoundError for a frame the recording does not hold."""
     ctx = _Context()
     h = _lib.PointsHandle()
-    ctx.check(lib.lsim_points_read(ctx.h, _b(path, "path"), 0 if fields is None else fields_mask(fields),
-                                   ctypes.byref(h)))
+    mask = 0 if fields is None else fields_mask(fields)
+    name = str(path)
+    if metadata is not None or frame is not None or partial or name.lower().endswith((".pcap", ".pcapng")):
+        o = _lib.RecordingOptions()
+        lib.lsim_recording_options_init(ctypes.byref(o))
+        o.frame = 0 if frame is None else int(frame)
+        o.partial = 1 if partial else 0
+        o.fields = mask
+        ctx.check(lib.lsim_points_read_recording(ctx.h, _b(path, "path"),
+                                                 None if metadata is None else _b(metadata, "metadata"),
+                                                 ctypes.byref(o), ctypes.byref(h)))
+    else:
+        ctx.check(lib.lsim_points_read(ctx.h, _b(path, "path"), mask, ctypes.byref(h)))
     buf = _Buffer(h, ctx)
     return Points(_to_array(buf), buf)
+
+
+def recording_frames(path, metadata=None, partial=False):
+    """The frames a recording holds (lsim_recording_count_frames), as lidarsim.read counts them:
+    complete frames, or every frame with `partial`. Errors as lidarsim.read's."""
+    ctx = _Context()
+    o = _lib.RecordingOptions()
+    lib.lsim_recording_options_init(ctypes.byref(o))
+    o.partial = 1 if partial else 0
+    n = ctypes.c_uint64(0)
+    cal = None if metadata is None else _b(metadata, "metadata")
+    ctx.check(lib.lsim_recording_count_frames(ctx.h, _b(path, "path"), cal, ctypes.byref(o), ctypes.byref(n)))
+    return int(n.value)
 
 
 def render(points, path, view="bev", color=None, size=(1024, 768), extent=None, title=None):

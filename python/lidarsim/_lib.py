@@ -156,6 +156,7 @@ class ScanOptions(ctypes.Structure):
         ("keep_misses", ctypes.c_int),
         ("fields", ctypes.c_uint32),
         ("scan_time", ctypes.c_double),
+        ("packet_profile", ctypes.c_char_p),
     ]
 
 
@@ -244,6 +245,11 @@ class RenderOptions(ctypes.Structure):
     """struct lsim_render_options."""
     _fields_ = [("view", ctypes.c_int), ("color", ctypes.c_int), ("width", ctypes.c_int), ("height", ctypes.c_int),
                 ("extent_m", ctypes.c_double), ("title", ctypes.c_char_p)]
+
+
+class RecordingOptions(ctypes.Structure):
+    """struct lsim_recording_options."""
+    _fields_ = [("frame", ctypes.c_int64), ("partial", ctypes.c_int), ("fields", ctypes.c_uint32)]
 
 
 class RenderLayout(ctypes.Structure):
@@ -343,6 +349,7 @@ _SIGNATURES = {
     "lsim_sensor_set_noise": (status, [vp, dbl, dbl, dbl]),
     "lsim_sensor_set_noise_model": (status, [vp, i32, dbl]),
     "lsim_sensor_set_beam": (status, [vp, dbl, i32, i32]),
+    "lsim_sensor_set_beam_layout": (status, [vp, i32]),
     "lsim_sensor_set_kernel": (status, [vp, dbl, dbl, dbl, cstr, i32, dbl]),
     "lsim_sensor_set_receiver": (status, [vp, dbl, i32, i32]),
     "lsim_sensor_set_cw_receiver": (status, [vp, c_double_p, i32, i32, c_double_p]),
@@ -402,6 +409,7 @@ _SIGNATURES = {
     "lsim_points_write": (status, [vp, cstr, i32]),
     "lsim_format_columns": (ctypes.c_uint32, [i32, ctypes.c_uint32]),
     "lsim_points_write_fields": (status, [vp, cstr, i32, ctypes.c_uint32]),
+    "lsim_points_write_recording": (status, [vp, vp, cstr, cstr, ctypes.c_uint32]),
     "lsim_scene_scan_write": (status, [vp, vp, _P(ScanOptions), cstr, i32, _P(ScanStats)]),
     "lsim_scene_scan_write_frames": (status, [vp, vp, _P(ScanOptions), ctypes.c_uint, cstr, i32, _P(ScanStats)]),
     "lsim_points_write_birdseye": (status, [vp, cstr, i32, dbl]),
@@ -432,6 +440,9 @@ _SIGNATURES = {
     "lsim_scene_scan_write_progress": (status, [vp, vp, _P(ScanOptions), ctypes.c_uint, cstr, i32, i32,
                                                 _P(ScanStats)]),
     "lsim_points_read": (status, [vp, cstr, ctypes.c_uint32, _P(vp)]),
+    "lsim_recording_options_init": (None, [_P(RecordingOptions)]),
+    "lsim_points_read_recording": (status, [vp, cstr, cstr, _P(RecordingOptions), _P(vp)]),
+    "lsim_recording_count_frames": (status, [vp, cstr, cstr, _P(RecordingOptions), _P(ctypes.c_uint64)]),
     "lsim_render_options_init": (None, [_P(RenderOptions)]),
     "lsim_points_render": (status, [vp, cstr, _P(RenderOptions), _P(RenderLayout)]),
 
@@ -469,12 +480,14 @@ _SIGNATURES = {
 _CTX_FIRST = ("lsim_sensor_create_", "lsim_scene_create", "lsim_scene_load", "lsim_points_create",
               "lsim_points_read", "lsim_format_resolve", "lsim_points_check_output", "lsim_path_check_writable",
               "lsim_points_file_remove", "lsim_calibrate_run", "lsim_validate_run", "lsim_fit_file_run",
-              "lsim_pattern_from_scan", "lsim_dataset_load", "lsim_bench_run", "lsim_view_run")
+              "lsim_pattern_from_scan", "lsim_dataset_load", "lsim_bench_run", "lsim_view_run",
+              "lsim_recording_count_frames")
 _IN = {"lsim_scene_scan": ("scene", "sensor"), "lsim_scene_scan_into": ("scene", "sensor", "points"),
        "lsim_scene_scan_write": ("scene", "sensor"), "lsim_scene_scan_write_frames": ("scene", "sensor"),
        "lsim_scene_scan_write_progress": ("scene", "sensor"), "lsim_fit_create": ("scene", "sensor"),
-       "lsim_fit_run": ("fit", None)}
+       "lsim_fit_run": ("fit", None), "lsim_points_write_recording": ("points", "sensor")}
 _OUT = {"lsim_scene_load": ("scene", "sensor"), "lsim_scene_scan": ("points",), "lsim_points_read": ("points",),
+        "lsim_points_read_recording": ("points",),
         "lsim_dataset_load": ("dataset",), "lsim_context_create": ("context",)}
 
 

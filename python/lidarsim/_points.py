@@ -6,7 +6,8 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from ._base import _Context, _FIELD_INDEX, _b, _c_int, _dp, _format, StateError, field_dtype, fields_mask
+from ._base import (_Context, _FIELD_INDEX, _b, _c_int, _dp, _format, _handle_of, StateError, field_dtype,
+                    fields_mask)
 
 
 # ------------------------------------------------------------------------------------ points
@@ -110,6 +111,21 @@ class Points(np.ndarray):
         else:
             st = lib.lsim_points_write_fields(b.h, _b(path, "path"), fmt, fields_mask(fields))
         b.ctx.check(st)
+        return path
+
+    def write_recording(self, sensor, path, ouster_profile=None, frame_index=0):
+        """The frame as `sensor`'s own UDP packets in a pcap (lsim_points_write_recording; docs/
+        formats.md "pcap out"): an Ouster's, with its metadata JSON beside it (X.json for X.pcap), in
+        `ouster_profile` ("RNG19_RFL8_SIG16_NIR16" when None, "LEGACY", "RNG15_RFL8_NIR8",
+        "RNG19_RFL8_SIG16_NIR16_DUAL"), or a Velodyne VLP-16's, HDL-32E's or HDL-64E's. `sensor` is
+        the one these points were scanned with. Returns path."""
+        from ._sensor import Sensor
+        b = self._handle()
+        sh = _handle_of(sensor, Sensor, "sensor", "lidarsim.Points.write_recording")
+        profile = None if ouster_profile is None else _b(ouster_profile, "ouster_profile")
+        st = lib.lsim_points_write_recording(b.h, sh, _b(path, "path"), profile,
+                                             _c_int(frame_index, ctypes.c_uint32, "frame_index"))
+        b.ctx.check(st, sensor._ctx)
         return path
 
     def write_birdseye(self, path, pixels=1024, half_extent_m=50.0):

@@ -244,16 +244,22 @@ class Scene(_Owned):
         return Points(_to_array(buf), buf)
 
     def scan_write(self, sensor, path, format=None, seed=0, noise=True, threads=0, frame="sensor", scan_time=0.0,
-                   frame_index=0, fields=None, keep_misses=False, frames=1, progress=None):
+                   frame_index=0, fields=None, keep_misses=False, frames=1, progress=None, ouster_profile=None):
         """Scan one frame straight into a file (lsim_scene_scan_write: a slice at a time, no frame-sized
         buffer; the same bytes as scan + write); same options as scan. frames > 1 writes that many
         successive frames into one file of a format that holds several (MCAP;
         lsim_scene_scan_write_frames). progress: None (none), "auto" (a bar on a terminal, lines
         otherwise), "lines" or "bar" (a terminal only), on stderr after the first second
-        (lsim_scene_scan_write_progress). Returns the stats dict (summed over the frames)."""
+        (lsim_scene_scan_write_progress). A .pcap (format "pcap") holds the sensor's own UDP
+        packets (Ouster, with X.json beside X.pcap, or Velodyne; several frames too);
+        ouster_profile: its Ouster lidar profile ("RNG19_RFL8_SIG16_NIR16" when None, "LEGACY",
+        "RNG15_RFL8_NIR8", "RNG19_RFL8_SIG16_NIR16_DUAL"). Returns the stats dict (summed over the
+        frames)."""
         sh = _handle_of(sensor, Sensor, "sensor", "lidarsim.Scene.scan_write")
         path = _b(path, "path")
         o = self._options(seed, frame_index, noise, threads, frame, keep_misses, fields, scan_time)
+        profile = None if ouster_profile is None else _b(ouster_profile, "ouster_profile")
+        o.packet_profile = profile  # kept alive by `profile` until the call returns
         s = _lib.ScanStats()
         frames = _c_int(frames, ctypes.c_uint, "frames")
         if progress not in (None, False, "off", 0):

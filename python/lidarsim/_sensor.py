@@ -12,6 +12,7 @@ from ._base import _OWN, _Context, _Owned, _b, _b_opt, _c_int, _dp, _dvec, _enum
 
 _NOISE_MODELS = {"constant": 0, "snr": 1}
 _BEAM_MODES = {"single": 0, "rays": 1, "kernel": 2}
+_BEAM_LAYOUTS = {"rings": 0, "line": 1}
 _RETURNS = {"first": 0, "strongest": 1, "last": 2, "dual": 3, "all": 4}
 
 def preset_names():
@@ -189,6 +190,11 @@ class Sensor(_Owned):
         """Beam divergence (mrad) and mode: "single", "rays" (1 + rings rings of sub-rays) or "kernel"."""
         return self._check(lib.lsim_sensor_set_beam(self._h, float(divergence_mrad),
                                                     _enum(_BEAM_MODES, mode, "beam mode"), _c_int(rings, _lib.i32, "rings")))
+
+    def set_beam_layout(self, layout):
+        """Rays mode's sub-ray layout: "rings" (1 + 6k rays a ring) or "line" (1 + 2 rings rays along the
+        scan, equal shares: the cw paper's three-ray beam with rings 1, as the urg-04lx preset has)."""
+        return self._check(lib.lsim_sensor_set_beam_layout(self._h, _enum(_BEAM_LAYOUTS, layout, "beam layout")))
 
     def set_kernel(self, core_fwhm_deg=0.0, halo_level=0.0, halo_extent_deg=0.0, kernel_file=None, algorithm=1,
                    range_bin_m=0.0):

@@ -63,7 +63,7 @@ static int trace_alone(lsim_scene *scene, const lsim_sensor *sensor, lsim_raw_em
 {
     const size_t pulses = sensor->beams.count;
     lsim_subrays sub;
-    lsim_subrays_make(&sub, out->rings > 0 ? VLP16_DIVERGENCE_MRAD * 1e-3 : 0.0, out->rings);
+    lsim_subrays_make(&sub, out->rings > 0 ? VLP16_DIVERGENCE_MRAD * 1e-3 : 0.0, out->rings, LSIM_SUBRAYS_RINGS);
     const size_t per = (size_t)sub.count, n = pulses * per;
     const float range_max = (float)sensor->spec.range_max;
     lsim_rays rays;

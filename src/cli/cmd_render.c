@@ -15,6 +15,9 @@ typedef struct render_args {
     long width, height;
     double extent;
     int have_extent;
+    const char *metadata; /* a recording's calibration (--metadata) */
+    long frame;
+    int partial, recording;
 } render_args;
 
 static const char *const VIEWS[] = {"bev", "range", "perspective"};
@@ -45,6 +48,12 @@ static void render_usage(FILE *out)
             "  --size WxH               picture size in pixels, 200..8192 each (default 1024x768)\n"
             "  --extent M               bev: half width in metres (default 50); range, perspective:\n"
             "                           leave out points farther than M metres (default: none)\n"
+            "Recordings (a pcap of an Ouster's or a Velodyne's packets; docs/formats.md):\n"
+            "  --metadata FILE          the unit's calibration: an Ouster's metadata JSON, a Velodyne's\n"
+            "                           laser table (JSON, ROS YAML, VeloView XML); a Velodyne recording\n"
+            "                           without one is read with its model's built-in table\n"
+            "  --frame N                the frame to draw, from 0 (default 0): complete frames only\n"
+            "  --partial                count incomplete frames too (a recording's first and last)\n"
             "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 
@@ -72,6 +81,9 @@ static int parse_args(int argc, char **argv, render_args *a)
         {"color", required_argument, NULL, 0},
         {"size", required_argument, NULL, 0},
         {"extent", required_argument, NULL, 0},
+        {"metadata", required_argument, NULL, 0},
+        {"frame", required_argument, NULL, 0},
+        {"partial", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
     lsim_opts_init(&g, "render", argc, argv, "ho:", longopts, render_usage);
@@ -83,7 +95,16 @@ static int parse_args(int argc, char **argv, render_args *a)
         /* getopt_long has matched the option and its value: dispatch on its full name */
         const char *opt = c == LSIM_OPT_ARG ? "" : g.name, *val = g.arg;
         if (c != LSIM_OPT_ARG) { /* every other option takes a value */
-            if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) {
+            if (!strcmp(opt, "--partial")) {
+                a->partial = a->recording = 1;
+            } else if (!strcmp(opt, "--metadata")) {
+                a->metadata = val;
+                a->recording = 1;
+            } else if (!strcmp(opt, "--frame")) {
+                if (lsim_arg_long(val, 0, 1000000000L, &a->frame))
+                    return lsim_arg_invalid("render", opt, val, "a frame number from 0");
+                a->recording = 1;
+            } else if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) {
                 a->output = val;
             } else if (!strcmp(opt, "--view")) {
                 if (pick(opt, val, VIEWS, 3, "bev, range or perspective") < 0)
@@ -134,7 +155,16 @@ int lsim_cmd_render(int argc, char **argv)
     const uint32_t fields = LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) |
                             LSIM_FIELD_BIT(LSIM_FIELD_Z) | LSIM_FIELD_BIT(COLOR_FIELDS[color]) |
                             (a.color ? 0u : LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY));
-    if (lsim_points_read(ctx, a.points, fields, &points) != LSIM_OK ||
+    lsim_recording_options ro;
+    lsim_recording_options_init(&ro);
+    ro.frame = a.frame;
+    ro.partial = a.partial;
+    ro.fields = fields;
+    const size_t len = strlen(a.points);
+    const int recording = a.recording || (len > 5 && !strcmp(a.points + len - 5, ".pcap")) ||
+                          (len > 7 && !strcmp(a.points + len - 7, ".pcapng"));
+    if ((recording ? lsim_points_read_recording(ctx, a.points, a.metadata, &ro, &points)
+                   : lsim_points_read(ctx, a.points, fields, &points)) != LSIM_OK ||
         lsim_context_check_output(ctx, a.output) != LSIM_OK) {
         fprintf(stderr, "lidarsim render: %s\n", lsim_context_last_error(ctx));
         lsim_context_destroy(ctx);

@@ -27,13 +27,17 @@ static void scan_usage(FILE *out)
 {
     fprintf(out,
             "usage: lidarsim scan SCENE.yaml -o OUT [options]\n\n"
-            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv .las .mcap); '-' writes it to\n"
+            "  -o, --output FILE       point cloud to write (.pcd .ply .bin .csv .las .mcap), or the sensor's UDP\n"
+            "                          packets (.pcap: Ouster, with X.json metadata beside X.pcap, or Velodyne\n"
+            "                          VLP-16, HDL-32E, HDL-64E; docs/formats.md \"pcap out\"); '-' writes it to\n"
             "                          standard output and needs --format (not kitti or las); a device or\n"
             "                          FIFO is written straight through; a symlink's target is replaced\n"
-            "  --format F              pcd | pcd-ascii | ply | kitti | csv | las | mcap (default: from the\n"
-            "                          extension); las: LAS 1.4, mcap: ROS 2 PointCloud2 + /tf (README)\n"
+            "  --format F              pcd | pcd-ascii | ply | kitti | csv | las | mcap | pcap (default: from\n"
+            "                          the extension); las: LAS 1.4, mcap: ROS 2 PointCloud2 + /tf (README)\n"
+            "  --ouster-profile P      pcap of an Ouster sensor: its lidar profile RNG19_RFL8_SIG16_NIR16\n"
+            "                          (default), RNG19_RFL8_SIG16_NIR16_DUAL, RNG15_RFL8_NIR8 or LEGACY\n"
             "  --frames N              scan N successive frames (scan time + k / rate, frame index + k) into\n"
-            "                          one file: mcap only (default 1)\n"
+            "                          one file: mcap or pcap only (default 1)\n"
             "  --seed N                noise seed (default 0)\n"
             "  --frame-index N         frame counter, part of the noise key (default 0)\n"
             "  --scan-time T           start of the frame on the scene clock, seconds (default 0): where the\n"
@@ -81,7 +85,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
     a->frames = 1;
     enum { O_FORMAT = LSIM_OPT_LONG, O_FRAMES, O_SEED, O_FRAME_INDEX, O_SCAN_TIME, O_NOISE, O_ENGINE, O_THREADS,
            O_FRAME, O_KEEP_MISSES, O_FIELDS, O_BEV, O_BEV_SIZE, O_BEV_EXTENT, O_IMPORT_TIMEOUT, O_IMPORT_MEMORY,
-           O_RANGE_IMAGE, O_RANGE_IMAGE_PPD, O_STATS, O_QUIET };
+           O_RANGE_IMAGE, O_RANGE_IMAGE_PPD, O_STATS, O_QUIET, O_OUSTER_PROFILE };
     static const struct option longopts[] = {
         LSIM_OPTS_COMMON,
         {"output", required_argument, NULL, 'o'},
@@ -105,6 +109,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
         {"range-image-ppd", required_argument, NULL, O_RANGE_IMAGE_PPD},
         {"stats", no_argument, NULL, O_STATS},
         {"quiet", no_argument, NULL, O_QUIET},
+        {"ouster-profile", required_argument, NULL, O_OUSTER_PROFILE},
         {0, 0, 0, 0}};
     lsim_opts g;
     lsim_opts_init(&g, "scan", argc, argv, "ho:", longopts, scan_usage);
@@ -121,7 +126,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
             break;
         case O_FORMAT:
             if (lsim_format_parse(val, &a->format) != LSIM_OK)
-                return bad("--format", val, "pcd, pcd-ascii, ply, kitti, csv, las or mcap");
+                return bad("--format", val, "pcd, pcd-ascii, ply, kitti, csv, las, mcap or pcap");
             break;
         case O_FRAMES:
             if (lsim_arg_long(val, 1, 100000, &a->frames))
@@ -202,6 +207,13 @@ static int parse_args(int argc, char **argv, scan_args *a)
         case O_QUIET:
             a->quiet = 1;
             break;
+        case O_OUSTER_PROFILE:
+            if (strcmp(val, "RNG19_RFL8_SIG16_NIR16") != 0 && strcmp(val, "RNG19_RFL8_SIG16_NIR16_DUAL") != 0 &&
+                strcmp(val, "RNG15_RFL8_NIR8") != 0 && strcmp(val, "LEGACY") != 0)
+                return bad("--ouster-profile", val,
+                           "RNG19_RFL8_SIG16_NIR16, RNG19_RFL8_SIG16_NIR16_DUAL, RNG15_RFL8_NIR8 or LEGACY");
+            a->options.packet_profile = val;
+            break;
         default: /* LSIM_OPT_ARG */
             if (a->scene) {
                 fprintf(stderr, "lidarsim scan: unexpected argument '%s' (one scene file only)\n", val);
@@ -259,10 +271,15 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
         fprintf(stderr, "lidarsim scan: %s\n", lsim_context_last_error(ctx));
         return LSIM_EXIT_USAGE;
     }
-    if (a->frames > 1 && *resolved != LSIM_FORMAT_MCAP) {
+    if (a->frames > 1 && *resolved != LSIM_FORMAT_MCAP && *resolved != LSIM_FORMAT_PCAP) {
         fprintf(stderr, "lidarsim scan: --frames %ld: a %s file holds one frame; write MCAP (.mcap or --format mcap) "
-                "for several frames in one file, or run one scan per frame with --scan-time and --frame-index\n",
-                a->frames, lsim_format_name(*resolved));
+                "or a pcap for several frames in one file, or run one scan per frame with --scan-time and "
+                "--frame-index\n", a->frames, lsim_format_name(*resolved));
+        return LSIM_EXIT_USAGE;
+    }
+    if (a->options.packet_profile && *resolved != LSIM_FORMAT_PCAP) {
+        fprintf(stderr, "lidarsim scan: --ouster-profile applies to a pcap output (.pcap or --format pcap), not to "
+                "a %s file\n", lsim_format_name(*resolved));
         return LSIM_EXIT_USAGE;
     }
     if (a->frames > 1 && (a->bev || a->range_image)) {
@@ -295,6 +312,25 @@ static int check_outputs(lsim_context *ctx, const scan_args *a, lsim_format *res
     return rc;
 }
 
+/* A pcap with --bev or --range-image: the images first, then the pcap (and an Ouster's metadata
+ * JSON), which needs the sensor; when the pcap fails, the images are removed again. */
+static int write_pcap_last(lsim_context *ctx, const scan_args *a, const lsim_sensor *sensor, lsim_points *points)
+{
+    int rc = LSIM_EXIT_OK;
+    if (a->bev && lsim_points_write_birdseye(points, a->bev, (int)a->bev_pixels, a->bev_extent) != LSIM_OK)
+        return fail(ctx, "cannot write the bird's-eye image");
+    if (a->range_image && lsim_points_write_range_image(points, a->range_image, a->range_image_ppd) != LSIM_OK)
+        rc = fail(ctx, "cannot write the range image");
+    else if (lsim_points_write_recording(points, sensor, a->output, a->options.packet_profile,
+                                         a->options.frame_index) != LSIM_OK)
+        rc = fail(ctx, "cannot write the pcap");
+    if (rc != LSIM_EXIT_OK && a->bev)
+        lsim_points_file_remove(ctx, a->bev, LSIM_FORMAT_AUTO);
+    if (rc != LSIM_EXIT_OK && a->range_image && !is_stdout(a->range_image))
+        lsim_points_file_remove(ctx, a->range_image, LSIM_FORMAT_AUTO);
+    return rc;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -323,6 +359,12 @@ int lsim_cmd_scan(int argc, char **argv)
     if (rc != LSIM_EXIT_OK) {
         lsim_context_destroy(ctx);
         return rc;
+    }
+    if (a.fields && format == LSIM_FORMAT_PCAP) {
+        fprintf(stderr, "lidarsim scan: --fields does not apply to a pcap, which holds what the sensor's packets "
+                        "hold; write .pcd, .ply or .csv to choose columns\n");
+        lsim_context_destroy(ctx);
+        return LSIM_EXIT_USAGE;
     }
     if (a.fields && format == LSIM_FORMAT_KITTI) { /* LAS and MCAP take --fields (x, y, z always) */
         fprintf(stderr, "lidarsim scan: --fields does not apply to a KITTI .bin, whose columns are fixed (x, y, z, "
@@ -353,7 +395,8 @@ int lsim_cmd_scan(int argc, char **argv)
                                                         a.format, a.quiet ? LSIM_PROGRESS_OFF : LSIM_PROGRESS_BAR,
                                                         &stats);
         if (st != LSIM_OK) /* a frame that could not be computed, or an output that could not be written */
-            rc = fail(ctx, stats.rays ? "cannot write the point cloud" : "scan failed");
+            rc = fail(ctx, format == LSIM_FORMAT_PCAP ? "cannot write the pcap"
+                           : stats.rays ? "cannot write the point cloud" : "scan failed");
         point_count = stats.hits + (a.options.keep_misses ? stats.rays - stats.beams_returned : 0);
     } else if (lsim_scene_scan(scene, sensor, &a.options, &points) != LSIM_OK) {
         rc = fail(ctx, "scan failed");
@@ -361,7 +404,9 @@ int lsim_cmd_scan(int argc, char **argv)
     if (rc == LSIM_EXIT_OK && !streamed) {
         lsim_points_get_stats(points, &stats);
         double t0 = now_ms();
-        if (lsim_points_write_fields(points, a.output, a.format, columns) != LSIM_OK)
+        if (format == LSIM_FORMAT_PCAP)
+            rc = write_pcap_last(ctx, &a, sensor, points);
+        else if (lsim_points_write_fields(points, a.output, a.format, columns) != LSIM_OK)
             rc = fail(ctx, "cannot write the point cloud");
         else if (a.bev && lsim_points_write_birdseye(points, a.bev, (int)a.bev_pixels, a.bev_extent) != LSIM_OK) {
             rc = fail(ctx, "cannot write the bird's-eye image");

@@ -36,6 +36,7 @@ static const struct {
     [LSIM_INPUT_MESH] = {"mesh", 4 * GIB, "simplify the mesh or split it into several objects"},
     [LSIM_INPUT_DATASET_STATE] = {"dataset state file", 64 * MIB, "it is not one lidarsim wrote; give a new -o"},
     [LSIM_INPUT_DATASET_FRAME] = {"dataset frame file", 4 * GIB, "it is not one lidarsim wrote; give a new -o"},
+    [LSIM_INPUT_RECORDING] = {"recording", 16 * GIB, "cut the recording (editcap -r, tcpdump -c)"},
     [LSIM_INPUT_OTHER] = {"input file", 64 * MIB, "give the file lidarsim expects there"},
 };
 

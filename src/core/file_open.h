@@ -36,6 +36,7 @@ typedef enum lsim_input_kind {
     LSIM_INPUT_MESH,           /* a mesh file (checked before the importer reads it) */
     LSIM_INPUT_DATASET_STATE,  /* a dataset's own dataset.json and manifest (resume) */
     LSIM_INPUT_DATASET_FRAME,  /* a dataset's own frame file, read back for its size and CRC */
+    LSIM_INPUT_RECORDING,      /* a real sensor's recording (pcap of Ouster or Velodyne packets) */
     LSIM_INPUT_OTHER,          /* anything else */
     LSIM_INPUT_KIND_COUNT
 } lsim_input_kind;

@@ -53,10 +53,15 @@ static lsim_status check_scene(lsim_context *ctx, const lsim_scene *scene, const
                              "the fit instead)", i, scene->objects[i].kind);
     if (lsim_sensor_moves(sensor))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "fit: the sensor moves; the fit needs a static sensor");
-    if (sensor->spec.receiver.max_returns != 1 || sensor->spec.beam.mode != LSIM_BEAM_SINGLE)
+    const lsim_beam_spec *b = &sensor->spec.beam;
+    const int mixes = sensor->spec.receiver.cw && b->mode == LSIM_BEAM_RAYS; /* sub-rays: fit_mix.c */
+    if (sensor->spec.receiver.max_returns != 1 || (b->mode != LSIM_BEAM_SINGLE && !mixes))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "fit: the sensor must report one return per beam from a single ray (receiver.max_returns 1, "
-                         "beam.mode single)");
+                         "fit: the sensor must report one return per beam (receiver.max_returns 1) from a single ray "
+                         "(beam.mode single) or from sub-rays mixed by the continuous-wave receiver (beam.mode rays, "
+                         "receiver.type cw); this one has beam.mode %s with a %s receiver",
+                         b->mode == LSIM_BEAM_RAYS ? "rays" : b->mode == LSIM_BEAM_KERNEL ? "kernel" : "single",
+                         sensor->spec.receiver.cw ? "continuous-wave" : "pulsed");
     return LSIM_OK;
 }
 
@@ -102,21 +107,27 @@ lsim_status lsim_fit_create(lsim_scene *scene, lsim_sensor *sensor, lsim_fit_pos
     for (size_t m = 0; f->refl_of_material && m < scene->material_count; ++m)
         f->refl_of_material[m] = -1;
     const size_t n = f->beams ? f->beams : 1;
+    f->beam = sensor->spec.beam;
+    lsim_subrays_make(&f->subrays, f->beam.divergence_mrad * 1e-3, f->beam.mode == LSIM_BEAM_RAYS ? f->beam.rings : 0,
+                      f->beam.layout);
+    f->sub = f->subrays.count;
+    f->bias_gain = (double)f->sub;
+    const size_t rays = n * (size_t)f->sub;
     f->real = calloc(n, sizeof *f->real);
     f->dir = malloc(3 * n * sizeof *f->dir);
     f->org = malloc(3 * n * sizeof *f->org);
-    f->path = calloc(n, sizeof *f->path);
-    f->vertex = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex);
-    f->vertex_object = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_object);
-    f->vertex_optical = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_optical);
+    f->path = calloc(rays, sizeof *f->path);
+    f->vertex = calloc(rays * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex);
+    f->vertex_object = calloc(rays * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_object);
+    f->vertex_optical = calloc(rays * LSIM_FIT_MAX_VERTICES, sizeof *f->vertex_optical);
     f->beam_status = calloc(n, sizeof *f->beam_status);
     f->residual = calloc(n, sizeof *f->residual);
     f->beam_loss = calloc(n, sizeof *f->beam_loss);
     f->prev_status = calloc(n, sizeof *f->prev_status);
     f->prev_loss = calloc(n, sizeof *f->prev_loss);
     f->jacobian = calloc(n * LSIM_FIT_MAX_PARAMS, sizeof *f->jacobian);
-    f->model = calloc(n, sizeof *f->model);
-    f->model_vertex = calloc(n * LSIM_FIT_MAX_VERTICES, sizeof *f->model_vertex);
+    f->model = calloc(rays, sizeof *f->model);
+    f->model_vertex = calloc(rays * LSIM_FIT_MAX_VERTICES, sizeof *f->model_vertex);
     double *az = malloc(n * sizeof *az), *el = malloc(n * sizeof *el);
     uint16_t *ring = f->ring = malloc(n * sizeof *ring);
     f->material_count = scene->material_count;
@@ -201,6 +212,11 @@ static lsim_status room_for(lsim_fit *fit, int more, const char *what)
 
 lsim_status lsim_fit_check(const lsim_fit *f, const double *params)
 {
+    const lsim_beam_spec *b = &f->sensor->spec.beam;
+    if (b->mode != f->beam.mode || b->layout != f->beam.layout || b->rings != f->beam.rings ||
+        b->divergence_mrad != f->beam.divergence_mrad)
+        return lsim_fail(f->ctx, LSIM_ERR_STATE, "fit: the sensor's beam (mode, layout, rings or divergence) changed "
+                         "after the fit was made; make the fit after the sensor is complete");
     if (f->scene->material_count != f->material_count || f->scene->object_count != f->object_count_at_create)
         return lsim_fail(f->ctx, LSIM_ERR_STATE, "fit: the scene has %zu materials and %zu objects, but had %zu and "
                          "%zu when the fit was made; make the fit after the scene is complete",

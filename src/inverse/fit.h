@@ -1,11 +1,17 @@
 /* The fit's state, shared by its files: fit.c (parameters), fit_walk.c (each beam's path through
- * mirrors and glass, traced by the engine), fit_eval.c (loss and gradient), fit_run.c (L-BFGS). */
+ * mirrors and glass, traced by the engine), fit_eval.c (loss and gradient), fit_mix.c (a
+ * continuous-wave beam's sub-rays mixed into one phase, and its derivative), fit_run.c (L-BFGS).
+ * A beam of S sub-rays (beam.mode rays, CW receiver) walks S rays: ray q = beam * S + s; paths,
+ * vertices and models are per ray. */
 #ifndef LSIM_INVERSE_FIT_H
 #define LSIM_INVERSE_FIT_H
 
 #include "core/dual.h"
+#include "core/vec.h"
 #include "lidarsim.h"
 #include "optics/path_dual.h"
+#include "optics/subrays.h"
+#include "sensor/sensor.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +45,8 @@ typedef struct fit_path {
     double range;          /* optical one-way length to the last vertex */
     uint32_t signature;    /* hash of the objects met, in order */
     int bounced;           /* passed a mirror or refracting glass */
+    double throughput2;    /* the square of the one-way throughput of its mirrors and glass */
+    double air;            /* length through air (extinction) */
 } fit_path;
 
 /* A used beam's model: its path up to the return (lsim_fit.model_vertex, posed objects' vertices
@@ -51,6 +59,10 @@ typedef struct fit_model {
     double amp0;    /* the scan's amplitude there */
     double shape0;  /* rho cos / t^2 there (refl >= 0) */
     double offset;  /* the scan's range minus the re-trace's (plus the bias) there */
+    /* a sub-ray beam (fit_mix.c): per ray n (0: no return), refl, amp0 (its amplitude as the optics
+     * gives it, before amp_scale) and shape0; on the beam's first ray also offset, and: */
+    double amp_scale; /* the scan's amplitude over the mix's, where the model was taken */
+    double ref;       /* the scan's range there: the whole wavelengths of each frequency's phase */
 } fit_model;
 
 struct lsim_fit {
@@ -72,15 +84,19 @@ struct lsim_fit {
     size_t beams, stride;   /* stride: from a beam to the next beam of its ring */
     float *real;            /* [beams] */
     double *dir, *org;      /* [3 beams]: beam direction and origin, sensor frame */
+    int sub;                /* sub-rays a beam (1: one ray; > 1: beam.mode rays with the CW receiver) */
+    lsim_subrays subrays;   /* their layout, as the scan makes it */
+    lsim_beam_spec beam;    /* the sensor's beam when the fit was made (lsim_fit_check) */
+    double bias_gain;       /* the CW bias's amplitude gain: the sub-rays' count (receiver/cw.h bias_gain) */
     uint16_t *ring;         /* [beams] */
     size_t material_count, object_count_at_create; /* the scene's, when the fit was made */
     lsim_points *points;
     lsim_scan_options opt;
-    /* the walk: per beam its path and vertices (world frame, object index per vertex) */
-    fit_path *path;                 /* [beams] */
-    lsim_path_vertex *vertex;       /* [beams * LSIM_FIT_MAX_VERTICES] */
-    uint32_t *vertex_object;        /* [beams * LSIM_FIT_MAX_VERTICES] */
-    double *vertex_optical;         /* [beams * LSIM_FIT_MAX_VERTICES]: optical length up to the vertex */
+    /* the walk: per ray its path and vertices (world frame, object index per vertex) */
+    fit_path *path;                 /* [rays] */
+    lsim_path_vertex *vertex;       /* [rays * LSIM_FIT_MAX_VERTICES] */
+    uint32_t *vertex_object;        /* [rays * LSIM_FIT_MAX_VERTICES] */
+    double *vertex_optical;         /* [rays * LSIM_FIT_MAX_VERTICES]: optical length up to the vertex */
     void *walk;                     /* fit_walk.c's ray and hit batches */
     uint8_t *beam_status;           /* [beams]: lsim_fit_beam of the last evaluation */
     float *residual;                /* [beams] */
@@ -88,8 +104,8 @@ struct lsim_fit {
     uint8_t *prev_status;           /* [beams]: fit_run.c's copies from the round's start */
     double *prev_loss;              /* [beams] */
     double *jacobian;               /* [beams * LSIM_FIT_MAX_PARAMS] */
-    fit_model *model;               /* [beams]: valid where beam_status is USED */
-    lsim_path_vertex *model_vertex; /* [beams * LSIM_FIT_MAX_VERTICES] */
+    fit_model *model;               /* [rays]: valid where beam_status is USED */
+    lsim_path_vertex *model_vertex; /* [rays * LSIM_FIT_MAX_VERTICES] */
     size_t used, silhouettes, bounced, unmatched;
     double range_sq;        /* sum of squared range residuals */
     int evaluations;
@@ -113,5 +129,27 @@ lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss,
 
 /* The sensor's and each posed object's pose as duals at params (pose[0]: sensor; 1 + slot: object). */
 void lsim_fit_poses(const lsim_fit *f, const double *params, lsim_dual q[][6]);
+
+/* The parameters as duals: poses, reflectances (kept within [1e-4, 1]), the bias. */
+typedef struct fit_duals {
+    lsim_dual q[1 + LSIM_FIT_MAX_OBJECTS][6];
+    lsim_dual_pose sensor, obj[LSIM_FIT_MAX_OBJECTS];
+    lsim_pose objval[LSIM_FIT_MAX_OBJECTS];
+    lsim_dual rho[LSIM_FIT_MAX_PARAMS], c[3];
+    double bias[3];
+    double shift; /* CW: range per unit of bias phase, c / (4 pi f), both frequencies averaged; 0 pulsed */
+} fit_duals;
+
+/* Ray q's model from its walked path up to vertex k_ret, taken at D: its vertices (posed objects'
+ * in their object's frame), n, refl. 0 if the re-trace fails. fit_eval.c. */
+int lsim_fit_take_vertices(lsim_fit *f, const fit_duals *D, size_t q, int k_ret);
+
+/* A sub-ray beam i (fit_mix.c). lsim_fit_mix_take: every sub-ray's model where the scan was taken
+ * (scan range r, amplitude a); 1 if the mix of their returns gives r (the beam is then usable),
+ * 0 if the scan's range is not that mix (a mirror's own lobe, a cut-off contribution).
+ * lsim_fit_mix_model: the beam's mixed range and amplitude at D, with derivatives through every
+ * sub-ray's phase and amplitude. 0 if a re-trace fails. */
+int lsim_fit_mix_take(lsim_fit *f, const fit_duals *D, size_t i, double r, double a, int *bounced);
+int lsim_fit_mix_model(const lsim_fit *f, const fit_duals *D, size_t i, lsim_dual *range, lsim_dual *amp);
 
 #endif

@@ -10,7 +10,13 @@
  * Loss = sum rho(r_sim - r_real) over beams where both have a return and the beam is not at a
  * silhouette: a ring neighbour (the previous or next beam of that ring) misses, met other surfaces
  * on its path, or lies more than 10 % nearer or farther; there a small change of the parameters
- * could make the beam see something else, where no derivative exists. */
+ * could make the beam see something else, where no derivative exists.
+ * A beam of sub-rays (the CW receiver with beam.mode rays, e.g. the urg-04lx preset's three rays)
+ * walks each ray, and its model is the receiver's mix of their returns (fit_mix.c): it is used
+ * where that mix gives the scan's range, across depth edges too (a mixed pixel's derivative is its
+ * rays' phasors'), and left out only where two of its rays meet faces of one object turned more
+ * than 10 deg apart (a crease), or where its rays' or its ring neighbours' returns lie more than
+ * c / (8 f) apart (a quarter turn of phase: beyond it a mix is no blend of the surfaces). */
 #include "core/context.h"
 #include "core/vec.h"
 #include "inverse/fit.h"
@@ -63,6 +69,45 @@ static int breaks(const lsim_fit *f, const float *r, size_t i, long long j)
     return ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2] < LSIM_FIT_CREASE_COS;
 }
 
+/* 1 if sub-ray beam i is left out. (a) A silhouette: one of its rays returns more than c / (8 f)
+ * (a quarter turn of phase: 0.70 m at 53.2 MHz) nearer or farther than another of its rays or of
+ * its ring neighbours' rays (a ray that meets nothing adds nothing, on the scan as in the mix, and
+ * is not compared). Beyond that spread a mix is no
+ * blend of the surfaces but can land anywhere, as steep as the amplitudes' ratio, and a ray next
+ * to such an edge can cross it with the slightest change: no derivative, as for a single ray.
+ * (b) A crease: two of its rays return from faces of one object turned more than 10 deg apart
+ * (a room's corner: each ray's tangent plane runs on past the corner, where the ray will soon be
+ * on the other face). Rays on different objects close behind each other (a post 0.4 m before a
+ * wall: a mixed pixel) are the mix's to model: they stay, and so do their neighbours. */
+static int sub_left_out(const lsim_fit *f, size_t i)
+{
+    const size_t S = (size_t)f->sub;
+    const double *fq = f->sensor->spec.receiver.cw_freq_hz;
+    const double spread = 299792458.0 / (8.0 * (fq[0] > fq[1] ? fq[0] : fq[1]));
+    for (long long side = -1; side <= 1; ++side) {
+        const long long j = (long long)i + side * (long long)f->stride;
+        if (j < 0 || (size_t)j >= f->beams || f->ring[j] != f->ring[i])
+            continue; /* the frame's edge, or the next ring: no neighbour */
+        for (size_t s = 0; s < S; ++s)
+            for (size_t t = 0; t < S; ++t) {
+                const fit_path *a = &f->path[i * S + s], *b = &f->path[(size_t)j * S + t];
+                if (a->returned && b->returned && fabs(a->range - b->range) > spread)
+                    return 1;
+            }
+    }
+    for (size_t s = 0; s < S; ++s)
+        for (size_t t = s + 1; t < S; ++t) {
+            const fit_path *a = &f->path[i * S + s], *b = &f->path[i * S + t];
+            if (!a->returned || !b->returned || a->signature != b->signature || a->n != b->n)
+                continue;
+            const double *na = f->vertex[(i * S + s) * LSIM_FIT_MAX_VERTICES + (size_t)a->n - 1].normal;
+            const double *nb = f->vertex[(i * S + t) * LSIM_FIT_MAX_VERTICES + (size_t)b->n - 1].normal;
+            if (na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2] < LSIM_FIT_CREASE_COS)
+                return 1;
+        }
+    return 0;
+}
+
 /* The vertex whose return the scan reported: the path's return, if the range matches it (CW:
  * within 0.5 mm + 1e-5 r; the receiver mixes every contribution of a beam into one phase, so a
  * range further off is a mix, whose derivative is not the path's; pulsed: 5 mm + 0.2 %); -1 if
@@ -106,16 +151,6 @@ static int slot_of(const lsim_fit *f, uint32_t object)
             return s;
     return -1;
 }
-
-/* The parameters as duals: poses, reflectances (kept within [1e-4, 1]), the bias. */
-typedef struct fit_duals {
-    lsim_dual q[1 + LSIM_FIT_MAX_OBJECTS][6];
-    lsim_dual_pose sensor, obj[LSIM_FIT_MAX_OBJECTS];
-    lsim_pose objval[LSIM_FIT_MAX_OBJECTS];
-    lsim_dual rho[LSIM_FIT_MAX_PARAMS], c[3];
-    double bias[3];
-    double shift; /* CW: range per unit of bias phase, c / (4 pi f), both frequencies averaged; 0 pulsed */
-} fit_duals;
 
 static void make_duals(const lsim_fit *f, const double *params, fit_duals *D)
 {
@@ -201,15 +236,13 @@ static void beam_terms(lsim_fit *f, size_t i, lsim_dual range, lsim_dual amp, do
         f->beam_loss[i] = *sum - before;
 }
 
-/* Beam i's model from its walked path (up to vertex k_ret), taken at the duals D: posed objects'
- * vertices into their object's frame, the offset and amplitude shape at this point. */
-static int take_model(lsim_fit *f, const fit_duals *D, size_t i, int k_ret, double r, double a)
+int lsim_fit_take_vertices(lsim_fit *f, const fit_duals *D, size_t q, int k_ret)
 {
-    fit_model *m = &f->model[i];
-    lsim_path_vertex *v = f->model_vertex + i * LSIM_FIT_MAX_VERTICES;
+    fit_model *m = &f->model[q];
+    lsim_path_vertex *v = f->model_vertex + q * LSIM_FIT_MAX_VERTICES;
     for (int k = 0; k <= k_ret; ++k) {
-        v[k] = f->vertex[i * LSIM_FIT_MAX_VERTICES + k];
-        const int slot = slot_of(f, f->vertex_object[i * LSIM_FIT_MAX_VERTICES + k]);
+        v[k] = f->vertex[q * LSIM_FIT_MAX_VERTICES + k];
+        const int slot = slot_of(f, f->vertex_object[q * LSIM_FIT_MAX_VERTICES + k]);
         if (slot >= 0) {
             const lsim_pose *P = &D->objval[slot];
             const lsim_vec3 p = lsim_mat3_tmul(&P->r, lsim_v3(v[k].point[0] - P->t.x, v[k].point[1] - P->t.y,
@@ -222,11 +255,21 @@ static int take_model(lsim_fit *f, const fit_duals *D, size_t i, int k_ret, doub
     }
     v[k_ret].kind = LSIM_VERTEX_RETURN;
     m->n = k_ret + 1;
-    m->amp0 = a;
+    m->amp0 = 0.0;
     m->offset = 0.0;
     m->shape0 = 0.0;
-    const uint32_t obj = f->vertex_object[i * LSIM_FIT_MAX_VERTICES + k_ret];
+    const uint32_t obj = f->vertex_object[q * LSIM_FIT_MAX_VERTICES + k_ret];
     m->refl = f->refl_of_material[f->scene->objects[obj].material];
+    return 1;
+}
+
+/* Beam i's model from its walked path (up to vertex k_ret), taken at the duals D: posed objects'
+ * vertices into their object's frame, the offset and amplitude shape at this point. */
+static int take_model(lsim_fit *f, const fit_duals *D, size_t i, int k_ret, double r, double a)
+{
+    fit_model *m = &f->model[i];
+    lsim_fit_take_vertices(f, D, i, k_ret);
+    m->amp0 = a;
     lsim_dual range, amp;
     lsim_path_dual p;
     if (!beam_model(f, D, i, &range, &amp, &p))
@@ -276,6 +319,28 @@ static lsim_status evaluate(lsim_fit *f, const double *params, double *loss, dou
             continue;
         f->beam_status[i] = LSIM_FIT_BEAM_SILHOUETTE; /* until it is used or found unmatched */
         const double a = amp[i];
+        if (f->sub > 1) { /* sub-rays: the model is their mix, which spans a depth edge; creases are left out */
+            int through = 0;
+            lsim_dual range, amp_d;
+            if (!lsim_fit_mix_take(f, &D, i, r[i], a, &through)) {
+                f->beam_status[i] = LSIM_FIT_BEAM_UNMATCHED;
+                ++unmatched;
+                continue;
+            }
+            if (sub_left_out(f, i)) {
+                ++silhouettes;
+                continue;
+            }
+            if (!lsim_fit_mix_model(f, &D, i, &range, &amp_d)) {
+                ++silhouettes; /* grazing: no derivative */
+                continue;
+            }
+            beam_terms(f, i, range, amp_d, &sum, &range_sq, g, 1);
+            f->beam_status[i] = LSIM_FIT_BEAM_USED;
+            bounced += through;
+            ++used;
+            continue;
+        }
         const double b_now = D.shift * (D.bias[0] + D.bias[1] * a + D.bias[2] * a * a);
         const int k_ret = matched_vertex(f, i, (double)r[i] - b_now);
         if (k_ret < 0) {
@@ -333,7 +398,8 @@ lsim_status lsim_fit_model_loss(lsim_fit *f, const double *params, double *loss,
     lsim_scene_lock(f->scene); /* the scene's objects and materials, as lsim_fit_evaluate */
     for (size_t i = 0; i < f->beams; ++i) {
         lsim_dual range, amp;
-        if (f->beam_status[i] == LSIM_FIT_BEAM_USED && beam_model(f, &D, i, &range, &amp, NULL))
+        if (f->beam_status[i] == LSIM_FIT_BEAM_USED &&
+            (f->sub > 1 ? lsim_fit_mix_model(f, &D, i, &range, &amp) : beam_model(f, &D, i, &range, &amp, NULL)))
             beam_terms(f, i, range, amp, &sum, &range_sq, g, 0);
     }
     lsim_scene_unlock(f->scene);

@@ -9,6 +9,7 @@
 #include "core/vec.h"
 #include "geometry/engine.h"
 #include "inverse/fit.h"
+#include "optics/path_math.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -25,6 +26,7 @@ typedef struct walk_state {
     double *optical;  /* [beams] */
     double *ior;      /* [beams]: 0 outside glass, else the glass's ior */
     uint32_t *glass;  /* [beams]: the glass object the ray is inside (while ior > 0) */
+    double *tp;       /* [rays]: one-way throughput of the mirrors and glass passed */
 } walk_state;
 
 void lsim_fit_walk_free(lsim_fit *f)
@@ -40,6 +42,7 @@ void lsim_fit_walk_free(lsim_fit *f)
     free(w->optical);
     free(w->ior);
     free(w->glass);
+    free(w->tp);
     free(w);
     f->walk = NULL;
 }
@@ -47,7 +50,7 @@ void lsim_fit_walk_free(lsim_fit *f)
 static walk_state *walk_alloc(lsim_fit *f)
 {
     walk_state *w = calloc(1, sizeof *w);
-    const size_t n = f->beams ? f->beams : 1;
+    const size_t n = (f->beams ? f->beams : 1) * (size_t)f->sub; /* rays */
     if (!w)
         return NULL;
     f->walk = w;
@@ -58,7 +61,8 @@ static walk_state *walk_alloc(lsim_fit *f)
     w->optical = malloc(n * sizeof *w->optical);
     w->ior = malloc(n * sizeof *w->ior);
     w->glass = malloc(n * sizeof *w->glass);
-    if (!w->beam || !w->o || !w->d || !w->optical || !w->ior || !w->glass || lsim_rays_alloc(&w->rays, n) != 0 ||
+    w->tp = malloc(n * sizeof *w->tp);
+    if (!w->beam || !w->o || !w->d || !w->optical || !w->ior || !w->glass || !w->tp || lsim_rays_alloc(&w->rays, n) != 0 ||
         lsim_hits_alloc(&w->hits, n) != 0) {
         lsim_fit_walk_free(f);
         return NULL;
@@ -85,21 +89,39 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
     const lsim_pose pose = lsim_pose_make(sensor_pose, rpy_deg);
     const double range_max = f->sensor->spec.range_max;
     size_t active = 0;
-    for (size_t i = 0; i < f->beams; ++i) {
-        f->path[i].n = 0;
-        f->path[i].returned = 0;
-        f->path[i].range = 0.0;
-        f->path[i].signature = 0;
-        f->path[i].bounced = 0;
-        const lsim_vec3 o = lsim_v3_add(lsim_mat3_mul(&pose.r, lsim_v3(f->org[3 * i], f->org[3 * i + 1],
-                                                                          f->org[3 * i + 2])), pose.t);
-        const lsim_vec3 d = lsim_mat3_mul(&pose.r, lsim_v3(f->dir[3 * i], f->dir[3 * i + 1], f->dir[3 * i + 2]));
-        double *po = w->o + 3 * i, *pd = w->d + 3 * i;
-        po[0] = o.x, po[1] = o.y, po[2] = o.z;
-        pd[0] = d.x, pd[1] = d.y, pd[2] = d.z;
-        w->optical[i] = 0.0;
-        w->ior[i] = 0.0;
-        w->beam[active++] = (uint32_t)i;
+    const int sub = f->sub;
+    for (size_t b = 0; b < f->beams; ++b) {
+        const lsim_vec3 o = lsim_v3_add(lsim_mat3_mul(&pose.r, lsim_v3(f->org[3 * b], f->org[3 * b + 1],
+                                                                          f->org[3 * b + 2])), pose.t);
+        const lsim_vec3 d = lsim_mat3_mul(&pose.r, lsim_v3(f->dir[3 * b], f->dir[3 * b + 1], f->dir[3 * b + 2]));
+        float u[3], v[3];
+        const float df[3] = {(float)d.x, (float)d.y, (float)d.z};
+        if (sub > 1)
+            lsim_subray_basis(df, u, v); /* as the scan's ray generation (pipeline/raygen.c) */
+        for (int s = 0; s < sub; ++s) {
+            const size_t i = b * (size_t)sub + (size_t)s;
+            f->path[i].n = 0;
+            f->path[i].returned = 0;
+            f->path[i].range = 0.0;
+            f->path[i].signature = 0;
+            f->path[i].bounced = 0;
+            f->path[i].throughput2 = 1.0;
+            f->path[i].air = 0.0;
+            double *po = w->o + 3 * i, *pd = w->d + 3 * i;
+            po[0] = o.x, po[1] = o.y, po[2] = o.z;
+            pd[0] = d.x, pd[1] = d.y, pd[2] = d.z;
+            if (s > 0) {
+                const float a = f->subrays.offset[s][0], c = f->subrays.offset[s][1];
+                const float e[3] = {df[0] + a * u[0] + c * v[0], df[1] + a * u[1] + c * v[1], df[2] + a * u[2] + c * v[2]};
+                const float inv = 1.0f / sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+                for (int k = 0; k < 3; ++k)
+                    pd[k] = (double)(e[k] * inv);
+            }
+            w->optical[i] = 0.0;
+            w->ior[i] = 0.0;
+            w->tp[i] = 1.0;
+            w->beam[active++] = (uint32_t)i;
+        }
     }
     for (int depth = 0; depth < LSIM_FIT_MAX_VERTICES && active > 0; ++depth) {
         for (size_t a = 0; a < active; ++a) {
@@ -132,11 +154,16 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
                 ng[k] /= len;
             const double medium = w->ior[i] > 0.0 ? w->ior[i] : 1.0;
             w->optical[i] += medium * t;
+            if (!(w->ior[i] > 0.0))
+                path->air += t;
             double p[3] = {o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]};
             path->signature = mix(path->signature, obj + 1);
             const lsim_brdf *brdf = &scene->materials[scene->objects[obj].material].brdf;
             const int thin_glass = brdf->kind == LSIM_BRDF_GLASS && strcmp(scene->objects[obj].kind, "plane") == 0;
-            if (thin_glass) { /* straight on: no vertex, no deviation, no length */
+            if (thin_glass) { /* straight on: no vertex, no deviation, no length; two interfaces' loss */
+                const double cos_in = fabs(ng[0] * d[0] + ng[1] * d[1] + ng[2] * d[2]);
+                const double fr = lsim_fresnel_interface((float)cos_in, 1.0f, (float)brdf->ior);
+                w->tp[i] *= (1.0 - fr) * (1.0 - fr) * brdf->transmittance;
                 memcpy(o, p, sizeof p);
                 w->beam[still++] = (uint32_t)i;
                 continue;
@@ -159,11 +186,14 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
             memcpy(v->normal, n, sizeof n);
             if (brdf->kind == LSIM_BRDF_MIRROR) {
                 v->kind = LSIM_VERTEX_MIRROR;
+                w->tp[i] *= brdf->reflectance;
             } else if (brdf->kind == LSIM_BRDF_GLASS) {
                 const int entering = w->ior[i] == 0.0;
                 const double eta = entering ? 1.0 / brdf->ior : brdf->ior;
                 const double k2 = 1.0 - eta * eta * (1.0 - cosi * cosi);
                 if (k2 > 0.0) { /* refract; the stored normal faces the ray entering, points along it leaving */
+                    const float n1 = entering ? 1.0f : (float)brdf->ior, n2 = entering ? (float)brdf->ior : 1.0f;
+                    w->tp[i] *= (1.0 - lsim_fresnel_interface((float)cosi, n1, n2)) * (entering ? 1.0 : brdf->transmittance);
                     v->kind = LSIM_VERTEX_REFRACT;
                     v->eta = 1.0 / brdf->ior;
                     if (!entering)
@@ -181,6 +211,7 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
                 v->kind = LSIM_VERTEX_RETURN;
                 path->returned = 1;
                 path->range = w->optical[i];
+                path->throughput2 = w->tp[i] * w->tp[i];
                 continue; /* the path ends here */
             }
             path->bounced = 1;

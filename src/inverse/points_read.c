@@ -9,6 +9,7 @@
 #include "inverse/scan_columns.h"
 #include "io/field_io.h"
 #include "points/points.h"
+#include "recording/pcap_read.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 _Static_assert(LSIM_FIELD_COUNT <= LSIM_SCAN_COLUMNS_MAX, "the column reader must take every field at once");
 
@@ -120,6 +122,20 @@ static lsim_status read_kitti(lsim_context *ctx, const char *path, uint32_t fiel
     return st;
 }
 
+/* 1 if `path` is a capture file: its extension, or (when it opens) its magic number. */
+static int is_recording(const char *path)
+{
+    if (lsim_has_extension(path, ".pcap") || lsim_has_extension(path, ".pcapng"))
+        return 1;
+    int fd = -1;
+    unsigned char head[4];
+    if (lsim_file_open_errno(path, LSIM_INPUT_POINTS, &fd, NULL) != 0)
+        return 0;
+    const ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    return got == 4 && lsim_pcap_magic(head, 4);
+}
+
 lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t fields, lsim_points **out)
 {
     if (out)
@@ -130,6 +146,11 @@ lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t field
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "%s: MCAP files are not read back; lsim_points_read reads CSV, PCD, PLY, LAS and KITTI "
                          ".bin (write one of those with the scan)", path);
+    if (is_recording(path))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "%s: a pcap recording (a sensor's packets), not a point file: it is read with its unit's "
+                         "calibration (an Ouster's metadata JSON, a Velodyne's laser table): lidarsim render REC.pcap "
+                         "--metadata M.json, lidarsim.read(path, metadata=M), lsim_points_read_recording", path);
     fields = (fields ? fields & LSIM_FIELDS_ALL : LSIM_FIELDS_ALL) | XYZ_BITS;
     lsim_status st = lsim_has_extension(path, ".las") ? lsim_las_read(ctx, path, fields, out)
                      : lsim_has_extension(path, ".bin") ? read_kitti(ctx, path, fields, out)

@@ -16,6 +16,7 @@ static const struct {
     {"csv", LSIM_FORMAT_CSV},
     {"las", LSIM_FORMAT_LAS},
     {"mcap", LSIM_FORMAT_MCAP},
+    {"pcap", LSIM_FORMAT_PCAP},
 };
 
 static const struct {
@@ -28,11 +29,12 @@ static const struct {
     {".csv", LSIM_FORMAT_CSV},
     {".las", LSIM_FORMAT_LAS},
     {".mcap", LSIM_FORMAT_MCAP},
+    {".pcap", LSIM_FORMAT_PCAP},
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-const char *lsim_format_valid_names(void) { return "pcd, pcd-ascii, ply, kitti, csv, las, mcap"; }
+const char *lsim_format_valid_names(void) { return "pcd, pcd-ascii, ply, kitti, csv, las, mcap, pcap"; }
 
 const char *lsim_format_name(lsim_format format)
 {
@@ -79,8 +81,8 @@ lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_form
     if (!dot || dot == base)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "cannot tell the output format of '%s': it has no extension; name it .pcd, .ply, "
-                         ".bin (KITTI), .csv, .las or .mcap, or give the format explicitly (--format %s)",
-                         path, "pcd|pcd-ascii|ply|kitti|csv|las|mcap");
+                         ".bin (KITTI), .csv, .las, .mcap or .pcap (a sensor's packets), or give the format explicitly "
+                         "(--format %s)", path, "pcd|pcd-ascii|ply|kitti|csv|las|mcap|pcap");
     for (size_t i = 0; i < COUNT_OF(format_extensions); ++i) {
         if (strcasecmp(dot, format_extensions[i].extension) == 0) {
             *out = format_extensions[i].format;
@@ -89,8 +91,8 @@ lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_form
     }
     return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                      "cannot tell the output format of '%s': unknown extension '%s'; use .pcd, .ply, "
-                     ".bin (KITTI), .csv, .las or .mcap, or give the format explicitly (--format %s)",
-                     path, dot, "pcd|pcd-ascii|ply|kitti|csv|las|mcap");
+                     ".bin (KITTI), .csv, .las, .mcap or .pcap (a sensor's packets), or give the format explicitly "
+                     "(--format %s)", path, dot, "pcd|pcd-ascii|ply|kitti|csv|las|mcap|pcap");
 }
 
 lsim_status lsim_format_resolve(lsim_context *ctx, const char *path, lsim_format requested, lsim_format *out)

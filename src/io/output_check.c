@@ -29,6 +29,10 @@ lsim_status lsim_points_check_output(lsim_context *ctx, const char *path, lsim_f
     lsim_status st = lsim_format_resolve(ctx, path, requested, &format);
     if (st != LSIM_OK)
         return st;
+    if (format == LSIM_FORMAT_PCAP && (is_stdout(path) || lsim_atomic_is_direct(path)))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "a pcap cannot go to '%s' (standard output, a device or a FIFO): an Ouster pcap comes with "
+                         "its metadata JSON beside it; give a file name (X.pcap)", path);
     if (format == LSIM_FORMAT_LAS && lsim_atomic_is_direct(path))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "LAS output '%s' is a device or FIFO, which cannot seek: a LAS header's point counts and "

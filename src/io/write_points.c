@@ -15,6 +15,8 @@ uint32_t lsim_format_fields(lsim_format format)
         return LSIM_LAS_FIELDS;
     if (format == LSIM_FORMAT_MCAP)
         return LSIM_MCAP_FIELDS;
+    if (format == LSIM_FORMAT_PCAP)
+        return LSIM_PCAP_FIELDS;
     return LSIM_FIELDS_ALL; /* PCD, PLY, CSV: every field */
 }
 
@@ -26,8 +28,8 @@ lsim_status lsim_points_write(const lsim_points *points, const char *path, lsim_
 uint32_t lsim_format_columns(lsim_format format, uint32_t fields)
 {
     const uint32_t all = lsim_format_fields(format);
-    if (format == LSIM_FORMAT_KITTI || !fields)
-        return all; /* KITTI's layout is fixed */
+    if (format == LSIM_FORMAT_KITTI || format == LSIM_FORMAT_PCAP || !fields)
+        return all; /* KITTI's layout is fixed; a pcap holds what the sensor's packets hold */
     if (format == LSIM_FORMAT_LAS || format == LSIM_FORMAT_MCAP) /* a point always has its coordinates */
         return (fields & all) | LSIM_XYZ_FIELDS;
     return fields & all;
@@ -55,6 +57,11 @@ lsim_status lsim_points_write_fields(const lsim_points *points, const char *path
     lsim_status st = lsim_format_resolve(ctx, path, format, &resolved);
     if (st != LSIM_OK)
         return st;
+    if (resolved == LSIM_FORMAT_PCAP)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "cannot write '%s': a pcap holds the sensor's own UDP packets, which points alone do not "
+                         "describe; write it with lsim_points_write_recording (the points and their sensor) or "
+                         "lsim_scene_scan_write", path);
     const uint32_t columns = lsim_format_columns(resolved, fields);
     if (points->count) { /* the columns this format writes (a scan may have filled fewer) */
         char what[600];

@@ -31,6 +31,12 @@ typedef struct lsim_mcap_writer lsim_mcap_writer; /* io/mcap.c */
                           LSIM_FIELD_BIT(LSIM_FIELD_LABEL) | LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | \
                           LSIM_FIELD_BIT(LSIM_FIELD_RING))
 
+/* What a pcap of a sensor's packets is made from (src/recording/pcap_write.h): each point's beam
+ * (ring, time), range, intensity, reflectivity and echo. */
+#define LSIM_PCAP_FIELDS (LSIM_FIELD_BIT(LSIM_FIELD_RANGE) | LSIM_FIELD_BIT(LSIM_FIELD_INTENSITY) | \
+                          LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_RING) | \
+                          LSIM_FIELD_BIT(LSIM_FIELD_TIME) | LSIM_FIELD_BIT(LSIM_FIELD_RETURN_INDEX))
+
 typedef struct lsim_point_stream {
     lsim_atomic_group group; /* must not move while files are open: keep the stream in place */
     lsim_atomic_group *files; /* where the files are opened: &group, or the caller's (begin_in) */

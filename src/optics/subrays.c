@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-void lsim_subrays_make(lsim_subrays *s, double divergence_rad, int rings)
+void lsim_subrays_make(lsim_subrays *s, double divergence_rad, int rings, int layout)
 {
     s->count = 1;
     s->offset[0][0] = s->offset[0][1] = 0.0f;
@@ -12,6 +12,17 @@ void lsim_subrays_make(lsim_subrays *s, double divergence_rad, int rings)
     if (rings > 8)
         rings = 8;
     const double half = 0.5 * divergence_rad, pi = 3.14159265358979323846;
+    if (layout == LSIM_SUBRAYS_LINE) { /* centre first, then -1, +1, -2, +2, ... along v */
+        for (int j = 1; j <= rings; ++j)
+            for (int side = -1; side <= 1; side += 2) {
+                s->offset[s->count][0] = 0.0f;
+                s->offset[s->count][1] = (float)(side * tan(half * j / rings));
+                ++s->count;
+            }
+        for (int i = 0; i < s->count; ++i)
+            s->weight[i] = 1.0f / (float)s->count;
+        return;
+    }
     double total = 1.0;
     for (int k = 1; k <= rings; ++k) {
         double angle = half * k / rings, w = exp(-2.0 * (angle / half) * (angle / half));

@@ -165,6 +165,11 @@ lsim_status lsim_scan_write_frames_report(lsim_scene *scene, const lsim_sensor *
                                           const lsim_scan_options *options, unsigned frames, const char *path,
                                           lsim_format format, size_t slice_points, lsim_scan_stats *out_stats,
                                           lsim_frames_report_fn report, void *user);
+/* lsim_scan_write_frames_report for a pcap (LSIM_FORMAT_PCAP, pipeline/scan_pcap.c): each frame
+ * scanned whole, then written as the sensor's packets; report after each frame. */
+lsim_status lsim_scan_write_pcap(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
+                                 unsigned frames, const char *path, lsim_scan_stats *out_stats,
+                                 lsim_frames_report_fn report, void *user);
 /* Number of threads an options struct asks for (0 -> all cores). */
 int lsim_threads_resolve(int requested);
 

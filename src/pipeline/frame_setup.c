@@ -65,7 +65,8 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     f->sensor = sensor;
     f->kernel = spec->beam.mode == LSIM_BEAM_KERNEL;
     const double divergence = spec->beam.divergence_mrad * 1e-3;
-    lsim_subrays_make(&f->subrays, divergence, spec->beam.mode == LSIM_BEAM_RAYS ? spec->beam.rings : 0);
+    lsim_subrays_make(&f->subrays, divergence, spec->beam.mode == LSIM_BEAM_RAYS ? spec->beam.rings : 0,
+                      spec->beam.layout);
     lsim_optics *o = &f->optics;
     o->surfaces = &ws->surfaces;
     o->max_bounces = scene->max_bounces;
@@ -120,6 +121,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
         for (int k = 0; k < 3; ++k)
             cw->bias[k] = spec->receiver.cw_bias[k];
         cw->threshold = f->threshold;
+        cw->bias_gain = f->subrays.count; /* the bias sees each return's radiance (receiver/cw.h) */
         /* an amplitude at the threshold is measured with SNR snr_at_threshold: the amplitude estimate
          * of N samples of noise s has std s sqrt(2 / N) */
         cw->sample_noise = options->noise ? lsim_sensor_cw_sample_noise(spec) : 0.0;

@@ -396,6 +396,15 @@ lsim_status lsim_scan_write_frames_report(lsim_scene *scene, const lsim_sensor *
                                           lsim_format format, size_t slice_points, lsim_scan_stats *out_stats,
                                           lsim_frames_report_fn report, void *user)
 {
+    lsim_format resolved;
+    if (scene && sensor && path && lsim_format_resolve(NULL, path, format, &resolved) == LSIM_OK &&
+        resolved == LSIM_FORMAT_PCAP) { /* whole frames, each under the scene's lock */
+        lsim_scan_options defaults;
+        if (!options)
+            lsim_scan_options_init(&defaults);
+        return lsim_scan_write_pcap(scene, sensor, options ? options : &defaults, frames, path, out_stats, report,
+                                    user);
+    }
     if (scene) /* the whole file, as lsim_scene_scan holds it for a frame */
         lsim_scene_lock(scene);
     lsim_status st = write_frames(scene, sensor, options, frames, path, format, slice_points, out_stats, report,

@@ -67,11 +67,12 @@ static double phase_shift(const lsim_cw_receiver *rx, const lsim_contribution *c
 {
     /* the received wave: sum_j a_j sin(theta - phi_j) = A sin(theta) - B cos(theta) */
     double a = 0.0, b = 0.0;
+    const double gain = rx->bias_gain > 0.0 ? rx->bias_gain : 1.0;
     for (int j = 0; j < count; ++j) {
-        const double l = c[j].amplitude;
+        const double l = c[j].amplitude, rad = l * gain; /* its radiance, for the bias */
         if (!(l > 0.0) || !(c[j].range >= 0.0f))
             continue;
-        const double phi = 2.0 * CW_TWO_PI * f * c[j].range / CW_C + rx->bias[0] + rx->bias[1] * l + rx->bias[2] * l * l;
+        const double phi = 2.0 * CW_TWO_PI * f * c[j].range / CW_C + rx->bias[0] + rx->bias[1] * rad + rx->bias[2] * rad * rad;
         a += l * cos(phi);
         b += l * sin(phi);
     }

@@ -2,8 +2,11 @@
  *
  * Every return j of a beam (sub-rays, bounces through mirrors and glass) at apparent range R_j
  * with amplitude a_j adds a_j sin(2 pi f_k t - phi_jk) at each modulation frequency f_k, with
- * phi_jk = 4 pi f_k R_j / c + b(a_j) and the range-radiance bias b(L) = c0 + c1 L + c2 L^2
- * (radians; L in intensity units). The receiver samples each sum N times (`samples`) spread
+ * phi_jk = 4 pi f_k R_j / c + b(L_j) and the range-radiance bias b(L) = c0 + c1 L + c2 L^2
+ * (radians; L in intensity units). L_j is the return's radiance: its amplitude over its sub-ray's
+ * share of the beam (a_j bias_gain, bias_gain the sub-ray count: exact for equal shares, the
+ * mean share for the Gaussian rings), the amplitude the whole beam would return from there, so
+ * the staircase does not change with how the beam is sampled (the cw paper's L is a radiance). The receiver samples each sum N times (`samples`) spread
  * over about `periods` periods, every sample at a different phase of the wave (equivalent-time
  * sampling: the sampling interval is k/N periods with k the integer nearest `periods` that is
  * coprime with N), reorders the samples into one period, and estimates the phase by the
@@ -33,6 +36,7 @@ typedef struct lsim_cw_receiver {
     double bias[3];       /* c0 (rad), c1 (rad per intensity unit), c2 */
     double threshold;     /* amplitude below which no echo is reported (intensity units) */
     double sample_noise;  /* std of the noise on each sample (intensity units); 0: noise-free */
+    double bias_gain;     /* L_j = a_j bias_gain for the bias (the sub-ray count); 0 or 1: a_j */
     /* set by lsim_cw_prepare: */
     int step;             /* samples are step / N periods apart (lsim_cw_step) */
     double tx_phase;      /* the transmitted wave's estimated phase */

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin", NULL};
+static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin",
+                                        "layout", NULL};
 static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", NULL};
 static const char *const receiver_keys[] = {"pulse_width_ns", "returns", "max_returns", "peak_power_w",
                                             "aperture_m2", "efficiency", "overlap_m", "type", "frequencies_hz",
@@ -49,6 +50,11 @@ lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char
     }
     if (st == LSIM_OK)
         st = lsim_yaml_opt_int(y, map, "rings", "sensor.beam.rings", 1, 8, &beam->rings);
+    yaml_node_t *layout = lsim_yaml_get(y, map, "layout");
+    if (st == LSIM_OK && layout) { /* rays mode's sub-ray layout (optics/subrays.h) */
+        static const char *const layouts[] = {"rings", "line", NULL};
+        st = parse_choice(y, layout, "sensor.beam.layout", layouts, "rings, line", &beam->layout);
+    }
     if (st == LSIM_OK)
         st = lsim_yaml_opt_int(y, map, "algorithm", "sensor.beam.algorithm", 1, 2, &beam->algorithm);
     if (st == LSIM_OK)

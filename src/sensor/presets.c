@@ -162,7 +162,8 @@ static const preset_sources sources[] = {
      "RPLIDAR A1M8 datasheet: 0.15-12 m, < 1 % of range", "typical for the class: 10 mrad, 5 ns"},
     {"urg-04lx", "Hokuyo URG-04LX specification: 240 deg, 0.3515625 deg steps, 682 steps, 100 ms a scan",
      "URG-04LX specification: 20-5600 mm, +-10 mm", "cw paper (Hokuyo URG-04LX): phase shift at 46.55 and 53.2 MHz; "
-                                                     "13 mrad (typical)"},
+                                                     "its beam as three rays in a line (section III-C) at +-6.5 mrad "
+                                                     "of 13 mrad (the project's figure: no datasheet gives one)"},
     {"livox-mid40", "Livox Mid-40 specification: 38.4 deg circular, non-repetitive rosette, 100,000 points/s",
      "Livox Mid-40 specification: 1-260 m (80 %), 2 cm", "Livox Mid-40 specification: 0.28 deg x 0.03 deg (4.9 "
                                                           "mrad); 4 ns (typical)"},
@@ -249,6 +250,15 @@ lsim_status lsim_sensor_spec_from_preset(lsim_context *ctx, const char *name, ls
         spec->receiver.cw = 1;
         spec->receiver.cw_freq_hz[0] = 46.55e6; /* beat 6.65 MHz: unambiguous to 22.5 m (its "22 m" error) */
         spec->receiver.cw_freq_hz[1] = 53.2e6;
+        /* Its beam as the cw paper fires it (§III-C, Fig. 5): three rays, the central one and one
+         * each side along the scan, summed unweighted, so a beam across a depth edge mixes its
+         * surfaces (docs/sensor.md). The rays sit at the beam's edge, +-divergence / 2 (13 mrad
+         * full angle, from the table above: 6.5 mrad each side, 13 mm apart per metre; Hokuyo's
+         * specification gives no divergence and the paper's beam diameter is lost from our copy
+         * of its text, so this figure is the project's, not a datasheet's). */
+        spec->beam.mode = LSIM_BEAM_RAYS;
+        spec->beam.layout = LSIM_BEAM_LAYOUT_LINE;
+        spec->beam.rings = 1;
     }
     /* RPLIDAR A1 and URG-04LX report whole millimetres (their scans' ranges step by 1 mm). */
     spec->range_resolution = p->kind == LSIM_SENSOR_PLANAR ? 0.001 : 0.0;

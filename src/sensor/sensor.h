@@ -43,7 +43,8 @@ typedef enum lsim_sensor_kind {
 typedef struct lsim_beam_spec {
     double divergence_mrad;   /* full angle at 1/e^2 of the beam; footprint = R * divergence */
     lsim_beam_mode mode;
-    int rings;                /* rays mode: rings around the centre ray (ring k has 6k rays) */
+    int rings;                /* rays mode: rings around the centre ray (ring k has 6k rays); line: rays each side */
+    int layout;               /* rays mode: lsim_beam_layout (rings, or a line along the scan: optics/subrays.h) */
     double core_fwhm_deg;     /* kernel mode, parametric: Gaussian core FWHM (0: the divergence) */
     double halo_level;        /* kernel mode: halo level relative to the core's peak */
     double halo_extent_deg;   /* kernel mode: angular extent of the halo */

@@ -274,6 +274,15 @@ lsim_status lsim_sensor_set_beam(lsim_sensor *sensor, double divergence_mrad, ls
     return commit_optics(sensor, &changed);
 }
 
+lsim_status lsim_sensor_set_beam_layout(lsim_sensor *sensor, lsim_beam_layout layout)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    changed.beam.layout = (int)layout;
+    return commit_optics(sensor, &changed);
+}
+
 lsim_status lsim_sensor_set_kernel(lsim_sensor *sensor, double core_fwhm_deg, double halo_level,
                                    double halo_extent_deg, const char *kernel_file, int algorithm,
                                    double range_bin_m)

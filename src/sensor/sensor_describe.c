@@ -96,7 +96,10 @@ static void kind_numbers(text *w, const lsim_sensor_spec *s)
 static void beam_and_noise(text *w, const lsim_sensor_spec *s)
 {
     const lsim_beam_spec *b = &s->beam;
-    if (b->mode == LSIM_BEAM_RAYS)
+    if (b->mode == LSIM_BEAM_RAYS && b->layout == LSIM_BEAM_LAYOUT_LINE) /* optics/subrays.h */
+        put(w, "beam_mode: rays (%d sub-rays a beam: the centre and %d each side in a line along the scan, equal "
+               "shares, within %.9g mrad)\n", 1 + 2 * b->rings, b->rings, b->divergence_mrad);
+    else if (b->mode == LSIM_BEAM_RAYS)
         put(w, "beam_mode: rays (%d sub-rays a beam: the centre and %d ring%s of 6k rays, within %.9g mrad)\n",
             1 + 3 * b->rings * (b->rings + 1), b->rings, b->rings == 1 ? "" : "s", b->divergence_mrad);
     else if (b->mode == LSIM_BEAM_KERNEL)

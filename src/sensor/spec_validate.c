@@ -300,6 +300,9 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
                          b->mode == LSIM_BEAM_RAYS ? "rays" : "kernel");
     if (b->rings < 1 || b->rings > 8)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.rings: %d is invalid; must be 1..8", b->rings);
+    if (b->layout != LSIM_BEAM_LAYOUT_RINGS && b->layout != LSIM_BEAM_LAYOUT_LINE)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.beam.layout: %d is unknown; valid: rings, line",
+                         b->layout);
     if (!in_range(b->core_fwhm_deg, 0.0, 10.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.beam.kernel.core_fwhm_deg: %g is invalid; must be 0..10 (0: the divergence)",

@@ -34,10 +34,9 @@ static lsim_status read_whole(lsim_context *ctx, const char *path, char **text, 
     return LSIM_OK;
 }
 
-lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec)
+lsim_status lsim_unit_tables_read(lsim_context *ctx, const char *path, lsim_velodyne_table *velodyne,
+                                  lsim_ouster_table *ouster, lsim_unit_kind *kind)
 {
-    if (!path || !spec)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_calibration_read: path and spec must not be NULL");
     char *text = NULL;
     size_t size = 0;
     lsim_status st = read_whole(ctx, path, &text, &size);
@@ -46,34 +45,37 @@ lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, ls
     const char *p = text + strspn(text, " \t\r\n");
     if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte order mark */
         p += 3 + strspn(p + 3, " \t\r\n");
-    lsim_velodyne_table *velodyne = malloc(sizeof *velodyne);
-    lsim_ouster_table *ouster = malloc(sizeof *ouster);
     int recognised = 1;
-    if (!velodyne || !ouster) {
-        st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
-    } else if (*p == '{') {
-        lsim_unit_kind kind;
-        st = lsim_unit_read_json(ctx, path, text, size, velodyne, ouster, &kind);
-        if (st == LSIM_OK)
-            st = kind == LSIM_UNIT_VELODYNE ? lsim_velodyne_spec(ctx, path, velodyne, spec)
-                                            : lsim_ouster_spec(ctx, path, ouster, spec);
-    } else if (*p == '<') {
+    *kind = LSIM_UNIT_VELODYNE;
+    if (*p == '{')
+        st = lsim_unit_read_json(ctx, path, text, size, velodyne, ouster, kind);
+    else if (*p == '<')
         st = lsim_velodyne_read_xml(ctx, path, text, size, velodyne);
-        if (st == LSIM_OK)
-            st = lsim_velodyne_spec(ctx, path, velodyne, spec);
-    } else {
+    else
         st = lsim_velodyne_read_yaml(ctx, path, text, size, velodyne, &recognised);
-        if (st == LSIM_OK)
-            st = lsim_velodyne_spec(ctx, path, velodyne, spec);
-    }
     if (!recognised)
         st = lsim_fail(ctx, LSIM_ERR_PARSE,
                        "%s: not a sensor calibration lidarsim reads: expected an Ouster metadata JSON, a Velodyne table "
                        "as JSON ({\"lasers\": [...]}), ROS velodyne_pointcloud YAML (lasers: [...]) or VeloView XML",
                        path);
+    free(text);
+    return st;
+}
+
+lsim_status lsim_sensor_calibration_read(lsim_context *ctx, const char *path, lsim_sensor_spec *spec)
+{
+    if (!path || !spec)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "lsim_sensor_calibration_read: path and spec must not be NULL");
+    lsim_velodyne_table *velodyne = malloc(sizeof *velodyne);
+    lsim_ouster_table *ouster = malloc(sizeof *ouster);
+    lsim_unit_kind kind = LSIM_UNIT_VELODYNE;
+    lsim_status st = !velodyne || !ouster ? lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path)
+                                          : lsim_unit_tables_read(ctx, path, velodyne, ouster, &kind);
+    if (st == LSIM_OK)
+        st = kind == LSIM_UNIT_VELODYNE ? lsim_velodyne_spec(ctx, path, velodyne, spec)
+                                        : lsim_ouster_spec(ctx, path, ouster, spec);
     free(velodyne);
     free(ouster);
-    free(text);
     if (st == LSIM_OK && lsim_sensor_spec_validate(ctx, spec) != LSIM_OK) { /* e.g. a lidar_mode no unit has */
         char msg[LSIM_ERROR_MAX];
         lsim_strlcpy(msg, lsim_context_last_error(ctx), sizeof msg);

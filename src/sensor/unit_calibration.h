@@ -38,6 +38,12 @@ typedef struct lsim_ouster_table {
     int columns;            /* lidar_mode, e.g. 1024 of 1024x10 */
     double rate_hz;
     char product[64];       /* prod_line, e.g. OS-1-128 */
+    /* The packet layout (data_format of firmware 2.x, lidar_data_format/config_params of newer
+     * metadata; recording readers need it): "" for a file without it (LEGACY); 0 / -1 not given. */
+    char udp_profile_lidar[48];
+    int pixels_per_column, columns_per_packet, columns_per_frame;
+    int column_window[2];
+    int udp_port_lidar;
 } lsim_ouster_table;
 
 /* The spec of a Velodyne unit from its laser table: the model (and so its firing timing, rates
@@ -71,12 +77,22 @@ typedef enum lsim_unit_kind { LSIM_UNIT_VELODYNE = 1, LSIM_UNIT_OUSTER = 2 } lsi
  * *ouster); *kind says which. Neither, or both, is a parse error naming the file. */
 lsim_status lsim_unit_read_json(lsim_context *ctx, const char *path, const char *text, size_t size,
                                 lsim_velodyne_table *velodyne, lsim_ouster_table *ouster, lsim_unit_kind *kind);
+/* Any calibration file lsim_sensor_calibration_read takes, as its table (*kind says which), told
+ * by its structure as that function does; no spec is made (recording readers use the tables). */
+lsim_status lsim_unit_tables_read(lsim_context *ctx, const char *path, lsim_velodyne_table *velodyne,
+                                  lsim_ouster_table *ouster, lsim_unit_kind *kind);
 /* ROS YAML. *recognised is 0 (with a parse error) when the text is YAML without a top-level
  * `lasers`: a file of some other kind. */
 lsim_status lsim_velodyne_read_yaml(lsim_context *ctx, const char *path, const char *text, size_t size,
                                     lsim_velodyne_table *table, int *recognised);
 lsim_status lsim_velodyne_read_xml(lsim_context *ctx, const char *path, const char *text, size_t size,
                                    lsim_velodyne_table *table);
+
+/* The model of a Velodyne table (as lsim_velodyne_spec finds it, checking the table the same way):
+ * its name ("vlp16", "hdl32e", "vlp32c", "hdl64e", "vls128"), one firing sequence's length and
+ * each laser_id's firing time within the sequence (time_s[laser_id], seconds). */
+lsim_status lsim_velodyne_timing(lsim_context *ctx, const char *source, const lsim_velodyne_table *table,
+                                 const char **model, double *sequence_s, double time_s[LSIM_VELODYNE_MAX_LASERS]);
 
 /* The built-in tables the Velodyne presets are made of (velodyne_tables.c; NULL for a preset
  * that has none), and the preset's beams and timing from its table. */

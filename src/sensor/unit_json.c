@@ -187,6 +187,58 @@ static lsim_status ouster_numbers(lsim_context *ctx, const char *path, json_obje
     return LSIM_OK;
 }
 
+/* `key` of the packet layout: in data_format (firmware 2.x) or where ouster_get finds it. */
+static json_object *format_get(json_object *root, const char *key)
+{
+    json_object *f = NULL, *v = NULL;
+    if (json_object_object_get_ex(root, "data_format", &f) && json_object_is_type(f, json_type_object) &&
+        json_object_object_get_ex(f, key, &v))
+        return v;
+    return ouster_get(root, key);
+}
+
+/* A whole number in lo..hi at `key` (left alone when missing). */
+static lsim_status format_int(lsim_context *ctx, const char *path, json_object *v, const char *key, int lo, int hi,
+                              int *out)
+{
+    if (!v)
+        return LSIM_OK;
+    const double d = json_object_get_double(v);
+    if (!json_object_is_type(v, json_type_int) || !(d >= lo && d <= hi))
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: %s must be a whole number in %d..%d", path, key, lo, hi);
+    *out = (int)d;
+    return LSIM_OK;
+}
+
+static lsim_status ouster_data_format(lsim_context *ctx, const char *path, json_object *root, lsim_ouster_table *t)
+{
+    t->column_window[0] = t->column_window[1] = -1;
+    json_object *profile = format_get(root, "udp_profile_lidar"), *window = format_get(root, "column_window");
+    if (profile && !json_object_is_type(profile, json_type_string))
+        return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: udp_profile_lidar is %s, not a string like \"RNG19_RFL8_SIG16_NIR16\"",
+                         path, json_type_to_name(json_object_get_type(profile)));
+    if (profile)
+        lsim_strlcpy(t->udp_profile_lidar, json_object_get_string(profile), sizeof t->udp_profile_lidar);
+    lsim_status st = format_int(ctx, path, format_get(root, "pixels_per_column"), "pixels_per_column", 1,
+                                LSIM_OUSTER_MAX_BEAMS, &t->pixels_per_column);
+    if (st == LSIM_OK)
+        st = format_int(ctx, path, format_get(root, "columns_per_packet"), "columns_per_packet", 1, 64,
+                        &t->columns_per_packet);
+    if (st == LSIM_OK)
+        st = format_int(ctx, path, format_get(root, "columns_per_frame"), "columns_per_frame", 1, 99999,
+                        &t->columns_per_frame);
+    if (st == LSIM_OK)
+        st = format_int(ctx, path, format_get(root, "udp_port_lidar"), "udp_port_lidar", 0, 65535, &t->udp_port_lidar);
+    if (st == LSIM_OK && window) {
+        if (!json_object_is_type(window, json_type_array) || json_object_array_length(window) != 2)
+            return lsim_fail(ctx, LSIM_ERR_PARSE, "%s: column_window must be [first, last]", path);
+        for (int i = 0; i < 2 && st == LSIM_OK; ++i)
+            st = format_int(ctx, path, json_object_array_get_idx(window, (size_t)i), "column_window", 0, 99998,
+                            &t->column_window[i]);
+    }
+    return st;
+}
+
 static lsim_status ouster_read(lsim_context *ctx, const char *path, json_object *root, lsim_ouster_table *t)
 {
     lsim_status st;
@@ -250,6 +302,8 @@ static lsim_status ouster_read(lsim_context *ctx, const char *path, json_object 
     }
     if (prod && json_object_is_type(prod, json_type_string))
         lsim_strlcpy(t->product, json_object_get_string(prod), sizeof t->product);
+    if (st == LSIM_OK)
+        st = ouster_data_format(ctx, path, root, t);
     return st;
 }
 

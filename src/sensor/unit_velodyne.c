@@ -182,3 +182,23 @@ lsim_status lsim_velodyne_spec(lsim_context *ctx, const char *source, const lsim
     lsim_strlcpy(spec->name, name, sizeof spec->name);
     return apply_table(ctx, source, m, table, spec);
 }
+
+lsim_status lsim_velodyne_timing(lsim_context *ctx, const char *source, const lsim_velodyne_table *table,
+                                 const char **model, double *sequence_s, double time_s[LSIM_VELODYNE_MAX_LASERS])
+{
+    lsim_sensor_spec spec;
+    lsim_sensor_spec_defaults(&spec);
+    lsim_status st = lsim_velodyne_spec(ctx, source, table, &spec); /* checks the table */
+    lsim_sensor_spec_free(&spec);
+    if (st != LSIM_OK)
+        return st;
+    const velodyne_model *m = find_model(table);
+    const int slots = m->lasers / m->per_slot;
+    for (int i = 0; i < table->count; ++i) {
+        const int id = table->laser[i].id;
+        time_s[id] = (m->blocks == 2 ? id % slots : id / m->per_slot) * m->slot_s;
+    }
+    *model = m->name;
+    *sequence_s = m->sequence_s;
+    return LSIM_OK;
+}
