@@ -190,6 +190,19 @@ LSIM_API lsim_status lsim_sensor_set_cw_receiver(lsim_sensor *sensor, const doub
  * full_m on (0 < start <= full <= 1000 m; default 1.666 and 7.635 m). It weights the fog volume's
  * echo, which is why near-range fog is weak unless the visibility is low. */
 LSIM_API lsim_status lsim_sensor_set_overlap(lsim_sensor *sensor, double start_m, double full_m);
+/* Overlap of every echo (receiver near field, docs/physics.md "Receiver overlap"): the share of
+ * an echo from range R that reaches the detector, on surfaces, fog and ambient light alike (it then
+ * replaces lsim_sensor_set_overlap's ramp for fog). full_m > 0: (R / full_m)^2 below full_m, 1
+ * beyond; or count > 0 points (range_m[i] rising from > 0, factor[i] not falling, in [0, 1], the
+ * last 1), linear between them and from (0, 0) to the first, 1 beyond the last (at most 32);
+ * full_m 0 and count 0: none (the default of sensors other than presets). Not both. */
+LSIM_API lsim_status lsim_sensor_set_receiver_overlap(lsim_sensor *sensor, double full_m, const double *range_m,
+                                                      const double *factor, size_t count);
+/* The detection threshold's rise with ambient light (constant false-alarm rate under shot noise):
+ * T = T0 sqrt(1 + B / B_ref), B_ref the background of a white Lambertian surface facing a sun of
+ * ambient_ref_w_m2 in-band irradiance (0..1e6; 0: no rise, the default but for presets). Pulsed
+ * receivers. */
+LSIM_API lsim_status lsim_sensor_set_ambient_rise(lsim_sensor *sensor, double ambient_ref_w_m2);
 /* Receiver offset from the emitter (sensor frame, metres): near objects can shadow returns. */
 LSIM_API lsim_status lsim_sensor_set_baseline(lsim_sensor *sensor, const double offset[3]);
 

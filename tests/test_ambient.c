@@ -106,6 +106,11 @@ int main(void)
     const double pos[3] = {0, 0, 1.8}, rot[3] = {0, 0, 0};
     REQUIRE_OK(ctx, lsim_sensor_set_pose(s, pos, rot));
     REQUIRE_OK(ctx, lsim_sensor_set_receiver(s, 6.0, LSIM_RETURNS_ALL, 3)); /* false echoes add points */
+    /* The ambient model alone, as before the presets' radiometry (issue 24): the threshold of a 10 %
+     * target at 100 m, and no rise with the background (with it, the false echoes stay few:
+     * tests/test_radiometry.c) */
+    REQUIRE_OK(ctx, lsim_sensor_set_noise(s, 0.015, 0.05, 0.1));
+    REQUIRE_OK(ctx, lsim_sensor_set_ambient_rise(s, 0.0));
 
     frame dark = scan_at(ctx, scene, s, 0.0, 2);
     printf("0 W/m^2: %zu points (%zu outliers)\n", dark.n, dark.outliers);

@@ -214,7 +214,7 @@ def main():
 
     text = SENSOR + "  detection_reflectance: 0\n" + OBJECTS
     scene_case("detection_reflectance_zero", text, "detection_reflectance",
-               contains=["detection_reflectance", "(0, 1]"])
+               contains=["detection_reflectance", "(0, 1000]"])
 
     text = SENSOR.replace("columns: 8", "columns: 0") + OBJECTS
     scene_case("columns_zero", text, "columns", contains=["sensor.columns", "0", "1"])

@@ -108,7 +108,7 @@ typedef struct lsim_side {
 
 static void lsim_side_make(lsim_side *s, const model *m, double threshold)
 {
-    const lsim_fog_params p = {m->alpha, m->beta, m->r1, m->r2, 200.0, m->tau * 1e9, threshold};
+    const lsim_fog_params p = {m->alpha, m->beta, m->r1, m->r2, 200.0, m->tau * 1e9, threshold, NULL};
     lsim_fog_setup(&s->fog, &p);
     s->n = lsim_fog_contributions(&s->fog, (float)m->r0, s->c);
     memset(&s->rx, 0, sizeof s->rx);

@@ -400,7 +400,7 @@ static void test_preset_list(lsim_context *ctx)
     static const struct { const char *name; double rmin, rmax, sigma, rate; } r[] = {
         {"vlp16", 0.5, 100, 0.015, 10}, {"hdl32e", 1, 100, 0.01, 10},   {"hdl64e", 0.9, 120, 0.01, 10},
         {"os0-32", 0.24, 50, 0.015, 10}, {"os1-32", 0.3, 120, 0.015, 10}, {"os1-64", 0.8, 120, 0.015, 10},
-        {"os1-128", 0.3, 120, 0.015, 10}, {"os2-128", 0.8, 240, 0.015, 10}, {"rplidar-a1", 0.15, 12, 0.005, 5.5},
+        {"os1-128", 0.3, 120, 0.015, 10}, {"os2-128", 0.8, 240, 0.01, 10} /* the real unit's 1 cm */, {"rplidar-a1", 0.15, 12, 0.005, 5.5},
         {"urg-04lx", 0.02, 5.6, 0.01, 10}, {"livox-mid40", 1, 260, 0.02, 10}, {"kinect-v2", 0.5, 4.5, 0.005, 30},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; ++i) {
@@ -411,7 +411,9 @@ static void test_preset_list(lsim_context *ctx)
         CHECK_NEAR(spec.range_sigma, r[i].sigma, 0);
         CHECK_NEAR(spec.rate_hz, r[i].rate, 0);
         CHECK_NEAR(spec.intensity_sigma, 0.05, 0);
-        CHECK_NEAR(spec.detection_reflectance, 0.1, 0);
+        double reach10 = 0.0; /* the threshold gives the radiometry table's 10 % reach (preset_radiometry.c) */
+        CHECK(lsim_sensor_preset_reach(r[i].name, &reach10, NULL));
+        CHECK_NEAR(spec.detection_reflectance, 0.1 * (r[i].rmax / reach10) * (r[i].rmax / reach10), 1e-12);
         CHECK(strcmp(spec.name, r[i].name) == 0);
         CHECK(lsim_sensor_spec_validate(ctx, &spec) == LSIM_OK);
         lsim_sensor_spec_free(&spec);
@@ -644,7 +646,7 @@ MUTATOR(m_range_min_nan, s->range_min = NAN)
 MUTATOR(m_rsigma, s->range_sigma = -0.01)
 MUTATOR(m_isigma, s->intensity_sigma = NAN)
 MUTATOR(m_det0, s->detection_reflectance = 0)
-MUTATOR(m_det_big, s->detection_reflectance = 1.5)
+MUTATOR(m_det_big, s->detection_reflectance = 1500.0)
 MUTATOR(m_kind, s->kind = (lsim_sensor_kind)99)
 
 static void test_validation(lsim_context *ctx)

@@ -354,6 +354,8 @@ _SIGNATURES = {
     "lsim_sensor_set_receiver": (status, [vp, dbl, i32, i32]),
     "lsim_sensor_set_cw_receiver": (status, [vp, c_double_p, i32, i32, c_double_p]),
     "lsim_sensor_set_overlap": (status, [vp, dbl, dbl]),
+    "lsim_sensor_set_receiver_overlap": (status, [vp, dbl, c_double_p, c_double_p, size_t]),
+    "lsim_sensor_set_ambient_rise": (status, [vp, dbl]),
     "lsim_sensor_set_baseline": (status, [vp, c_double_p]),
     "lsim_sensor_beam_count": (size_t, [vp]),
     "lsim_sensor_get_beams": (status, [vp, c_double_p, c_double_p, c_double_p, c_uint16_p]),

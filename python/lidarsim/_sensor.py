@@ -221,6 +221,17 @@ class Sensor(_Owned):
         """Overlap of beam and receiver field of view: none up to start_m, all from full_m on."""
         return self._check(lib.lsim_sensor_set_overlap(self._h, float(start_m), float(full_m)))
 
+    def set_receiver_overlap(self, full_m=0.0, curve=None):
+        """Overlap of every echo: (R / full_m)^2 below full_m, or a curve [[range_m, factor], ...]; neither: none."""
+        pts = [] if curve is None else [(float(r), float(f)) for r, f in curve]
+        r = _dvec([p[0] for p in pts], len(pts), "curve") if pts else None
+        f = _dvec([p[1] for p in pts], len(pts), "curve") if pts else None
+        return self._check(lib.lsim_sensor_set_receiver_overlap(self._h, float(full_m), _dp(r), _dp(f), len(pts)))
+
+    def set_ambient_rise(self, ambient_ref_w_m2):
+        """Threshold rise with ambient light: T0 sqrt(1 + B / B_ref), B_ref a white surface under this in-band sun."""
+        return self._check(lib.lsim_sensor_set_ambient_rise(self._h, float(ambient_ref_w_m2)))
+
     def set_baseline(self, offset):
         """Receiver offset from the emitter (sensor frame, metres)."""
         o = _dvec(offset, 3, "offset")

@@ -130,3 +130,25 @@ def test_fit_localises_planar_scanner():
     assert np.sqrt(np.mean(residual[status == "used"] ** 2)) < 0.05
     with pytest.raises(lidarsim.Error, match="682|range"):
         fit.set_scan(real["range"][:100])  # one range per beam
+
+
+def test_receiver_overlap_and_ambient_rise():
+    """The overlap of every echo (issue 24): a wall at 15 m gives (15 / 30)^2 of its echo with a
+    30 m full-overlap range, the measured curve's interpolation with a curve; bad curves are refused."""
+    scene = lidarsim.Scene()
+    scene.add_lambertian("wall", 0.5)
+    scene.add_plane((20, 20), position=(15, 0, 0), rotation=(0, -90, 0), material="wall")
+    sensor = lidarsim.Sensor.pattern([0.0], [0.0])
+    whole = scene.scan(sensor, noise=False)["intensity"][0]
+    assert whole == pytest.approx(0.5 / 15 ** 2, rel=1e-5)
+    sensor.set_receiver_overlap(30.0)
+    assert scene.scan(sensor, noise=False)["intensity"][0] == pytest.approx(0.25 * whole, rel=1e-5)
+    sensor.set_receiver_overlap(curve=[[10, 0.2], [20, 1.0]])
+    assert scene.scan(sensor, noise=False)["intensity"][0] == pytest.approx(0.6 * whole, rel=1e-5)
+    sensor.set_receiver_overlap()
+    assert scene.scan(sensor, noise=False)["intensity"][0] == pytest.approx(whole, rel=1e-6)
+    with pytest.raises(lidarsim.Error):
+        sensor.set_receiver_overlap(curve=[[10, 0.5], [20, 0.4]])
+    sensor.set_ambient_rise(4.6)
+    with pytest.raises(lidarsim.Error):
+        sensor.set_ambient_rise(-1.0)

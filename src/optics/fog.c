@@ -4,6 +4,7 @@
 #include "geometry/engine.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Segment widths: at most FOG_GEOMETRIC x their start (h_soft falls like 1/R^2 beyond the overlap,
  * so equal ratios keep its change inside a segment small) and, where the density is high, at most
@@ -26,7 +27,8 @@ double lsim_fog_density(const lsim_fog *fog, double r)
 {
     if (!(r > 0.0))
         return 0.0;
-    const double xi = lsim_fog_overlap(fog->overlap_start, fog->overlap_full, r);
+    const double xi = fog->near.kind != LSIM_OVERLAP_NONE ? (double)lsim_overlap_at(&fog->near, (float)r)
+                                                           : lsim_fog_overlap(fog->overlap_start, fog->overlap_full, r);
     return xi > 0.0 ? 3.14159265358979323846 * fog->backscatter * xi * exp(-2.0 * fog->extinction * r) / (r * r) : 0.0;
 }
 
@@ -67,6 +69,12 @@ void lsim_fog_setup(lsim_fog *fog, const lsim_fog_params *p)
     fog->backscatter = p->backscatter;
     fog->overlap_start = p->overlap_start;
     fog->overlap_full = p->overlap_full > p->overlap_start ? p->overlap_full : p->overlap_start;
+    memset(&fog->near, 0, sizeof fog->near);
+    if (p->overlap && p->overlap->kind != LSIM_OVERLAP_NONE) { /* the sensor's overlap of every echo */
+        fog->near = *p->overlap;
+        fog->overlap_full = lsim_overlap_full_range(p->overlap);
+        fog->overlap_start = LSIM_FOG_NEAR_START * fog->overlap_full;
+    }
     fog->count = 0;
     const double start = fog->overlap_start, range_max = p->range_max;
     if (!(fog->backscatter > 0.0) || !(start > 0.0) || !(range_max > start))

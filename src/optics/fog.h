@@ -7,7 +7,10 @@
  *   h_soft(R) = pi beta xi(R) exp(-2 alpha R) / R^2          per metre of range, R < first surface
  * with beta the backscattering coefficient (1/(m sr)), alpha the extinction (1/m) and xi the
  * overlap of the transmitted beam and the receiver's field of view (geometric form factor),
- * Hahner's linear ramp: 0 up to R1 (overlap_start), 1 from R2 (overlap_full) on.
+ * Hahner's linear ramp: 0 up to R1 (overlap_start), 1 from R2 (overlap_full) on; or, when the
+ * sensor sets the overlap of every echo (receiver/overlap.h), that one: the fog volume then
+ * starts at LSIM_FOG_NEAR_START x its full range (the part before it holds that fraction of the
+ * flat quadratic near field's integral) and R2 is its full range.
  *
  * lidarsim hands h_soft to the pulsed receiver as range segments, each a box contribution whose
  * amplitude is the exact integral of h_soft over the segment, centred on its centroid (the
@@ -20,6 +23,7 @@
 #ifndef LSIM_OPTICS_FOG_H
 #define LSIM_OPTICS_FOG_H
 
+#include "receiver/overlap.h"
 #include "receiver/pulsed.h"
 
 #define LSIM_FOG_MAX_SEGMENTS 32
@@ -28,6 +32,8 @@
  * density times the pulse's area) falls below this fraction of the detection threshold, and
  * entirely when it never reaches it. */
 #define LSIM_FOG_NEGLIGIBLE 0.01
+/* With the overlap of every echo: the volume from this fraction of its full range on. */
+#define LSIM_FOG_NEAR_START 0.01
 
 typedef struct lsim_fog_segment {
     float lo, hi;    /* range interval, metres */
@@ -40,6 +46,7 @@ typedef struct lsim_fog {
     double backscatter;   /* beta, 1/(m sr); 0: no fog echoes */
     double overlap_start; /* R1: xi = 0 up to here, metres (> 0) */
     double overlap_full;  /* R2: xi = 1 from here on (>= R1) */
+    lsim_overlap near;    /* the overlap of every echo; kind none: the ramp above */
     int count;            /* segments; 0: no fog volume */
     lsim_fog_segment segment[LSIM_FOG_MAX_SEGMENTS];
 } lsim_fog;
@@ -50,6 +57,7 @@ typedef struct lsim_fog_params {
     double range_max;      /* no fog beyond the sensor's range */
     double pulse_width_ns; /* the receiver's pulse (FWHM): how fine the segments must be */
     double threshold;      /* the receiver's detection threshold (intensity units) */
+    const lsim_overlap *overlap; /* NULL or kind none: the ramp [overlap_start, overlap_full] */
 } lsim_fog_params;
 
 /* Segments of the fog volume for a frame. Deterministic: the same parameters give the same

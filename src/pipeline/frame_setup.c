@@ -39,6 +39,24 @@ static double shot_noise_coefficient(const lsim_receiver_spec *r)
     return excess * sqrt(h_nu / (dt * unit));
 }
 
+/* The overlap of every echo from the spec's receiver (receiver/overlap.h). */
+static void overlap_make(lsim_overlap *o, const lsim_receiver_spec *r)
+{
+    _Static_assert(LSIM_RX_OVERLAP_POINTS == LSIM_OVERLAP_MAX_POINTS, "overlap curve sizes differ");
+    memset(o, 0, sizeof *o);
+    if (r->overlap_points > 0) {
+        o->kind = LSIM_OVERLAP_CURVE;
+        o->count = r->overlap_points;
+        for (int i = 0; i < o->count; ++i) {
+            o->r[i] = (float)r->overlap_curve[i][0];
+            o->f[i] = (float)r->overlap_curve[i][1];
+        }
+    } else if (r->overlap_full_m > 0.0) {
+        o->kind = LSIM_OVERLAP_QUADRATIC;
+        o->full = (float)r->overlap_full_m;
+    }
+}
+
 void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                         lsim_frame_workspace *ws)
 {
@@ -74,15 +92,24 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
     f->receiver.max_range = spec->range_max;
     f->merge_tolerance = (float)(0.5 * lsim_pulse_range_sigma(spec->receiver.pulse_width_ns));
+    overlap_make(&f->overlap, &spec->receiver);
+    /* The threshold's rise with ambient light: B_ref is the background of a white surface facing a
+     * sun of ambient_ref_w_m2, the same expression as sun_level's. */
+    f->ambient_ref = (float)(spec->receiver.ambient_ref_w_m2 * 3.14159265358979 * half * half /
+                             spec->receiver.peak_power_w);
     const lsim_fog_params fog = {scene->extinction, scene->backscatter, spec->receiver.overlap_m[0],
                                  spec->receiver.overlap_m[1], spec->range_max, spec->receiver.pulse_width_ns,
-                                 f->threshold};
+                                 f->threshold, &f->overlap};
     lsim_fog_setup(&f->fog, &fog);
     f->noise_model = (lsim_noise_model){options->noise, (float)spec->range_sigma, (float)spec->intensity_sigma,
                                         (float)f->threshold, (float)spec->range_min, 0.0f, 0.0f};
     if (spec->noise_snr) { /* README "Noise": SNR = peak / (threshold / snr_at_threshold) */
         f->noise_model.noise_floor = (float)(f->threshold / spec->snr_at_threshold);
         f->noise_model.jitter = (float)(1.4142135623730951 * lsim_pulse_range_sigma(spec->receiver.pulse_width_ns));
+        if (spec->range_sigma_weak > 0.0) /* sigma at the threshold given: sensor.h, lsim_sensor_range_sigma_at */
+            f->noise_model.jitter = (float)(spec->snr_at_threshold *
+                                            sqrt(fmax(0.0, spec->range_sigma_weak * spec->range_sigma_weak -
+                                                               spec->range_sigma * spec->range_sigma)));
     }
     f->cw = spec->receiver.cw;
     if (f->cw) { /* receiver/cw.h: the samples' noise makes the phase (range) noise; no pulse model */

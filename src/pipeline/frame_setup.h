@@ -8,6 +8,7 @@
 #include "pipeline/frame.h"
 #include "noise/noise.h"
 #include "receiver/cw.h"
+#include "receiver/overlap.h"
 
 typedef struct lsim_frame_setup {
     const lsim_sensor *sensor;
@@ -21,6 +22,8 @@ typedef struct lsim_frame_setup {
     const lsim_surfaces *surfaces;
     float range_resolution;
     float merge_tolerance; /* contributions of one surface closer than this may merge (sigma / 2) */
+    lsim_overlap overlap;  /* of every echo and the background (none: as before, fog keeps its ramp) */
+    float ambient_ref;     /* background (intensity units) that lifts the threshold by sqrt2; 0: no rise */
     double threshold;
     int noise, kernel;
     uint64_t seed;

@@ -60,6 +60,18 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
 {
     lsim_receiver rx = f->receiver;
     rx.background = background;
+    const lsim_noise_model *noise = &f->noise_model;
+    lsim_noise_model lifted;
+    if (f->ambient_ref > 0.0f && background > 0.0f) {
+        /* The threshold rises with the background's shot noise at a constant false-alarm rate,
+         * T = T0 sqrt(1 + B / B_ref), and the noise floor with it (docs/physics.md). */
+        const float g = sqrtf(1.0f + background / f->ambient_ref);
+        rx.threshold *= g;
+        lifted = f->noise_model;
+        lifted.intensity_threshold *= g;
+        lifted.noise_floor *= g;
+        noise = &lifted;
+    }
     lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
     lsim_echo echoes[LSIM_MAX_RETURNS];
     int m = f->cw   ? lsim_cw_measure(&f->cw_receiver, c, n, f->noise ? &rng : NULL, echoes)
@@ -82,13 +94,13 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
         const lsim_calib_material *cal = d->object != LSIM_NO_HIT ? f->surfaces->calibration[d->object] : NULL;
         if (cal) { /* measured with the real sensor: its statistics replace the parametric model */
             float incidence = acosf(fminf(1.0f, d->cos_incidence)) * 57.2957795f;
-            if (!lsim_noise_calibrated(cal, incidence, f->noise, f->noise_model.range_min, f->range_resolution, &rng,
+            if (!lsim_noise_calibrated(cal, incidence, f->noise, noise->range_min, f->range_resolution, &rng,
                                        &r, &intensity))
                 continue;
         } else if (dom < 0) { /* a false echo of sunlight: noise already, only gated */
-            if (!(r > 0.0f && r >= f->noise_model.range_min))
+            if (!(r > 0.0f && r >= noise->range_min))
                 continue;
-        } else if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity)) {
+        } else if (!lsim_noise_measure(noise, &rng, &r, &intensity)) {
             continue;
         }
         if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */

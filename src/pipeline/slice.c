@@ -96,7 +96,13 @@ static int beam_contributions(const lsim_frame_setup *f, const lsim_engine *engi
         }
         n = lsim_contributions_keep_strongest(c, n, LSIM_MAX_CONTRIBUTIONS);
     }
-    if (f->fog.count > 0)
+    if (f->overlap.kind != LSIM_OVERLAP_NONE) { /* the receiver's near-field loss (receiver/overlap.h) */
+        for (int k = 0; k < n; ++k)
+            c[k].amplitude *= lsim_overlap_at(&f->overlap, c[k].range);
+        if (*background > 0.0f) /* the sunlit surface the beam meets */
+            *background *= lsim_overlap_at(&f->overlap, first > 0.0f ? first : f->optics.range_max);
+    }
+    if (f->fog.count > 0) /* the fog's own overlap is already in its segments */
         n += lsim_fog_contributions(&f->fog, first > 0.0f ? first : f->optics.range_max, c + n);
     return n;
 }

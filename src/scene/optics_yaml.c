@@ -7,6 +7,7 @@
 #include "sensor/sensor.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin",
@@ -14,7 +15,8 @@ static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "ker
 static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", NULL};
 static const char *const receiver_keys[] = {"pulse_width_ns", "returns", "max_returns", "peak_power_w",
                                             "aperture_m2", "efficiency", "overlap_m", "type", "frequencies_hz",
-                                            "samples", "periods", "bias", NULL};
+                                            "samples", "periods", "bias", "overlap", "overlap_full_m",
+                                            "ambient_ref_w_m2", NULL};
 static const char *const atmosphere_keys[] = {"extinction_per_m", "visibility_m", "backscatter_per_m_sr", NULL};
 static const char *const ambient_keys[] = {"sun_direction", "irradiance_w_m2", NULL};
 
@@ -80,6 +82,51 @@ lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char
     return st;
 }
 
+/* The overlap of every echo (receiver/overlap.h): `overlap: [[R, f], ...]` (a measured curve),
+ * `overlap: none`, or `overlap_full_m: R` (the quadratic form); either replaces a preset's. */
+static lsim_status read_overlap(lsim_yaml *y, yaml_node_t *map, lsim_receiver_spec *rx)
+{
+    yaml_node_t *curve = lsim_yaml_get(y, map, "overlap"), *full = lsim_yaml_get(y, map, "overlap_full_m");
+    if (curve && full)
+        return lsim_yaml_fail(y, full, LSIM_ERR_PARSE, "sensor.receiver.overlap_full_m",
+                              "overlap (a measured curve) and overlap_full_m (the quadratic form) exclude each other; "
+                              "give one");
+    if (full) {
+        rx->overlap_points = 0;
+        return lsim_yaml_number(y, full, "sensor.receiver.overlap_full_m", &rx->overlap_full_m);
+    }
+    if (!curve)
+        return LSIM_OK;
+    rx->overlap_full_m = 0.0;
+    rx->overlap_points = 0;
+    if (curve->type == YAML_SCALAR_NODE) {
+        const char *s;
+        lsim_status st = lsim_yaml_string(y, curve, "sensor.receiver.overlap", &s);
+        if (st == LSIM_OK && strcmp(s, "none") != 0)
+            st = lsim_yaml_fail(y, curve, LSIM_ERR_PARSE, "sensor.receiver.overlap",
+                                "%s is not an overlap; give none or a list of [range_m, factor] pairs",
+                                LSIM_YAML_Q(y, s));
+        return st;
+    }
+    if (curve->type != YAML_SEQUENCE_NODE)
+        return lsim_yaml_fail(y, curve, LSIM_ERR_PARSE, "sensor.receiver.overlap",
+                              "expected none or a list of [range_m, factor] pairs");
+    const int n = (int)(curve->data.sequence.items.top - curve->data.sequence.items.start);
+    if (n < 1 || n > LSIM_OVERLAP_MAX_POINTS)
+        return lsim_yaml_fail(y, curve, LSIM_ERR_PARSE, "sensor.receiver.overlap",
+                              "%d points; give 1..%d [range_m, factor] pairs", n, LSIM_OVERLAP_MAX_POINTS);
+    for (int i = 0; i < n; ++i) {
+        yaml_node_t *pair = yaml_document_get_node(&y->doc, curve->data.sequence.items.start[i]);
+        char key[48];
+        snprintf(key, sizeof key, "sensor.receiver.overlap[%d]", i);
+        lsim_status st = lsim_yaml_numbers(y, pair, key, rx->overlap_curve[i], 2, 2, NULL);
+        if (st != LSIM_OK)
+            return st;
+    }
+    rx->overlap_points = n;
+    return LSIM_OK;
+}
+
 lsim_status lsim_scene_file_read_receiver(lsim_yaml *y, yaml_node_t *map, lsim_receiver_spec *rx)
 {
     lsim_status st = lsim_yaml_check_keys(y, map, "sensor.receiver", receiver_keys);
@@ -119,6 +166,10 @@ lsim_status lsim_scene_file_read_receiver(lsim_yaml *y, yaml_node_t *map, lsim_r
         st = lsim_yaml_opt_vec(y, map, "bias", "sensor.receiver.bias", rx->cw_bias, 3);
     if (st == LSIM_OK)
         st = lsim_yaml_opt_vec(y, map, "overlap_m", "sensor.receiver.overlap_m", rx->overlap_m, 2);
+    if (st == LSIM_OK)
+        st = read_overlap(y, map, rx);
+    if (st == LSIM_OK)
+        st = lsim_yaml_opt_number(y, map, "ambient_ref_w_m2", "sensor.receiver.ambient_ref_w_m2", &rx->ambient_ref_w_m2);
     return st;
 }
 

@@ -15,7 +15,8 @@ static const char *const sensor_keys[] = {
     "channels", "elevations", "elevation_min", "elevation_max", "columns", "fov_deg", "steps",
     "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution",
     "velocity", "angular_velocity_deg_s", "trajectory", "calibration", "spin", "firing_rate_hz", NULL};
-static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", "model", "snr_at_threshold", NULL};
+static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", "model", "snr_at_threshold",
+                                         "range_sigma_weak", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
     {"rotating", LSIM_SENSOR_ROTATING}, {"planar", LSIM_SENSOR_PLANAR}, {"camera", LSIM_SENSOR_CAMERA},
@@ -270,14 +271,21 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
     yaml_node_t *noise = lsim_yaml_get(y, map, "noise");
     if (st == LSIM_OK && noise) {
         st = lsim_yaml_check_keys(y, noise, "sensor.noise", noise_keys);
+        const double strong = spec->range_sigma;
         if (st == LSIM_OK)
             st = lsim_yaml_opt_number(y, noise, "range_sigma", "sensor.noise.range_sigma", &spec->range_sigma);
+        /* a new strong sigma scales a preset's weak one (the same SNR law) unless the file gives both */
+        if (strong > 0.0)
+            spec->range_sigma_weak *= spec->range_sigma / strong;
         if (st == LSIM_OK)
             st = lsim_yaml_opt_number(y, noise, "intensity_sigma", "sensor.noise.intensity_sigma",
                                       &spec->intensity_sigma);
         if (st == LSIM_OK)
             st = lsim_yaml_opt_number(y, noise, "snr_at_threshold", "sensor.noise.snr_at_threshold",
                                       &spec->snr_at_threshold);
+        if (st == LSIM_OK)
+            st = lsim_yaml_opt_number(y, noise, "range_sigma_weak", "sensor.noise.range_sigma_weak",
+                                      &spec->range_sigma_weak);
         yaml_node_t *model = lsim_yaml_get(y, noise, "model");
         const char *name = NULL;
         if (st == LSIM_OK && model && (st = lsim_yaml_string(y, model, "sensor.noise.model", &name)) == LSIM_OK) {

@@ -22,6 +22,8 @@
 #define LSIM_OVERLAP_START_DEFAULT 1.666
 #define LSIM_OVERLAP_FULL_DEFAULT 7.635
 #define LSIM_OVERLAP_MAX_M 1000.0
+/* Points of a measured receiver overlap curve (receiver.overlap: [[R, f], ...]). */
+#define LSIM_OVERLAP_MAX_POINTS 32
 
 /* Default rosette prism rotation rates (Hz), Livox-style: opposite signs, ratio the golden ratio,
  * so the curve never closes within a frame. The Mid-40's exact motor speeds are not published;
@@ -66,6 +68,15 @@ typedef struct lsim_receiver_spec {
     double aperture_m2;       /* A_rx */
     double efficiency;        /* eta_sys */
     double overlap_m[2];      /* overlap of beam and receiver field (fog): 0 up to [0], 1 from [1] on */
+    /* The overlap of every echo (receiver/overlap.h; surfaces, fog and ambient light alike; it then
+     * replaces overlap_m for fog): (R / overlap_full_m)^2 below overlap_full_m when > 0, or the
+     * curve of overlap_points points (R m, factor) when > 0; neither: no near-field loss. */
+    double overlap_full_m;
+    int overlap_points;
+    double overlap_curve[LSIM_OVERLAP_MAX_POINTS][2];
+    /* Threshold rise with ambient light: T = T0 sqrt(1 + B / B_ref), B_ref the background of a
+     * white Lambertian surface facing a sun of this in-band irradiance (W/m^2); 0: no rise. */
+    double ambient_ref_w_m2;
 } lsim_receiver_spec;
 
 /* Plain description of a sensor, filled from a preset, the API or a scene file.
@@ -112,6 +123,10 @@ typedef struct lsim_sensor_spec {
     double rate_hz;           /* frames per second */
     double range_min, range_max;
     double range_sigma;       /* metres, Gaussian along the ray (the SNR model: of a strong return) */
+    /* SNR model: range sigma of an echo just at the detection threshold (metres, >= range_sigma):
+     * sigma(A) = sqrt(range_sigma^2 + (range_sigma_weak^2 - range_sigma^2) (T / A)^2). 0: the pulse's
+     * timing jitter sqrt2 sigma_pulse / snr_at_threshold instead (README "Noise"). */
+    double range_sigma_weak;
     int noise_snr;            /* 1: range noise and drop-outs from the echo's SNR (README "Noise") */
     double snr_at_threshold;  /* SNR model: signal / noise of an echo just at the detection threshold */
     double intensity_sigma;   /* relative std of intensity */
@@ -189,11 +204,20 @@ size_t lsim_sensor_spec_beam_count(const lsim_sensor_spec *spec);
  * the threshold measured at that SNR), and the range std it gives one return of `amplitude`:
  * phase std sample_noise sqrt(2 / N) / amplitude at each frequency, c / (4 pi f) of range each,
  * the two ranges averaged; a pulsed receiver's range std for an echo of peak `amplitude`: the SNR
- * model's sqrt(range_sigma^2 + (sqrt2 sigma_pulse T / (snr_at_threshold amplitude))^2), or
- * range_sigma with the constant model. */
+ * model's sqrt(range_sigma^2 + (jitter T / (snr_at_threshold amplitude))^2) with jitter sqrt2
+ * sigma_pulse, or snr_at_threshold sqrt(range_sigma_weak^2 - range_sigma^2) when range_sigma_weak
+ * is set (so an echo at T has range_sigma_weak), or range_sigma with the constant model. */
 double lsim_sensor_threshold(const lsim_sensor_spec *spec);
 double lsim_sensor_cw_sample_noise(const lsim_sensor_spec *spec);
 double lsim_sensor_range_sigma_at(const lsim_sensor_spec *spec, double amplitude);
+
+/* A preset's radiometry (preset_radiometry.c): detection threshold from the datasheet reach,
+ * receiver overlap, range sigma of strong and weak echoes, threshold rise with ambient light; a
+ * name not in its table leaves the spec as it is. Called by lsim_sensor_spec_from_preset. */
+void lsim_sensor_preset_radiometry(const char *name, lsim_sensor_spec *spec);
+/* The reaches that table states (datasheet, or a real unit where noted): the range at which a
+ * Lambertian target of 10 % / 80 % reflectance is detected half the time; 0 if `name` is not in it. */
+int lsim_sensor_preset_reach(const char *name, double *reach10_m, double *reach80_m);
 
 /* Defaults every spec starts from (no beams; rosette_hz = lsim_sensor_default_prism_hz). */
 void lsim_sensor_spec_defaults(lsim_sensor_spec *spec);

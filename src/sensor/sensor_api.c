@@ -203,6 +203,10 @@ lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, dou
     lsim_status st = lsim_sensor_check_noise(sensor->ctx, range_sigma_m, intensity_sigma, detection_reflectance);
     if (st != LSIM_OK)
         return st;
+    /* A weak echo's sigma keeps its ratio to the strong one's (a preset's SNR law, scaled). */
+    const double strong = sensor->spec.range_sigma;
+    if (strong > 0.0)
+        sensor->spec.range_sigma_weak *= range_sigma_m / strong;
     sensor->spec.range_sigma = range_sigma_m;
     sensor->spec.intensity_sigma = intensity_sigma;
     sensor->spec.detection_reflectance = detection_reflectance;
@@ -316,6 +320,34 @@ lsim_status lsim_sensor_set_overlap(lsim_sensor *sensor, double start_m, double 
     lsim_sensor_spec changed = sensor->spec;
     changed.receiver.overlap_m[0] = start_m;
     changed.receiver.overlap_m[1] = full_m;
+    return commit_optics(sensor, &changed);
+}
+
+lsim_status lsim_sensor_set_receiver_overlap(lsim_sensor *sensor, double full_m, const double *range_m,
+                                             const double *factor, size_t count)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    if (count > LSIM_OVERLAP_MAX_POINTS || (count && (!range_m || !factor)))
+        return lsim_fail(sensor->ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "lsim_sensor_set_receiver_overlap: %zu points; give at most %d, with range_m and factor", count,
+                         LSIM_OVERLAP_MAX_POINTS);
+    lsim_sensor_spec changed = sensor->spec;
+    changed.receiver.overlap_full_m = full_m;
+    changed.receiver.overlap_points = (int)count;
+    for (size_t i = 0; i < count; ++i) {
+        changed.receiver.overlap_curve[i][0] = range_m[i];
+        changed.receiver.overlap_curve[i][1] = factor[i];
+    }
+    return commit_optics(sensor, &changed);
+}
+
+lsim_status lsim_sensor_set_ambient_rise(lsim_sensor *sensor, double ambient_ref_w_m2)
+{
+    if (!sensor)
+        return LSIM_ERR_INVALID_ARGUMENT;
+    lsim_sensor_spec changed = sensor->spec;
+    changed.receiver.ambient_ref_w_m2 = ambient_ref_w_m2;
     return commit_optics(sensor, &changed);
 }
 

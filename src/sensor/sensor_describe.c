@@ -31,7 +31,11 @@ double lsim_sensor_range_sigma_at(const lsim_sensor_spec *spec, double amplitude
     if (!spec->noise_snr)
         return spec->range_sigma;
     const double sigma_pulse = C_LIGHT * r->pulse_width_ns * 1e-9 * 0.5 / (2.0 * sqrt(2.0 * log(2.0)));
-    const double j = sqrt(2.0) * sigma_pulse * lsim_sensor_threshold(spec) / (spec->snr_at_threshold * amplitude);
+    const double jitter = spec->range_sigma_weak > 0.0 /* the preset's weak-echo sigma (sensor.h) */
+                              ? spec->snr_at_threshold * sqrt(fmax(0.0, spec->range_sigma_weak * spec->range_sigma_weak -
+                                                                            spec->range_sigma * spec->range_sigma))
+                              : sqrt(2.0) * sigma_pulse;
+    const double j = jitter * lsim_sensor_threshold(spec) / (spec->snr_at_threshold * amplitude);
     return sqrt(spec->range_sigma * spec->range_sigma + j * j);
 }
 
@@ -106,8 +110,26 @@ static void beam_and_noise(text *w, const lsim_sensor_spec *s)
     const double T = lsim_sensor_threshold(s);
     put(w, "detection_threshold: %.6g (reflectance %.9g at range_max, intensity units)\n", T,
         s->detection_reflectance);
+    const lsim_receiver_spec *r = &s->receiver; /* the overlap of every echo and the rise (preset_radiometry.c) */
+    if (r->overlap_points > 0) {
+        put(w, "receiver_overlap: measured curve (R m, factor):");
+        for (int i = 0; i < r->overlap_points; ++i)
+            put(w, " %.9g %.9g", r->overlap_curve[i][0], r->overlap_curve[i][1]);
+        put(w, "\n");
+    } else if (r->overlap_full_m > 0.0) {
+        put(w, "receiver_overlap: (R / %.9g m)^2 below %.9g m\n", r->overlap_full_m, r->overlap_full_m);
+    } else {
+        put(w, "receiver_overlap: none (every echo whole)\n");
+    }
+    if (r->ambient_ref_w_m2 > 0.0)
+        put(w, "ambient_rise: threshold x sqrt(1 + B / B_ref), B_ref a white surface under %.9g W/m^2 in band\n",
+            r->ambient_ref_w_m2);
     if (s->receiver.cw)
         put(w, "noise_model: continuous-wave samples (range noise as 1 / amplitude; snr_at_threshold %.9g)\n",
+            s->snr_at_threshold);
+    else if (s->noise_snr && s->range_sigma_weak > 0.0)
+        put(w, "noise_model: snr (sigma %.9g m for a strong echo, %.9g m at the threshold: sqrt(sigma^2 + (weak^2 - "
+               "sigma^2) (T / P)^2); snr_at_threshold %.9g)\n", s->range_sigma, s->range_sigma_weak,
             s->snr_at_threshold);
     else if (s->noise_snr)
         put(w, "noise_model: snr (sigma %.9g m for a strong echo, sqrt(sigma^2 + jitter^2) with jitter from the pulse "

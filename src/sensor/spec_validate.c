@@ -193,9 +193,12 @@ lsim_status lsim_sensor_check_noise(lsim_context *ctx, double range_sigma_m, dou
     if (!isfinite(intensity_sigma) || intensity_sigma < 0.0)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.noise.intensity_sigma: %g is out of range, must be finite and >= 0", intensity_sigma);
-    if (!(detection_reflectance > 0.0 && detection_reflectance <= 1.0))
+    /* Above 1: range_max lies beyond a white target's reach (the presets whose datasheet range is a
+     * retroreflector's; preset_radiometry.c). */
+    if (!(detection_reflectance > 0.0 && detection_reflectance <= 1000.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "sensor.detection_reflectance: %g is out of range, must be in (0, 1]", detection_reflectance);
+                         "sensor.detection_reflectance: %g is out of range, must be in (0, 1000] (the Lambertian "
+                         "reflectance detected just at the maximum range)", detection_reflectance);
     return LSIM_OK;
 }
 
@@ -240,6 +243,45 @@ static lsim_status validate_common(lsim_context *ctx, const lsim_sensor_spec *s)
 }
 
 static int in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
+/* The overlap of every echo, the threshold's rise with ambient light and the SNR model's sigma of a
+ * weak echo (receiver/overlap.h, docs/scene.md "Beam and receiver"). */
+static lsim_status validate_near_field(lsim_context *ctx, const lsim_sensor_spec *spec)
+{
+    const lsim_receiver_spec *r = &spec->receiver;
+    if (!in_range(r->overlap_full_m, 0.0, LSIM_OVERLAP_MAX_M))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.overlap_full_m: %g is invalid; must be 0..%g m (the range from which the "
+                         "receiver sees the whole echo; 0: no near-field loss)", r->overlap_full_m, LSIM_OVERLAP_MAX_M);
+    if (r->overlap_points < 0 || r->overlap_points > LSIM_OVERLAP_MAX_POINTS)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.receiver.overlap: %d points; at most %d",
+                         r->overlap_points, LSIM_OVERLAP_MAX_POINTS);
+    if (r->overlap_points > 0 && r->overlap_full_m > 0.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver: overlap (a measured curve) and overlap_full_m (the quadratic form) exclude "
+                         "each other; give one");
+    for (int i = 0; i < r->overlap_points; ++i) {
+        const double x = r->overlap_curve[i][0], f = r->overlap_curve[i][1];
+        const double px = i ? r->overlap_curve[i - 1][0] : 0.0, pf = i ? r->overlap_curve[i - 1][1] : 0.0;
+        if (!(x > px && x <= LSIM_OVERLAP_MAX_M) || !(f >= pf && f <= 1.0))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.receiver.overlap[%d]: [%g, %g] is invalid; ranges must rise from > 0 to at most "
+                             "%g m and factors must not fall, within [0, 1]", i, x, f, LSIM_OVERLAP_MAX_M);
+    }
+    if (r->overlap_points > 0 && r->overlap_curve[r->overlap_points - 1][1] != 1.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.overlap[%d]: the last point's factor is %g; it must be 1 (the receiver sees "
+                         "the whole echo from there on)", r->overlap_points - 1, r->overlap_curve[r->overlap_points - 1][1]);
+    if (!in_range(r->ambient_ref_w_m2, 0.0, 1e6))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.receiver.ambient_ref_w_m2: %g is invalid; must be 0..1e6 W/m^2 (0: the threshold does "
+                         "not rise with ambient light)", r->ambient_ref_w_m2);
+    if (!(spec->range_sigma_weak == 0.0 || in_range(spec->range_sigma_weak, spec->range_sigma, 100.0)))
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.range_sigma_weak: %g m is invalid; must be 0 (the pulse's jitter) or between "
+                         "range_sigma (%g m) and 100 m", spec->range_sigma_weak, spec->range_sigma);
+    return LSIM_OK;
+}
 
 /* Beam divergence, receiver and baseline; messages name the scene-file key. */
 static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *spec)
@@ -331,6 +373,9 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
                          "sensor.receiver.overlap_m: [%g, %g] is invalid; need 0 < start <= full <= %g m (the ranges "
                          "where the receiver starts to see the beam and sees all of it)",
                          r->overlap_m[0], r->overlap_m[1], LSIM_OVERLAP_MAX_M);
+    const lsim_status near = validate_near_field(ctx, spec);
+    if (near != LSIM_OK)
+        return near;
     if (!in_range(spec->range_resolution, 0.0, 1.0))
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "sensor.range_resolution: %g is invalid; must be 0..1 m (0: continuous)", spec->range_resolution);
