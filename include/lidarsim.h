@@ -1166,6 +1166,79 @@ LSIM_API void lsim_view_options_init(lsim_view_options *options);
 LSIM_API lsim_status lsim_view_run(lsim_context *ctx, const lsim_view_options *options);
 
 
+/* ---------------------------------------------------------------- compare (docs/compare.md) */
+
+/* Per-beam agreement of two frames of one sensor (`lidarsim compare REAL SIM`): a real frame and a
+ * simulated one, or any two. Beams are matched by (ring, column) when both point sets hold ring and
+ * azimuth (the column: the azimuth binned by the sensor's column count, centred on each ring's
+ * beams) or ring and time; else by beam direction (each point's azimuth/elevation, or the direction
+ * of x, y, z: the nearest of the other frame within half the angular step, both ways). A beam is a
+ * "hit" when it returned (a point with a finite range > 0; several echoes: the first). */
+typedef enum lsim_compare_match {
+    LSIM_COMPARE_MATCH_AUTO = 0,      /* by beam when both have ring and azimuth or time, else by direction */
+    LSIM_COMPARE_MATCH_BEAM = 1,      /* by (ring, column): both must hold ring and azimuth or time */
+    LSIM_COMPARE_MATCH_DIRECTION = 2  /* by beam direction */
+} lsim_compare_match;
+
+typedef struct lsim_compare_options {
+    lsim_compare_match match; /* default AUTO */
+    int columns;  /* columns per frame for matching by beam, 0 (default): inferred from the azimuth steps */
+    int rings;    /* rings of the sensor, 0 (default): the larger ring + 1 of the two; both must agree */
+} lsim_compare_options;
+LSIM_API void lsim_compare_options_init(lsim_compare_options *options);
+
+/* Differences sim - real of one quantity over the beams both hit; NaN where count is 0. */
+typedef struct lsim_compare_errors {
+    uint64_t count;
+    double median;     /* signed */
+    double median_abs, mean_abs, rmse, p95_abs;
+} lsim_compare_errors;
+
+/* The agreement of a group of beams (all, one ring, one range band). */
+typedef struct lsim_compare_stats {
+    uint64_t both_hit, real_only, sim_only, both_miss; /* both_miss: known only when matched by beam */
+    double precision; /* of sim's hits: both_hit / (both_hit + sim_only); NaN when none */
+    double recall;    /* of real's hits: both_hit / (both_hit + real_only) */
+    double f1;        /* 2 P R / (P + R) */
+    lsim_compare_errors range;        /* metres */
+    lsim_compare_errors intensity;    /* where both hold intensity (else count 0) */
+    lsim_compare_errors reflectivity; /* where both hold reflectivity */
+    double chamfer_m; /* symmetric mean nearest-neighbour distance of the hit points (metres; all only: NaN in a
+                       * ring or band, and when either has no hit) */
+} lsim_compare_stats;
+
+/* Range bands of a beam (the real range where real hit, else the sim's): 0-10, 10-20, 20-40,
+ * 40-80, 80+ m. */
+#define LSIM_COMPARE_BANDS 5
+typedef enum lsim_compare_group {
+    LSIM_COMPARE_ALL = 0, LSIM_COMPARE_RING = 1, LSIM_COMPARE_BAND = 2
+} lsim_compare_group;
+
+typedef struct lsim_compare lsim_compare;
+/* Compare `real` and `sim` (points of lsim_points_read, _read_recording or a scan, in the sensor
+ * frame). Errors (*out NULL): LSIM_ERR_INVALID_ARGUMENT (NULL argument, an option out of range,
+ * matching by beam without ring and azimuth or time, a point set without x/y/z, frames of
+ * different sensors: other ring or column counts, a ring beyond --rings, no beam matched),
+ * LSIM_ERR_OUT_OF_MEMORY. */
+LSIM_API lsim_status lsim_compare_points(lsim_context *ctx, const lsim_points *real, const lsim_points *sim,
+                                         const lsim_compare_options *options, lsim_compare **out);
+/* How the beams were matched: LSIM_COMPARE_MATCH_BEAM or _DIRECTION; rings and columns (0 for
+ * direction); tolerance_deg the direction match's half step (0 for beam). Any pointer may be NULL. */
+LSIM_API lsim_status lsim_compare_get_layout(const lsim_compare *cmp, lsim_compare_match *match, int *rings,
+                                             int *columns, double *tolerance_deg);
+/* Statistics of a group: ALL (index 0), RING (0..rings-1; by direction: the points' rings when
+ * both hold ring, else none), BAND (0..LSIM_COMPARE_BANDS-1). LSIM_ERR_INVALID_ARGUMENT for an
+ * index out of range. */
+LSIM_API lsim_status lsim_compare_get_stats(const lsim_compare *cmp, lsim_compare_group group, int index,
+                                            lsim_compare_stats *out);
+/* Write the report into folder `dir` (created when missing), all files or none: summary.json
+ * (every statistic, by ring and by band) and errors.png (histogram of sim - real range of the beams
+ * both hit). `real_name`, `sim_name` (may be NULL) go into the JSON. LSIM_ERR_IO naming the path. */
+LSIM_API lsim_status lsim_compare_write_report(const lsim_compare *cmp, const char *dir, const char *real_name,
+                                               const char *sim_name);
+LSIM_API void lsim_compare_destroy(lsim_compare *cmp);
+
+
 
 #ifdef __cplusplus
 }

@@ -64,6 +64,7 @@ static const command COMMANDS[] = {
     {"dataset", lsim_cmd_dataset, "dataset CONFIG.yaml -o DIR", "a labelled SemanticKITTI dataset (shards, MPI, resume)"},
     {"render", lsim_cmd_render, "render POINTS -o PNG", "a picture of a point file (bev, range, perspective)"},
     {"view", lsim_cmd_view, "view SCENE.yaml [--screenshot PNG]", "live OpenGL viewer: scene, sensor, beams, points"},
+    {"compare", lsim_cmd_compare, "compare REAL SIM -o DIR", "per-beam agreement of two frames of one sensor (ray drop, range)"},
 };
 enum { COMMAND_COUNT = sizeof COMMANDS / sizeof COMMANDS[0] };
 
