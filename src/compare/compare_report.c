@@ -74,14 +74,14 @@ static lsim_status write_json(const lsim_compare *c, const char *path, const cha
     fprintf(f, ",\n  \"match\": \"%s\", \"rings\": %d, \"columns\": %d, \"tolerance_deg\": %.9g,\n  \"all\": ",
             c->match == LSIM_COMPARE_MATCH_BEAM ? "beam" : "direction", c->ring_count, c->columns, c->tolerance_deg);
     stats_json(f, &c->all);
-    fputs(",\n  \"bands\": [", f);
+    fputs(",\n  \"by_band\": [", f);
     for (int b = 0; b < LSIM_COMPARE_BANDS; ++b) {
         fprintf(f, "%s\n    {\"from_m\": %g, ", b ? "," : "", LSIM_COMPARE_BAND_EDGES[b]);
         num(f, "to_m", LSIM_COMPARE_BAND_EDGES[b + 1], ", \"stats\": ");
         stats_json(f, &c->band[b]);
         fputc('}', f);
     }
-    fputs("\n  ],\n  \"rings\": [", f);
+    fputs("\n  ],\n  \"by_ring\": [", f);
     for (int g = 0; g < c->ring_count; ++g) {
         fprintf(f, "%s\n    {\"ring\": %d, \"stats\": ", g ? "," : "", g);
         stats_json(f, &c->ring[g]);
