@@ -3,7 +3,7 @@
 #   installed as share/bash-completion/completions/lidarsim (loaded on demand by bash-completion)
 # Self-contained: plain bash (compgen), no bash-completion helpers needed.
 
-_lidarsim_commands="scan presets bench calibrate validate fit pattern dataset render view help"
+_lidarsim_commands="scan presets bench calibrate validate fit pattern dataset render view compare help"
 _lidarsim_fields="x y z range intensity reflectivity ring azimuth elevation time label instance incidence nx ny nz x_clean y_clean z_clean return_index num_returns epw power"
 
 # The options of a subcommand ("bench blooming" and the like: the bench's own).
@@ -27,6 +27,8 @@ _lidarsim_options()
     "pattern from-scan") echo "-o --output --wall-distance --quiet $common" ;;
     dataset) echo "-o --output --frames --seed --shard --threads --points-format --progress --quiet $common" ;;
     render) echo "-o --output --view --color --size --extent --metadata --frame --partial $common" ;;
+    compare) echo "-o --output --match --columns --rings --metadata --real-metadata --sim-metadata --frame --real-frame
+                   --sim-frame --partial $common" ;;
     view) echo "--screenshot --size --camera --sensor-position --sensor-yaw --beams --no-beams --color
                 --scene-color --threads --quiet $common" ;;
     esac
@@ -116,6 +118,10 @@ _lidarsim()
         _lidarsim_files "$cur" png; return 0 ;;
     render:--view) _lidarsim_words "bev range perspective" "$cur"; return 0 ;;
     render:--metadata) _lidarsim_files "$cur" json yaml yml xml; return 0 ;;
+    compare:--metadata | compare:--real-metadata | compare:--sim-metadata)
+        _lidarsim_files "$cur" json yaml yml xml; return 0 ;;
+    compare:--match) _lidarsim_words "auto beam direction" "$cur"; return 0 ;;
+    compare:-o | compare:--output) _lidarsim_dirs "$cur"; return 0 ;;
     render:--color) _lidarsim_words "intensity label range epw reflectivity" "$cur"; return 0 ;;
     view:--color) _lidarsim_words "intensity label" "$cur"; return 0 ;;
     view:--scene-color) _lidarsim_words "label material" "$cur"; return 0 ;;
@@ -135,7 +141,8 @@ _lidarsim()
     --seed | --frames | --frame-index | --scan-time | --threads | --bev-size | --bev-extent | --range-image-ppd | \
         --import-timeout | --import-memory | --beams | --triangles | --repeat | --rings | --bin-width | --sensor | \
         --direction | --window | --name | --width | --distance | --roughness | --ior | --max-iterations | \
-        --wall-distance | --shard | --size | --extent | --camera | --sensor-position | --sensor-yaw)
+        --wall-distance | --shard | --size | --extent | --camera | --sensor-position | --sensor-yaw | --columns | \
+        --real-frame | --sim-frame)
         [[ $cmd == presets && $prev == --beams ]] || return 0 ;;
     esac
 
@@ -147,7 +154,7 @@ _lidarsim()
     case $cmd in
     scan | fit | dataset | view) _lidarsim_files "$cur" yaml yml ;;
     calibrate | validate) _lidarsim_files "$cur" yaml yml config ;;
-    render) _lidarsim_files "$cur" $points pcap pcapng ;;
+    render | compare) _lidarsim_files "$cur" $points pcap pcapng ;;
     "pattern from-scan") _lidarsim_files "$cur" $points ;;
     presets)
         local names
