@@ -260,6 +260,25 @@ class RenderLayout(ctypes.Structure):
         ("classes", ctypes.c_int)]
 
 
+# structures of lidarsim compare
+class CompareOptions(ctypes.Structure):
+    """struct lsim_compare_options."""
+    _fields_ = [("match", ctypes.c_int), ("columns", ctypes.c_int), ("rings", ctypes.c_int)]
+
+
+class CompareErrors(ctypes.Structure):
+    """struct lsim_compare_errors."""
+    _fields_ = [("count", ctypes.c_uint64)] + [(n, ctypes.c_double) for n in ("median", "median_abs", "mean_abs",
+                                                                              "rmse", "p95_abs")]
+
+
+class CompareStats(ctypes.Structure):
+    """struct lsim_compare_stats."""
+    _fields_ = [(n, ctypes.c_uint64) for n in ("both_hit", "real_only", "sim_only", "both_miss")] + [
+        (n, ctypes.c_double) for n in ("precision", "recall", "f1")] + [
+        (n, CompareErrors) for n in ("range", "intensity", "reflectivity")] + [("chamfer_m", ctypes.c_double)]
+
+
 # structures of calibrate and validate
 
 
@@ -472,6 +491,14 @@ _SIGNATURES = {
     "lsim_view_options_init": (None, [_P(ViewOptions)]),
     "lsim_view_run": (status, [vp, _P(ViewOptions)]),
 
+    # compare
+    "lsim_compare_options_init": (None, [_P(CompareOptions)]),
+    "lsim_compare_points": (status, [vp, vp, vp, _P(CompareOptions), _P(vp)]),
+    "lsim_compare_get_layout": (status, [vp, _P(i32), _P(i32), _P(i32), _P(ctypes.c_double)]),
+    "lsim_compare_get_stats": (status, [vp, i32, i32, _P(CompareStats)]),
+    "lsim_compare_write_report": (status, [vp, cstr, cstr, cstr]),
+    "lsim_compare_destroy": (None, [vp]),
+
 }
 
 # Which handle each `vp` argument (in) and each `_P(vp)` argument (out) of a function is: by default
@@ -485,7 +512,8 @@ _CTX_FIRST = ("lsim_sensor_create_", "lsim_scene_create", "lsim_scene_load", "ls
 _IN = {"lsim_scene_scan": ("scene", "sensor"), "lsim_scene_scan_into": ("scene", "sensor", "points"),
        "lsim_scene_scan_write": ("scene", "sensor"), "lsim_scene_scan_write_frames": ("scene", "sensor"),
        "lsim_scene_scan_write_progress": ("scene", "sensor"), "lsim_fit_create": ("scene", "sensor"),
-       "lsim_fit_run": ("fit", None), "lsim_points_write_recording": ("points", "sensor")}
+       "lsim_fit_run": ("fit", None), "lsim_points_write_recording": ("points", "sensor"),
+       "lsim_compare_points": ("context", "points", "points")}
 _OUT = {"lsim_scene_load": ("scene", "sensor"), "lsim_scene_scan": ("points",), "lsim_points_read": ("points",),
         "lsim_points_read_recording": ("points",),
         "lsim_dataset_load": ("dataset",), "lsim_context_create": ("context",)}
