@@ -1232,8 +1232,9 @@ LSIM_API lsim_status lsim_compare_get_layout(const lsim_compare *cmp, lsim_compa
 LSIM_API lsim_status lsim_compare_get_stats(const lsim_compare *cmp, lsim_compare_group group, int index,
                                             lsim_compare_stats *out);
 /* Write the report into folder `dir` (created when missing), all files or none: summary.json
- * (every statistic, by ring and by band) and errors.png (histogram of sim - real range of the beams
- * both hit). `real_name`, `sim_name` (may be NULL) go into the JSON. LSIM_ERR_IO naming the path. */
+ * (every statistic, by ring and by band), errors.png (histogram of sim - real range of the beams
+ * both hit) and, matched by beam, range_images.png (real, sim and sim - real ranges by ring and
+ * column). `real_name`, `sim_name` (may be NULL) go into the JSON. LSIM_ERR_IO naming the path. */
 LSIM_API lsim_status lsim_compare_write_report(const lsim_compare *cmp, const char *dir, const char *real_name,
                                                const char *sim_name);
 LSIM_API void lsim_compare_destroy(lsim_compare *cmp);

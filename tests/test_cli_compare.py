@@ -65,7 +65,9 @@ if r.returncode == 0:
     check(len(s["by_ring"]) == 128 and len(s["by_band"]) == 5, "self: 128 rings, 5 bands")
     check(sum(b["stats"]["both_hit"] for b in s["by_band"]) == a["both_hit"], "self: the bands partition the hits")
     check(os.path.getsize(os.path.join(out, "errors.png")) > 1000, "self: errors.png written")
-    check(sorted(os.listdir(out)) == ["errors.png", "summary.json"], "self: nothing else left: %s" % os.listdir(out))
+    check(os.path.getsize(os.path.join(out, "range_images.png")) > 10000, "self: range_images.png written")
+    check(sorted(os.listdir(out)) == ["errors.png", "range_images.png", "summary.json"],
+          "self: nothing else left: %s" % os.listdir(out))
 
 # frame 0 against frame 1, by beam and by direction
 res = {}

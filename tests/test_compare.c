@@ -217,6 +217,8 @@ static void check_report(lsim_context *ctx, const lsim_points *a)
     char path[512], buf[1 << 16];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     remove(path);
+    snprintf(path, sizeof path, "%s/range_images.png", dir);
+    remove(path);
     snprintf(path, sizeof path, "%s/errors.png", dir);
     remove(path);
     rmdir(dir);
@@ -232,6 +234,8 @@ static void check_report(lsim_context *ctx, const lsim_points *a)
     remove(dir);
     REQUIRE_OK(ctx, lsim_compare_write_report(c, dir, "a \"real\".pcd", "b.pcd"));
     CHECK(stat(path, &st) == 0 && st.st_size > 1000); /* errors.png */
+    snprintf(path, sizeof path, "%s/range_images.png", dir);
+    CHECK(stat(path, &st) == 0 && st.st_size > 1000);
     CHECK(!has_staging(dir));
     snprintf(path, sizeof path, "%s/summary.json", dir);
     f = fopen(path, "r");

@@ -26,7 +26,8 @@ static void compare_usage(FILE *out)
             "reflectivity error, all by ring and by range band (0-10, 10-20, 20-40, 40-80, 80+ m).\n"
             "REAL and SIM: any point file lidarsim reads (PCD, PLY, CSV, LAS, KITTI .bin) or a recording\n"
             "(pcap). Beams match by (ring, column) when both hold ring and azimuth or time, else by\n"
-            "direction (docs/compare.md). Writes REPORT/summary.json and REPORT/errors.png, together.\n\n"
+            "direction (docs/compare.md). Writes REPORT/summary.json, REPORT/errors.png and (matched by\n"
+            "beam) REPORT/range_images.png, together.\n\n"
             "  -o, --output DIR         the report folder (created when missing)\n"
             "  --match auto|beam|direction\n"
             "                           how beams are matched (default auto)\n"
@@ -173,7 +174,8 @@ int lsim_cmd_compare(int argc, char **argv)
     lsim_compare_get_stats(cmp, LSIM_COMPARE_ALL, 0, &s);
     lsim_compare_get_layout(cmp, &match, &rings, &columns, &tol);
     if (match == LSIM_COMPARE_MATCH_BEAM)
-        printf("lidarsim compare: wrote %s/summary.json, errors.png: beams matched by ring and column (%d x %d)\n",
+        printf("lidarsim compare: wrote %s/summary.json, errors.png, range_images.png: beams matched by ring and column "
+               "(%d x %d)\n",
                a.output, rings, columns);
     else
         printf("lidarsim compare: wrote %s/summary.json, errors.png: beams matched by direction (within %.4g deg)\n",

@@ -3,7 +3,7 @@
  * A tool above the pipeline (rank 9, tests/test_layering.py): it reads point sets through the
  * public API (include/lidarsim.h) and writes its report with io's output set, canvas and plots.
  * Files: compare.c (beam matching and statistics), compare_stats.c (error statistics, Chamfer),
- * compare_report.c (summary.json and pictures), kdtree.c (nearest neighbours). */
+ * compare_report.c (summary.json, errors.png), compare_image.c (range_images.png), kdtree.c (nearest neighbours). */
 #ifndef LSIM_COMPARE_COMPARE_H
 #define LSIM_COMPARE_COMPARE_H
 
@@ -40,6 +40,8 @@ extern const double LSIM_COMPARE_BAND_EDGES[LSIM_COMPARE_BANDS + 1];
  * to match, or all (ALL). scratch holds n doubles. extra_both_miss added to both_miss. */
 void lsim_compare_group_stats(const lsim_compare_beams *b, lsim_compare_group group, int index, double *scratch,
                               uint64_t extra_both_miss, lsim_compare_stats *out);
+/* range_images.png (compare_image.c): real, sim and sim - real ranges by ring and column; by beam only. */
+lsim_status lsim_compare_write_image(const lsim_compare *c, const char *path);
 /* Symmetric Chamfer distance of two point sets (n x 3 doubles each): half the sum of the mean
  * nearest-neighbour distances both ways; NaN when either is empty; -1 when out of memory. */
 int lsim_compare_chamfer(const double *a, size_t na, const double *b, size_t nb, double *out);

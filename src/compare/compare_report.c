@@ -1,5 +1,6 @@
-/* The report of lsim_compare: summary.json (every statistic, by ring and band) and errors.png
- * (histogram of the range errors of beams both hit), written together through an output set. */
+/* The report of lsim_compare: summary.json (every statistic, by ring and band), errors.png
+ * (histogram of the range errors of beams both hit) and, matched by beam, range_images.png
+ * (compare_image.c), written together through an output set. */
 #include "compare/compare.h"
 #include "core/context.h"
 #include "io/output_set.h"
@@ -136,16 +137,20 @@ lsim_status lsim_compare_write_report(const lsim_compare *c, const char *dir, co
                          !c ? "compare" : "folder");
     lsim_output_set o;
     lsim_output_set_init(&o, c->ctx, "compare");
-    char json[4096], png[4096];
+    char json[4096], png[4096], img[4096];
     lsim_status st = lsim_output_set_folder(&o, dir, "report folder");
     if (st == LSIM_OK)
         st = lsim_output_set_add(&o, "summary", ".json", json, sizeof json);
     if (st == LSIM_OK)
         st = lsim_output_set_add(&o, "errors", ".png", png, sizeof png);
+    if (st == LSIM_OK && c->match == LSIM_COMPARE_MATCH_BEAM)
+        st = lsim_output_set_add(&o, "range_images", ".png", img, sizeof img);
     if (st == LSIM_OK)
         st = write_json(c, json, real_name, sim_name);
     if (st == LSIM_OK)
         st = write_histogram(c, png);
+    if (st == LSIM_OK && c->match == LSIM_COMPARE_MATCH_BEAM)
+        st = lsim_compare_write_image(c, img);
     if (st == LSIM_OK)
         return lsim_output_set_commit(&o);
     lsim_output_set_name_finals(&o);
