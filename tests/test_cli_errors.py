@@ -432,7 +432,7 @@ def main():
     check(version.startswith("lidarsim ") and version.count(".") == 2, "lidarsim --version says %r" % version)
     for cmd in (["scan"], ["presets"], ["bench"], ["bench", "blooming"], ["bench", "pulses"], ["bench", "fit"],
                 ["bench", "dataset"], ["calibrate"], ["validate"], ["fit"], ["pattern", "from-scan"], ["dataset"],
-                ["render"], ["view"]):
+                ["render"], ["view"], ["compare"]):
         name = " ".join(cmd)
         p = subprocess.run([BINARY] + cmd + ["--version"], capture_output=True, text=True, timeout=limit(60))
         check(p.returncode == 0 and p.stdout.strip() == version and p.stderr == "",

@@ -192,6 +192,26 @@ static void check_errors(lsim_context *ctx, lsim_scene *scene, const lsim_points
     o.rings = -1;
     CHECK(lsim_compare_points(ctx, a, a, &o, &c) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(lsim_compare_points(ctx, NULL, a, NULL, &c) == LSIM_ERR_INVALID_ARGUMENT);
+    /* degenerate frames (one point repeated 60,000 times: the k-d tree's equal keys) are refused
+     * promptly: by direction, all of one direction; by beam, no azimuth step */
+    const char *csv[2] = {"test_compare_same.csv", "test_compare_same_ring.csv"};
+    for (int k = 0; k < 2; ++k) {
+        FILE *f = fopen(csv[k], "w");
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        fputs(k ? "x,y,z,ring,azimuth\n" : "x,y,z\n", f);
+        for (int i = 0; i < 60000; ++i)
+            fputs(k ? "3,4,1,2,53.13\n" : "3,4,1\n", f);
+        fclose(f);
+        lsim_points *same;
+        REQUIRE_OK(ctx, lsim_points_read(ctx, csv[k], 0, &same));
+        CHECK(lsim_compare_points(ctx, same, same, NULL, &c) == LSIM_ERR_INVALID_ARGUMENT && c == NULL);
+        printf("one point repeated%s: %s\n", k ? " (ring, azimuth)" : "", lsim_context_last_error(ctx));
+        CHECK(strstr(lsim_context_last_error(ctx), k ? "0 columns" : "share one direction") != NULL);
+        lsim_points_destroy(same);
+        remove(csv[k]);
+    }
     lsim_points_destroy(p32);
     lsim_points_destroy(p1800);
     lsim_sensor_destroy(s32);

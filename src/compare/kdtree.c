@@ -14,24 +14,29 @@ static void swap_idx(size_t *a, size_t *b)
     *b = s;
 }
 
-/* Put the element of rank k of order[lo, hi) by `axis` at position k, smaller ones before it. */
+/* Put the element of rank k of order[lo, hi) by `axis` at position k, smaller ones before it and
+ * larger ones after. Three-way partitions, so that many equal coordinates (a file of one point
+ * repeated) cost O(n), not O(n^2). */
 static void select_kth(lsim_kdtree *t, size_t lo, size_t hi, size_t k, int axis)
 {
     while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        swap_idx(&t->order[mid], &t->order[hi - 1]);
-        const double pivot = coord(t, hi - 1, axis);
-        size_t store = lo;
-        for (size_t i = lo; i + 1 < hi; ++i)
-            if (coord(t, i, axis) < pivot)
-                swap_idx(&t->order[i], &t->order[store++]);
-        swap_idx(&t->order[store], &t->order[hi - 1]);
-        if (store == k)
-            return;
-        if (k < store)
-            hi = store;
+        const double pivot = coord(t, lo + (hi - lo) / 2, axis);
+        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < pivot, [lt, i) == pivot, [gt, hi) > pivot */
+        while (i < gt) {
+            const double v = coord(t, i, axis);
+            if (v < pivot)
+                swap_idx(&t->order[lt++], &t->order[i++]);
+            else if (v > pivot)
+                swap_idx(&t->order[i], &t->order[--gt]);
+            else
+                ++i;
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
         else
-            lo = store + 1;
+            return;
     }
 }
 
@@ -99,7 +104,7 @@ static void search(query *s, size_t lo, size_t hi)
         const double *x = t->xyz + 3 * p;
         const double dx = x[0] - s->q[0], dy = x[1] - s->q[1], dz = x[2] - s->q[2];
         const double d2 = dx * dx + dy * dy + dz * dz;
-        if (p != s->skip && d2 <= s->best_d2) {
+        if (p != s->skip && (d2 < s->best_d2 || (s->best == SIZE_MAX && d2 <= s->best_d2))) {
             s->best_d2 = d2;
             s->best = p;
         }
@@ -113,7 +118,9 @@ static void search(query *s, size_t lo, size_t hi)
             far_hi = mid;
         }
         search(s, near_lo, near_hi);
-        if (diff * diff > s->best_d2)
+        /* the far side is no nearer than the splitting plane: once a point is found, one as near
+         * as it cannot replace it (so equal points cost O(log n), not O(n)) */
+        if (diff * diff > s->best_d2 || (s->best != SIZE_MAX && diff * diff >= s->best_d2))
             return;
         lo = far_lo; /* the far side: loop rather than recurse */
         hi = far_hi;
