@@ -1,10 +1,13 @@
-/* Shared helpers for scan tests: an independent rotation, ray/box distance, column access. */
+/* Shared helpers for scan tests: an independent rotation, ray/box distance, column access, a sensor
+ * loaded from scene-file lines. */
 #ifndef LSIM_TEST_SCAN_FIXTURE_H
 #define LSIM_TEST_SCAN_FIXTURE_H
 
 #include "lidarsim.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* R = Rz(yaw) Ry(pitch) Rx(roll), written out independently of the library. */
 static inline void fixture_rotate(const double rpy_deg[3], const double v[3], double out[3])
@@ -34,6 +37,26 @@ static inline double fixture_box_exit(const double o[3], const double d[3], cons
 static inline const float *fixture_f32(const lsim_points *p, lsim_field f)
 {
     return (const float *)lsim_points_column(p, f);
+}
+
+/* Write a scene file at `path` whose sensor is `sensor_yaml` (the lines under `sensor:`), with one
+ * box 5 m ahead, load it (the scene is dropped, *sensor kept) and remove the file. */
+static inline lsim_status fixture_load_sensor(lsim_context *ctx, const char *path, const char *sensor_yaml,
+                                              lsim_sensor **sensor)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fprintf(f, "sensor:\n%sobjects:\n  - box: {size: [1, 1, 1]}\n    position: [5, 0, 0]\n", sensor_yaml);
+    fclose(f);
+    lsim_scene *scene = NULL;
+    *sensor = NULL;
+    lsim_status st = lsim_scene_load(ctx, path, &scene, sensor);
+    lsim_scene_destroy(scene);
+    remove(path);
+    return st;
 }
 
 #endif

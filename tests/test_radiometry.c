@@ -350,22 +350,9 @@ static void test_sigma(lsim_context *ctx)
     }
 }
 
-/* Load a scene whose sensor is `sensor_yaml` (the lines under `sensor:`). */
 static lsim_status load(lsim_context *ctx, const char *sensor_yaml, lsim_sensor **sensor)
 {
-    FILE *f = fopen(SCENE_PATH, "w");
-    if (!f) {
-        fprintf(stderr, "cannot write %s\n", SCENE_PATH);
-        exit(1);
-    }
-    fprintf(f, "sensor:\n%sobjects:\n  - box: {size: [1, 1, 1]}\n    position: [5, 0, 0]\n", sensor_yaml);
-    fclose(f);
-    lsim_scene *scene = NULL;
-    *sensor = NULL;
-    lsim_status st = lsim_scene_load(ctx, SCENE_PATH, &scene, sensor);
-    lsim_scene_destroy(scene);
-    remove(SCENE_PATH);
-    return st;
+    return fixture_load_sensor(ctx, SCENE_PATH, sensor_yaml, sensor);
 }
 
 static void expect_error(lsim_context *ctx, const char *sensor_yaml, const char *key, const char *what)

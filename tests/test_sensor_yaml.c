@@ -1,6 +1,7 @@
 /* The scene file's `sensor:` section: inline rosette sensors and `prism_hz`, and the bounds on
  * rate_hz, range and position, each reported at the offending key's line. */
 #include "harness.h"
+#include "scan_fixture.h"
 
 #include "lidarsim.h"
 #include "sensor/sensor.h"
@@ -11,22 +12,9 @@
 
 #define SCENE_PATH "test_sensor_yaml.tmp.yaml"
 
-/* Write `sensor_yaml` (the lines under `sensor:`) into a scene with one box and load it. */
 static lsim_status load(lsim_context *ctx, const char *sensor_yaml, lsim_sensor **sensor)
 {
-    FILE *f = fopen(SCENE_PATH, "w");
-    if (!f) {
-        fprintf(stderr, "cannot write %s\n", SCENE_PATH);
-        exit(1);
-    }
-    fprintf(f, "sensor:\n%sobjects:\n  - box: {size: [1, 1, 1]}\n    position: [5, 0, 0]\n", sensor_yaml);
-    fclose(f);
-    lsim_scene *scene = NULL;
-    *sensor = NULL;
-    lsim_status st = lsim_scene_load(ctx, SCENE_PATH, &scene, sensor);
-    lsim_scene_destroy(scene);
-    remove(SCENE_PATH);
-    return st;
+    return fixture_load_sensor(ctx, SCENE_PATH, sensor_yaml, sensor);
 }
 
 /* The scene must fail with every string of `contains` in the message (NULL-terminated). */
