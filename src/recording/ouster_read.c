@@ -88,7 +88,7 @@ static lsim_status decode(ouster_ctx *o)
                 for (int r = 0; r < l->returns; ++r)
                     n += lsim_ouster_field_get(&l->range[r], f->pixels + (size_t)m * f->bytes + (size_t)i * l->pixel) != 0;
     lsim_points *p = NULL;
-    lsim_status st = lsim_recording_points_alloc(o->ctx, o->job->path, n, o->job->fields, &p);
+    lsim_status st = lsim_recording_points_alloc(o->ctx, n, o->job->fields, &p);
     if (st != LSIM_OK)
         return st;
     const double *M = t->lidar_to_sensor, nmm = t->origin_mm;

@@ -43,8 +43,8 @@ typedef struct lsim_recording_point {
  * inverse of the writer's lsim_recording_reflectivity_byte (pcap_write.h). */
 double lsim_recording_reflectivity_value(unsigned byte);
 
-lsim_status lsim_recording_points_alloc(lsim_context *ctx, const char *path, size_t capacity, uint32_t fields,
-                                        lsim_points **out);
+/* Points for `capacity` returns (at least one) of `fields`. */
+lsim_status lsim_recording_points_alloc(lsim_context *ctx, size_t capacity, uint32_t fields, lsim_points **out);
 /* Store point i (the caller keeps i below the capacity). */
 void lsim_recording_points_set(lsim_points *p, size_t i, const lsim_recording_point *pt);
 

@@ -13,10 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-lsim_status lsim_recording_points_alloc(lsim_context *ctx, const char *path, size_t capacity, uint32_t fields,
-                                        lsim_points **out)
+lsim_status lsim_recording_points_alloc(lsim_context *ctx, size_t capacity, uint32_t fields, lsim_points **out)
 {
-    (void)path;
     return lsim_points_alloc_fields(ctx, capacity ? capacity : 1, fields, out);
 }
 

@@ -121,7 +121,7 @@ static lsim_status frame_end(velo_ctx *v)
         return LSIM_OK;
     if (v->job->want >= 0 && (uint64_t)v->job->want == v->counted) {
         lsim_points *p = NULL;
-        lsim_status st = lsim_recording_points_alloc(v->ctx, v->job->path, v->count, v->job->fields, &p);
+        lsim_status st = lsim_recording_points_alloc(v->ctx, v->count, v->job->fields, &p);
         if (st != LSIM_OK)
             return st;
         for (size_t i = 0; i < v->count; ++i)
