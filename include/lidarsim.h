@@ -1239,6 +1239,63 @@ LSIM_API lsim_status lsim_compare_write_report(const lsim_compare *cmp, const ch
                                                const char *sim_name);
 LSIM_API void lsim_compare_destroy(lsim_compare *cmp);
 
+/* ---------------------------------------------------------------- twin (docs/twin.md) */
+
+/* A digital twin from a real recording (`lidarsim twin`): frames and the sensor's pose per frame
+ * in, an ordinary scene out that any sensor scans. Each frame's returns go on the sensor's beam
+ * grid (ring by column), each moved to the world by the pose at its own firing time (the
+ * trajectory through the poses, so a moving sensor's sweep is undone); neighbouring returns become
+ * triangles except across depth edges; a return that another frame's beam saw through is a moving
+ * object and is left out; where the frames see one surface its two measurements are averaged.
+ * Each surface gets a Lambertian reflectance inverted through lidarsim's intensity model from the
+ * recording's reflectivity (Ouster's calibrated channel: reflectivity / cos(incidence)) or its
+ * intensity (intensity R^2 / cos), in `reflectance_levels` materials; the recording's sensor
+ * (its calibration file) rides the recorded trajectory, and its ray drop measured frame against
+ * frame (where the other frames' surfaces predict an echo and the real beam returned none, by
+ * range, incidence and reflectance) becomes its `noise.drop` table. */
+typedef struct lsim_twin_options {
+    /* The recording: a pcap (Ouster or Velodyne packets) with its unit's `calibration` (as
+     * lsim_points_read_recording takes it), or a folder of frames (a SemanticKITTI sequence:
+     * `velodyne/NNNNNN.bin` or `points/NNNNNN.{pcd,ply,las,csv}`, with `poses.txt` in it), whose
+     * sensor is `calibration` (a unit's file) or `sensor` (a preset name). */
+    const char *calibration;
+    const char *sensor;
+    const char *poses;          /* KITTI poses: a 3 x 4 matrix per line, one per frame from 0 (NULL: the folder's poses.txt) */
+    const int64_t *frames;      /* frames to build from (NULL: every frame the poses cover) */
+    size_t frame_count;
+    double pose_time;           /* where in its frame each pose holds, 0..1 of the period (default 0.5, mid-sweep, as
+                                 * KISS-ICP and Ouster's SLAM give them; 0: the frame's first firing, as lidarsim's
+                                 * datasets and scans write them) */
+    int reflectance_levels;     /* materials the reflectances are put in, 1..256 (default 48: log-spaced, 0.01..1) */
+    double shadow_angle_deg;    /* no triangle edge within this of its beam (a depth edge), 0.1..45 (default 3) */
+    int drop_model;             /* 1 (default): measure the ray drop and give the sensor its table; 0: none */
+    int naive;                  /* 1: the baseline: every frame at its pose (no sweep undone), no moving objects left
+                                 * out, nothing averaged, one material (Lambertian 0.5), no drop table */
+    lsim_progress_mode progress;
+} lsim_twin_options;
+LSIM_API void lsim_twin_options_init(lsim_twin_options *options);
+
+typedef struct lsim_twin_stats {
+    uint64_t frames, points;    /* frames built from, their returns */
+    uint64_t transient;         /* returns left out as moving (seen through by another frame) */
+    uint64_t fused;             /* returns averaged with another frame's surface */
+    uint64_t triangles;
+    int materials;
+    uint64_t drop_beams;        /* beams the drop table was measured on (0: none) */
+    double drop_rate;           /* their overall drop rate */
+} lsim_twin_stats;
+
+/* Build the twin of `recording` into folder `dir` (created when missing), all files or none:
+ * scene.yaml (the sensor on its trajectory, materials, meshes), surface_NN.ply, trajectory.csv,
+ * the unit's calibration copied as sensor.json / sensor.yaml / sensor.xml, and twin.json (what was
+ * built, the drop table). Scan frame k as recorded with scan_time k / rate. stats may be NULL.
+ * Errors: LSIM_ERR_INVALID_ARGUMENT (an option out of range, a frame the poses do not cover, a
+ * recording without ring and time that its sensor cannot place), LSIM_ERR_PARSE (a poses file
+ * naming its line), LSIM_ERR_IO, LSIM_ERR_NOT_FOUND (a frame beyond the recording), and the
+ * readers' errors. */
+LSIM_API lsim_status lsim_twin_build(lsim_context *ctx, const char *recording, const lsim_twin_options *options,
+                                     const char *dir, lsim_twin_stats *stats);
+
 
 
 #ifdef __cplusplus

@@ -30,6 +30,7 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
      view       re-scans through lsim_scene_scan_into as the sensor moves; bench: the
      bench      benchmarks of lidarsim bench (frames, pulses, blooming, fitting, datasets)
      compare    lidarsim compare: two frames' per-beam agreement, read through the public API
+     twin       lidarsim twin: a scene rebuilt from a recording (its rays through geometry's engine)
  10  cli        the lidarsim command
 
 Three rules have no exceptions: only src/geometry/ uses Embree (headers, rtc* calls, RTC_*
@@ -57,10 +58,10 @@ RANKS = {
     "calib": 6,
     "noise": 7,
     "pipeline": 8,
-    "validate": 9, "compare": 9, "dataset": 9, "inverse": 9, "view": 9, "bench": 9,
+    "validate": 9, "compare": 9, "twin": 9, "dataset": 9, "inverse": 9, "view": 9, "bench": 9,
     "cli": 10,
 }
-TOOLS = {"validate", "compare", "dataset", "inverse", "view", "bench"}
+TOOLS = {"validate", "compare", "twin", "dataset", "inverse", "view", "bench"}
 
 # (including file, included header): why it is there today.
 KNOWN = {

@@ -13,6 +13,7 @@ int lsim_cmd_dataset(int argc, char **argv);   /* cli/cmd_dataset.c */
 int lsim_cmd_render(int argc, char **argv);    /* cli/cmd_render.c */
 int lsim_cmd_view(int argc, char **argv);      /* cli/cmd_view.c */
 int lsim_cmd_compare(int argc, char **argv);   /* cli/cmd_compare.c */
+int lsim_cmd_twin(int argc, char **argv);      /* cli/cmd_twin.c */
 
 /* Exit codes shared by all commands. */
 enum { LSIM_EXIT_OK = 0, LSIM_EXIT_FAILURE = 1, LSIM_EXIT_USAGE = 2, LSIM_EXIT_VALIDATION_FAILED = 3 };

@@ -65,6 +65,7 @@ static const command COMMANDS[] = {
     {"render", lsim_cmd_render, "render POINTS -o PNG", "a picture of a point file (bev, range, perspective)"},
     {"view", lsim_cmd_view, "view SCENE.yaml [--screenshot PNG]", "live OpenGL viewer: scene, sensor, beams, points"},
     {"compare", lsim_cmd_compare, "compare REAL SIM -o DIR", "per-beam agreement of two frames of one sensor (ray drop, range)"},
+    {"twin", lsim_cmd_twin, "twin RECORDING -o DIR --poses P", "a scene rebuilt from a real recording, to scan with any sensor"},
 };
 enum { COMMAND_COUNT = sizeof COMMANDS / sizeof COMMANDS[0] };
 
