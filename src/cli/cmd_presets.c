@@ -1,4 +1,5 @@
-/* `lidarsim presets [NAME [--beams]]`: list the built-in sensors, show one, or dump its beams. */
+/* `lidarsim presets [NAME|FILE [--beams]]`: list the built-in sensors, show one (a preset, a real
+ * unit's calibration file or a scene file's sensor), or dump its beams. */
 #include "commands.h"
 #include "opts.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void usage(FILE *out)
 {
@@ -19,7 +21,8 @@ static void usage(FILE *out)
             "                 origin_x,origin_y,origin_z (where each beam starts, sensor frame, m)\n"
             "                 (one row per beam in firing order; azimuth counter-clockwise from +x)\n"
             "  FILE [--beams] the same for a real unit's calibration file (Ouster metadata JSON, Velodyne\n"
-            "                 JSON, ROS velodyne_pointcloud YAML or VeloView XML), as `sensor: {calibration: FILE}`\n"
+            "                 JSON, ROS velodyne_pointcloud YAML or VeloView XML), as `sensor: {calibration: FILE}`,\n"
+            "                 or for the sensor of a scene file (YAML with a top-level `sensor:` key)\n"
             "  -h, --help     this help (on standard output);  --version  print the version\n");
 }
 
@@ -38,6 +41,36 @@ static void unknown_preset(const char *name)
     for (size_t i = 0; names[i]; ++i)
         fprintf(stderr, "%s %s", i ? "," : "", names[i]);
     fprintf(stderr, "\n");
+}
+
+/* 1 if the regular file at `path` is a scene file: a top-level `sensor:` key, which no calibration
+ * format has (Ouster JSON quotes its keys; Velodyne YAML starts with lasers/num_lasers). Read line
+ * by line, so a large calibration file costs one pass and no memory. */
+static int is_scene_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    int scene = 0, start = 1; /* at the start of a line */
+    while (!scene && fgets(line, sizeof line, f)) {
+        scene = start && strncmp(line, "sensor:", 7) == 0;
+        start = strchr(line, '\n') != NULL;
+    }
+    fclose(f);
+    return scene;
+}
+
+/* The sensor of a scene file (its objects are loaded and dropped). */
+static lsim_status scene_sensor(lsim_context *ctx, const char *path, lsim_sensor **sensor)
+{
+    lsim_scene *scene = NULL;
+    lsim_status st = lsim_scene_load(ctx, path, &scene, sensor);
+    lsim_scene_destroy(scene);
+    return st;
 }
 
 static int print_summary(const lsim_sensor *sensor)
@@ -116,7 +149,7 @@ int lsim_cmd_presets(int argc, char **argv)
         list_presets();
         return LSIM_EXIT_OK;
     }
-    /* a path (has a '/' or a '.') names a real unit's calibration file */
+    /* a path (has a '/' or a '.') names a real unit's calibration file, or a scene file */
     const int unit = !lsim_sensor_preset_description(name) && (strchr(name, '/') || strchr(name, '.'));
     if (!lsim_sensor_preset_description(name) && !unit) {
         unknown_preset(name);
@@ -129,8 +162,10 @@ int lsim_cmd_presets(int argc, char **argv)
     }
     lsim_sensor *sensor;
     int rc = LSIM_EXIT_OK;
-    if ((unit ? lsim_sensor_create_calibrated(ctx, name, &sensor) : lsim_sensor_create_preset(ctx, name, &sensor)) !=
-        LSIM_OK) {
+    const lsim_status st = !unit                 ? lsim_sensor_create_preset(ctx, name, &sensor)
+                           : is_scene_file(name) ? scene_sensor(ctx, name, &sensor)
+                                                 : lsim_sensor_create_calibrated(ctx, name, &sensor);
+    if (st != LSIM_OK) {
         fprintf(stderr, "lidarsim presets: %s\n", lsim_context_last_error(ctx));
         rc = LSIM_EXIT_FAILURE;
     } else {

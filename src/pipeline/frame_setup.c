@@ -130,6 +130,8 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
         f->noise_model.noise_floor = 0.0f;
     }
     f->noise = options->noise;
+    /* the measured ray drop is a random drop-out: off with the noise, like the others */
+    f->drop = options->noise && spec->drop.n_range > 0 && spec->drop.rate ? &spec->drop : NULL;
     f->surfaces = &ws->surfaces;
     f->range_resolution = (float)spec->range_resolution;
     f->seed = options->seed;

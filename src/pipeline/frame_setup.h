@@ -25,6 +25,7 @@ typedef struct lsim_frame_setup {
     lsim_overlap overlap;  /* of every echo and the background (none: as before, fog keeps its ramp) */
     float ambient_ref;     /* background (intensity units) that lifts the threshold by sqrt2; 0: no rise */
     double threshold;
+    const lsim_drop_table *drop; /* the sensor's measured ray drop; NULL: none, or noise off */
     int noise, kernel;
     uint64_t seed;
     uint32_t frame;

@@ -5,6 +5,7 @@
 #include "core/context.h"
 #include "core/rng.h"
 #include "noise/calibrated.h"
+#include "noise/drop_table.h"
 #include "optics/fog.h"
 #include "scene/scene.h"
 
@@ -105,6 +106,12 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
         }
         if (f->noise && f->range_resolution > 0.0f) /* the sensor reports whole steps */
             r = roundf(r / f->range_resolution) * f->range_resolution;
+        if (f->drop && d->object != LSIM_NO_HIT) { /* the measured ray drop, last (noise/drop_table.h) */
+            const float incidence = acosf(fminf(1.0f, d->cos_incidence)) * (float)(180.0 / 3.14159265358979323846);
+            if (!lsim_drop_table_keep(f->drop, f->seed, f->frame, (uint64_t)beam, (uint32_t)k, r, incidence,
+                                      lsim_drop_table_reflectance(&f->surfaces->brdf[d->object])))
+                continue;
+        }
         size_t s = slot + kept++;
         out->range[s] = r; /* the other arrays only where the frame's point fields need them */
         if (out->range_clean)

@@ -16,7 +16,8 @@ static const char *const sensor_keys[] = {
     "width", "height", "hfov_deg", "vfov_deg", "file", "points", "prism_hz", "beam", "receiver", "baseline", "range_resolution",
     "velocity", "angular_velocity_deg_s", "trajectory", "calibration", "spin", "firing_rate_hz", NULL};
 static const char *const noise_keys[] = {"range_sigma", "intensity_sigma", "model", "snr_at_threshold",
-                                         "range_sigma_weak", NULL};
+                                         "range_sigma_weak", "drop", NULL};
+static const char *const drop_keys[] = {"range_m", "incidence_deg", "reflectance", "rate", NULL};
 
 static const struct { const char *name; lsim_sensor_kind kind; } kinds[] = {
     {"rotating", LSIM_SENSOR_ROTATING}, {"planar", LSIM_SENSOR_PLANAR}, {"camera", LSIM_SENSOR_CAMERA},
@@ -185,6 +186,75 @@ static lsim_status parse_elevations(lsim_yaml *y, yaml_node_t *map, lsim_sensor_
     return LSIM_OK;
 }
 
+static size_t sequence_length(const yaml_node_t *node)
+{
+    return node && node->type == YAML_SEQUENCE_NODE
+               ? (size_t)(node->data.sequence.items.top - node->data.sequence.items.start)
+               : 0;
+}
+
+/* One axis of sensor.noise.drop: a list of 1..LSIM_DROP_MAX_EDGES lower bin edges (their values are
+ * checked with the spec: spec_validate.c). */
+static lsim_status read_drop_edges(lsim_yaml *y, yaml_node_t *drop, const char *name, double *edges, int *n)
+{
+    char key[64];
+    snprintf(key, sizeof key, "sensor.noise.drop.%s", name);
+    yaml_node_t *node = lsim_yaml_get(y, drop, name);
+    if (!node)
+        return lsim_yaml_fail(y, drop, LSIM_ERR_PARSE, key,
+                              "missing; a drop table needs range_m, incidence_deg and reflectance (lower bin edges, "
+                              "ascending, the first 0) and rate");
+    const size_t count = sequence_length(node);
+    if (node->type == YAML_SEQUENCE_NODE && (count < 1 || count > LSIM_DROP_MAX_EDGES))
+        return lsim_yaml_fail(y, node, LSIM_ERR_PARSE, key,
+                              "%zu edges; give 1 to %d lower bin edges, ascending, the first 0", count,
+                              LSIM_DROP_MAX_EDGES);
+    size_t got = 0;
+    lsim_status st = lsim_yaml_numbers(y, node, key, edges, 0, LSIM_DROP_MAX_EDGES, &got);
+    *n = (int)got;
+    return st;
+}
+
+/* sensor.noise.drop: the measured ray-drop table (sensor.h, lsim_drop_table). */
+static lsim_status read_drop(lsim_yaml *y, yaml_node_t *drop, lsim_sensor_spec *spec)
+{
+    lsim_status st = lsim_yaml_check_keys(y, drop, "sensor.noise.drop", drop_keys);
+    lsim_drop_table t;
+    memset(&t, 0, sizeof t);
+    if (st == LSIM_OK)
+        st = read_drop_edges(y, drop, "range_m", t.range_m, &t.n_range);
+    if (st == LSIM_OK)
+        st = read_drop_edges(y, drop, "incidence_deg", t.incidence_deg, &t.n_incidence);
+    if (st == LSIM_OK)
+        st = read_drop_edges(y, drop, "reflectance", t.reflectance, &t.n_reflectance);
+    if (st != LSIM_OK)
+        return st;
+    yaml_node_t *rate = lsim_yaml_get(y, drop, "rate");
+    const size_t n = (size_t)t.n_range * (size_t)t.n_incidence * (size_t)t.n_reflectance;
+    if (!rate)
+        return lsim_yaml_fail(y, drop, LSIM_ERR_PARSE, "sensor.noise.drop.rate",
+                              "missing; give %d x %d x %d = %zu drop rates in [0, 1]", t.n_range, t.n_incidence,
+                              t.n_reflectance, n);
+    if (rate->type != YAML_SEQUENCE_NODE) /* "expected a list of numbers, got ..." */
+        return lsim_yaml_numbers(y, rate, "sensor.noise.drop.rate", NULL, 0, n, NULL);
+    if (sequence_length(rate) != n)
+        return lsim_yaml_fail(y, rate, LSIM_ERR_PARSE, "sensor.noise.drop.rate",
+                              "%zu rates, but %d range x %d incidence x %d reflectance bins need %zu (range-major: "
+                              "rate[(i_range * n_incidence + i_incidence) * n_reflectance + i_reflectance])",
+                              sequence_length(rate), t.n_range, t.n_incidence, t.n_reflectance, n);
+    t.rate = malloc(n * sizeof *t.rate);
+    if (!t.rate)
+        return lsim_fail(y->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory reading sensor.noise.drop.rate");
+    st = lsim_yaml_numbers(y, rate, "sensor.noise.drop.rate", t.rate, n, n, NULL);
+    if (st != LSIM_OK) {
+        free(t.rate);
+        return st;
+    }
+    free(spec->drop.rate);
+    spec->drop = t; /* its values are checked with the spec's (spec_validate.c) */
+    return LSIM_OK;
+}
+
 /* The file a sensor key names (relative to the scene file), read into spec by `read`; its error is
  * reported at that key's line with the reader's status, or with `as` when that is not LSIM_OK. */
 static lsim_status read_sensor_file(lsim_yaml *y, yaml_node_t *node, const char *key, const char *dir,
@@ -296,6 +366,9 @@ static lsim_status parse_overrides(lsim_yaml *y, yaml_node_t *map, const char *d
                                       LSIM_YAML_Q(y, name));
             spec->noise_snr = strcmp(name, "snr") == 0;
         }
+        yaml_node_t *drop = lsim_yaml_get(y, noise, "drop");
+        if (st == LSIM_OK && drop)
+            st = read_drop(y, drop, spec);
     }
     yaml_node_t *beam = lsim_yaml_get(y, map, "beam"), *receiver = lsim_yaml_get(y, map, "receiver");
     if (st == LSIM_OK && beam)

@@ -25,6 +25,22 @@
 /* Points of a measured receiver overlap curve (receiver.overlap: [[R, f], ...]). */
 #define LSIM_OVERLAP_MAX_POINTS 32
 
+/* A measured ray-drop table (scene key sensor.noise.drop; noise/drop_table.h applies it): the
+ * probability that the real sensor returns nothing where the simulation has an echo, binned by the
+ * echo's reported range, its incidence angle and the hit material's reflectance. Each axis holds
+ * 1..LSIM_DROP_MAX_EDGES lower bin edges, ascending, the first 0 (the last bin is open-ended);
+ * rate holds n_range x n_incidence x n_reflectance probabilities in [0, 1], range-major:
+ * rate[(i_range * n_incidence + i_incidence) * n_reflectance + i_reflectance]. n_range == 0: no
+ * table (rate NULL). */
+#define LSIM_DROP_MAX_EDGES 64
+typedef struct lsim_drop_table {
+    int n_range, n_incidence, n_reflectance;
+    double range_m[LSIM_DROP_MAX_EDGES];       /* metres, >= 0 */
+    double incidence_deg[LSIM_DROP_MAX_EDGES]; /* degrees, [0, 90) */
+    double reflectance[LSIM_DROP_MAX_EDGES];   /* >= 0 */
+    double *rate;                              /* owned */
+} lsim_drop_table;
+
 /* Default rosette prism rotation rates (Hz), Livox-style: opposite signs, ratio the golden ratio,
  * so the curve never closes within a frame. The Mid-40's exact motor speeds are not published;
  * these cover its 38.4 deg FOV densely in 0.1 s. Every spec starts from them
@@ -132,6 +148,7 @@ typedef struct lsim_sensor_spec {
     double intensity_sigma;   /* relative std of intensity */
     double detection_reflectance; /* Lambertian reflectance detected just at range_max */
     double range_resolution;  /* metres: measured ranges are multiples of it (0: continuous) */
+    lsim_drop_table drop;     /* measured ray drop (n_range 0: none); rate owned like the arrays above */
     lsim_beam_spec beam;
     lsim_receiver_spec receiver;
     double baseline[3];       /* receiver offset from the emitter, sensor frame, metres */

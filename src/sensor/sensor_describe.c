@@ -136,6 +136,17 @@ static void beam_and_noise(text *w, const lsim_sensor_spec *s)
                "and 1 / amplitude; snr_at_threshold %.9g)\n", s->range_sigma, s->snr_at_threshold);
     else
         put(w, "noise_model: constant (sigma %.9g m)\n", s->range_sigma);
+    const lsim_drop_table *d = &s->drop; /* noise/drop_table.h */
+    if (d->n_range > 0 && d->rate) {
+        const size_t n = (size_t)d->n_range * (size_t)d->n_incidence * (size_t)d->n_reflectance;
+        double sum = 0.0, max = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+            sum += d->rate[i];
+            max = d->rate[i] > max ? d->rate[i] : max;
+        }
+        put(w, "drop_table: %d x %d x %d bins (range x incidence x reflectance), mean rate %.3g, max %.3g\n",
+            d->n_range, d->n_incidence, d->n_reflectance, sum / (double)n, max);
+    }
 }
 
 /* One line per figure group: where a preset's numbers come from (docs/presets.md). */

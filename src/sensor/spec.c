@@ -96,6 +96,9 @@ void lsim_sensor_spec_free(lsim_sensor_spec *spec)
     spec->elevations_deg = NULL;
     spec->pattern_azimuth_deg = spec->pattern_elevation_deg = spec->pattern_time_s = NULL;
     spec->pattern_ring = NULL;
+    free(spec->drop.rate);
+    spec->drop.rate = NULL;
+    spec->drop.n_range = spec->drop.n_incidence = spec->drop.n_reflectance = 0;
 }
 
 int lsim_sensor_dup_array(const void *src, size_t n, size_t size, void **out)
@@ -120,7 +123,11 @@ lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src
     lsim_sensor_spec copy = *src;
     copy.name[sizeof copy.name - 1] = '\0';
     size_t channels = src->channels > 0 ? (size_t)src->channels : 0, n = src->pattern_count;
-    void *elev, *paz, *pel, *pt, *pr, *caz, *ct, *co;
+    const lsim_drop_table *d = &src->drop;
+    size_t rates = d->n_range > 0 && d->n_incidence > 0 && d->n_reflectance > 0
+                       ? (size_t)d->n_range * (size_t)d->n_incidence * (size_t)d->n_reflectance
+                       : 0;
+    void *elev, *paz, *pel, *pt, *pr, *caz, *ct, *co, *rate;
     int ok = lsim_sensor_dup_array(src->elevations_deg, channels, sizeof(double), &elev);
     ok &= lsim_sensor_dup_array(src->channel_azimuth_deg, channels, sizeof(double), &caz);
     ok &= lsim_sensor_dup_array(src->channel_time_s, channels, sizeof(double), &ct);
@@ -129,6 +136,7 @@ lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src
     ok &= lsim_sensor_dup_array(src->pattern_elevation_deg, n, sizeof(double), &pel);
     ok &= lsim_sensor_dup_array(src->pattern_time_s, n, sizeof(double), &pt);
     ok &= lsim_sensor_dup_array(src->pattern_ring, n, sizeof(uint16_t), &pr);
+    ok &= lsim_sensor_dup_array(src->drop.rate, rates, sizeof(double), &rate);
     copy.elevations_deg = elev;
     copy.channel_azimuth_deg = caz;
     copy.channel_time_s = ct;
@@ -137,6 +145,7 @@ lsim_status lsim_sensor_spec_copy(lsim_context *ctx, const lsim_sensor_spec *src
     copy.pattern_elevation_deg = pel;
     copy.pattern_time_s = pt;
     copy.pattern_ring = pr;
+    copy.drop.rate = rate;
     if (!ok) {
         lsim_sensor_spec_free(&copy);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory copying a sensor spec");

@@ -387,6 +387,55 @@ static lsim_status validate_optics(lsim_context *ctx, const lsim_sensor_spec *sp
     return LSIM_OK;
 }
 
+/* One axis of the drop table: 1..LSIM_DROP_MAX_EDGES lower edges rising from 0, each below `below`. */
+static lsim_status validate_drop_axis(lsim_context *ctx, const char *key, const char *unit, const double *edges, int n,
+                                      double below)
+{
+    if (n < 1 || n > LSIM_DROP_MAX_EDGES)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.drop.%s: %d edges; give 1 to %d lower bin edges, ascending, the first 0", key,
+                         n, LSIM_DROP_MAX_EDGES);
+    if (edges[0] != 0.0)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                         "sensor.noise.drop.%s[0]: %g is invalid; the first lower edge must be 0 (so that every "
+                         "value has a bin)", key, edges[0]);
+    for (int i = 1; i < n; ++i) {
+        if (!(edges[i] > edges[i - 1]))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.noise.drop.%s[%d]: %g is invalid; the lower edges must rise (it follows %g)",
+                             key, i, edges[i], edges[i - 1]);
+        if (!(edges[i] < below))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.noise.drop.%s[%d]: %g is invalid; an edge must be below %g%s", key, i, edges[i],
+                             below, unit);
+    }
+    return LSIM_OK;
+}
+
+/* The measured ray-drop table (sensor.h, lsim_drop_table). */
+static lsim_status validate_drop(lsim_context *ctx, const lsim_drop_table *d)
+{
+    if (d->n_range == 0 && d->n_incidence == 0 && d->n_reflectance == 0 && !d->rate)
+        return LSIM_OK; /* no table */
+    lsim_status st = validate_drop_axis(ctx, "range_m", " m", d->range_m, d->n_range, LSIM_SENSOR_MAX_RANGE_M);
+    if (st == LSIM_OK)
+        st = validate_drop_axis(ctx, "incidence_deg", " deg", d->incidence_deg, d->n_incidence, 90.0);
+    if (st == LSIM_OK)
+        st = validate_drop_axis(ctx, "reflectance", "", d->reflectance, d->n_reflectance, 1e6);
+    if (st != LSIM_OK)
+        return st;
+    if (!d->rate)
+        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "sensor.noise.drop.rate: missing; give %d x %d x %d rates",
+                         d->n_range, d->n_incidence, d->n_reflectance);
+    const size_t n = (size_t)d->n_range * (size_t)d->n_incidence * (size_t)d->n_reflectance;
+    for (size_t i = 0; i < n; ++i)
+        if (!in_range(d->rate[i], 0.0, 1.0))
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "sensor.noise.drop.rate[%zu]: %g is invalid; a drop rate must be in [0, 1] (the "
+                             "probability that an echo in the bin is removed)", i, d->rate[i]);
+    return LSIM_OK;
+}
+
 lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec *spec)
 {
     if (!spec)
@@ -418,5 +467,7 @@ lsim_status lsim_sensor_spec_validate(lsim_context *ctx, const lsim_sensor_spec 
     st = validate_common(ctx, spec);
     if (st == LSIM_OK)
         st = validate_optics(ctx, spec);
+    if (st == LSIM_OK)
+        st = validate_drop(ctx, &spec->drop);
     return st;
 }
