@@ -1269,6 +1269,7 @@ typedef struct lsim_twin_options {
     int reflectance_levels;     /* materials the reflectances are put in, 1..256 (default 48: log-spaced, 0.01..1) */
     double shadow_angle_deg;    /* no triangle edge within this of its beam (a depth edge), 0.1..45 (default 3) */
     int drop_model;             /* 1 (default): measure the ray drop and give the sensor its table; 0: none */
+    int partial;                /* 1: count a pcap's incomplete first and last frames too (lsim_recording_options) */
     int naive;                  /* 1: the baseline: every frame at its pose (no sweep undone), no moving objects left
                                  * out, nothing averaged, one material (Lambertian 0.5), no drop table */
     lsim_progress_mode progress;

@@ -47,6 +47,7 @@ static void twin_usage(FILE *out)
             "  --no-drop                no measured ray-drop table\n"
             "  --naive                  the baseline: frames at their poses, meshed as read, one\n"
             "                           material, no drop table\n"
+            "  --partial                count a pcap's incomplete first and last frames too\n"
             "  --quiet                  no progress and no summary\n"
             "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
@@ -99,6 +100,7 @@ static int parse_args(int argc, char **argv, twin_args *a)
         {"shadow-angle", required_argument, NULL, 0},
         {"no-drop", no_argument, NULL, 0},
         {"naive", no_argument, NULL, 0},
+        {"partial", no_argument, NULL, 0},
         {"quiet", no_argument, NULL, 0},
         {0, 0, 0, 0}};
     lsim_opts g;
@@ -143,6 +145,8 @@ static int parse_args(int argc, char **argv, twin_args *a)
             a->o.drop_model = 0;
         } else if (!strcmp(opt, "--naive")) {
             a->o.naive = 1;
+        } else if (!strcmp(opt, "--partial")) {
+            a->o.partial = 1;
         } else { /* --quiet */
             a->quiet = 1;
         }
@@ -179,7 +183,8 @@ int lsim_cmd_twin(int argc, char **argv)
     lsim_cli_signal_context(NULL);
     free(a.frames);
     if (st != LSIM_OK) {
-        fprintf(stderr, "lidarsim twin: %s\n", lsim_context_last_error(ctx));
+        const char *msg = lsim_context_last_error(ctx);
+        fprintf(stderr, "lidarsim twin: %s\n", strncmp(msg, "twin: ", 6) ? msg : msg + 6);
         lsim_context_destroy(ctx);
         return LSIM_EXIT_FAILURE;
     }

@@ -39,8 +39,7 @@ static double shot_noise_coefficient(const lsim_receiver_spec *r)
     return excess * sqrt(h_nu / (dt * unit));
 }
 
-/* The overlap of every echo from the spec's receiver (receiver/overlap.h). */
-static void overlap_make(lsim_overlap *o, const lsim_receiver_spec *r)
+void lsim_overlap_make(lsim_overlap *o, const lsim_receiver_spec *r)
 {
     _Static_assert(LSIM_RX_OVERLAP_POINTS == LSIM_OVERLAP_MAX_POINTS, "overlap curve sizes differ");
     memset(o, 0, sizeof *o);
@@ -92,7 +91,7 @@ void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_se
     f->receiver.shot_noise = shot_noise_coefficient(&spec->receiver);
     f->receiver.max_range = spec->range_max;
     f->merge_tolerance = (float)(0.5 * lsim_pulse_range_sigma(spec->receiver.pulse_width_ns));
-    overlap_make(&f->overlap, &spec->receiver);
+    lsim_overlap_make(&f->overlap, &spec->receiver);
     /* The threshold's rise with ambient light: B_ref is the background of a white surface facing a
      * sun of ambient_ref_w_m2, the same expression as sun_level's. */
     f->ambient_ref = (float)(spec->receiver.ambient_ref_w_m2 * 3.14159265358979 * half * half /

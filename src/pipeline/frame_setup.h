@@ -34,6 +34,8 @@ typedef struct lsim_frame_setup {
 /* Per-object surface data of the scene into ws->surfaces. */
 void lsim_frame_fill_surfaces(const lsim_scene *scene, lsim_frame_workspace *ws);
 /* Everything one frame's slices share. */
+/* The overlap of every echo from the spec's receiver (receiver/overlap.h). */
+void lsim_overlap_make(lsim_overlap *o, const lsim_receiver_spec *r);
 void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_sensor *sensor,
                            const lsim_scan_options *options, lsim_frame_workspace *ws);
 /* The beams [lo, hi) of one slice: rays, trace, optics, receiver, noise; returns its echoes. */

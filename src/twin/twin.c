@@ -56,14 +56,33 @@ static lsim_status sensor_layout(lsim_twin_run *run)
                          columns);
     /* the mean elevation step between rings, from the beam table */
     const size_t nb = lsim_sensor_beam_count(run->sensor);
-    double *el = malloc((nb ? nb : 1) * sizeof *el);
-    if (!el)
+    double *el = malloc((nb ? nb : 1) * sizeof *el), *org = malloc((nb ? nb : 1) * 3 * sizeof *org);
+    uint16_t *ring = malloc((nb ? nb : 1) * sizeof *ring);
+    double *count = calloc((size_t)rings, sizeof *count);
+    run->ring_el = calloc((size_t)rings, sizeof *run->ring_el);
+    if (!el || !org || !ring || !count || !run->ring_el) {
+        free(el), free(org), free(ring), free(count);
         return lsim_fail(run->ctx, LSIM_ERR_OUT_OF_MEMORY, "twin: out of memory");
-    lsim_sensor_get_beams(run->sensor, NULL, el, NULL, NULL);
+    }
+    lsim_sensor_get_beams(run->sensor, NULL, el, NULL, ring);
+    lsim_sensor_get_beam_origins(run->sensor, org);
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < nb; ++i)
+    for (size_t i = 0; i < nb; ++i) {
         lo = el[i] < lo ? el[i] : lo, hi = el[i] > hi ? el[i] : hi;
-    free(el);
+        if (ring[i] < rings) {
+            run->ring_el[ring[i]] += el[i];
+            count[ring[i]] += 1.0;
+        }
+        run->origin_z += org[3 * i + 2] / (double)nb;
+        run->origin_radial += hypot(org[3 * i], org[3 * i + 1]) / (double)nb;
+    }
+    for (long r = 0; r < rings; ++r)
+        run->ring_el[r] = count[r] > 0.0 ? run->ring_el[r] / count[r] : NAN;
+    free(el), free(org), free(ring), free(count);
+    double sr, si, det, rmin, rmax, res;
+    lsim_sensor_get_noise(run->sensor, &sr, &si, &det);
+    lsim_sensor_get_range(run->sensor, &rmin, &rmax, &res);
+    run->threshold = det / (rmax * rmax);
     run->ring_step = rings > 1 && hi > lo ? (hi - lo) / (rings - 1) * 3.14159265358979323846 / 180.0 : 0.005;
     run->period = 1.0 / hz;
     run->rings = (int)rings;
@@ -259,6 +278,7 @@ lsim_status lsim_twin_build(lsim_context *ctx, const char *recording, const lsim
             lsim_recording_options ro;
             lsim_recording_options_init(&ro);
             ro.frame = frames[i];
+            ro.partial = opt->partial;
             st = lsim_points_read_recording(ctx, recording, opt->calibration, &ro, &pts);
         }
         if (st != LSIM_OK)
@@ -274,6 +294,7 @@ lsim_status lsim_twin_build(lsim_context *ctx, const char *recording, const lsim
             goto done;
         lsim_progress_update(&prog, (double)i + 1.0);
     }
+    run.range_sigma = opt->naive ? NAN : lsim_twin_measure_noise(&run, &run.noise_patches);
     if (!opt->naive && (st = lsim_twin_fuse(&run)) != LSIM_OK)
         goto done;
     for (size_t i = 0; i < run.frames; ++i) {
@@ -300,6 +321,7 @@ done:
         lsim_twin_frame_free(&run.frame[i]);
     free(run.frame);
     free(run.pose_xyz);
+    free(run.ring_el);
     free(run.pose_rpy);
     free(run.key_t);
     free(run.key_xyz);

@@ -25,6 +25,7 @@ typedef struct lsim_twin_frame {
     double start;         /* its start on the scene clock, s */
     int rings, columns;
     int by_azimuth;       /* columns from the beams' azimuths (else from firing times) */
+    double *phase;        /* each ring's column phase (rings) */
     size_t cells;
     float *range;         /* metres from the sensor origin at the cell's time (NaN: no return) */
     float *refl;          /* reflectivity as read (NaN: none) */
@@ -54,6 +55,9 @@ typedef struct lsim_twin_run {
     double period;        /* s per frame */
     int rings, columns;
     double ring_step;     /* mean elevation step between rings, radians */
+    double *ring_el;      /* each ring's mean beam elevation, degrees (rings) */
+    double origin_z, origin_radial; /* the beams' mean origin: height, distance from the axis (m) */
+    double threshold;     /* the sensor's own detection threshold on the intensity scale */
     size_t poses;         /* poses given (one per frame of the recording) */
     double (*pose_xyz)[3], (*pose_rpy)[3]; /* per pose, world (the first frame's sensor frame) */
     size_t keys;          /* the trajectory's keys (the poses and one extrapolated at each end) */
@@ -64,6 +68,8 @@ typedef struct lsim_twin_run {
     /* the measured drop table (twin_drop.c); drop_beams 0: none */
     uint64_t drop_beams, drop_missed, threshold_beams;
     double detection_reflectance; /* the recording's sensitivity (0: the sensor's own) */
+    double range_sigma;   /* the recording's range noise on strong echoes (NaN: not measured) */
+    uint64_t noise_patches;
     double drop_rate[LSIM_TWIN_DROP_R][LSIM_TWIN_DROP_I][LSIM_TWIN_DROP_F];
     uint64_t drop_n[LSIM_TWIN_DROP_R][LSIM_TWIN_DROP_I][LSIM_TWIN_DROP_F];
 } lsim_twin_run;
@@ -86,6 +92,7 @@ void lsim_twin_pose_at(const lsim_twin_run *run, double t, double origin[3], dou
 /* twin_mesh.c */
 /* Triangles of a frame's grid: neighbouring cells with returns, not across a depth edge. */
 lsim_status lsim_twin_triangulate(lsim_twin_run *run, lsim_twin_frame *f);
+lsim_status lsim_twin_triangulate_at(lsim_twin_run *run, lsim_twin_frame *f, double shadow_angle_deg);
 /* Moving objects out and the frames' surfaces averaged where they agree (Embree rays). */
 lsim_status lsim_twin_fuse(lsim_twin_run *run);
 /* Vertex normals and inverted reflectances. */
@@ -94,6 +101,9 @@ void lsim_twin_reflectance(const lsim_twin_run *run, lsim_twin_frame *f);
 
 /* twin_drop.c: the ray drop, each frame against the others' surfaces, scanned by the sensor. */
 lsim_status lsim_twin_measure_drop(lsim_twin_run *run);
+
+/* twin_noise.c: the range noise on flat patches within 20 m (NaN: fewer than 200 patches). */
+double lsim_twin_measure_noise(const lsim_twin_run *run, uint64_t *patches);
 
 /* twin_write.c */
 int lsim_twin_level_of(double rho, int levels);

@@ -68,9 +68,14 @@ lsim_status lsim_twin_read_poses(lsim_twin_run *run, const char *path)
             }
         const double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) +
                            r[2] * (r[3] * r[7] - r[4] * r[6]);
-        if (worst > 1e-3 || det < 0.0) {
-            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%ld: the 3 x 3 part is not a rotation (R^T R off identity by %.3g%s): "
-                           "give the sensor's pose as [R | t]", path, line, worst, det < 0.0 ? ", a reflection" : "");
+        if (det < 0.0) {
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%ld: the 3 x 3 part is a reflection (determinant %.3g), not a "
+                           "rotation: give the sensor's pose as [R | t] with R a rotation", path, line, det);
+            goto done;
+        }
+        if (worst > 1e-3) {
+            st = lsim_fail(ctx, LSIM_ERR_PARSE, "%s:%ld: the 3 x 3 part is not a rotation (R^T R off identity by %.3g): "
+                           "give the sensor's pose as [R | t] with R a rotation", path, line, worst);
             goto done;
         }
         if (fabs(v[3]) > 1e7 || fabs(v[7]) > 1e7 || fabs(v[11]) > 1e7) {
@@ -181,6 +186,7 @@ void lsim_twin_frame_free(lsim_twin_frame *f)
     free(f->state);
     free(f->tri);
     free(f->splat_cell);
+    free(f->phase);
     memset(f, 0, sizeof *f);
 }
 
@@ -238,8 +244,8 @@ lsim_status lsim_twin_frame_from_points(lsim_twin_run *run, const lsim_points *p
     f->rho = malloc(5 * c * sizeof *f->rho);
     f->state = calloc(c, 1);
     double *phase = malloc((size_t)run->rings * sizeof *phase);
+    f->phase = phase;
     if (!f->range || !f->refl || !f->intensity || !f->time || !f->p || !f->o || !f->n || !f->rho || !f->state || !f->splat_cell || !phase) {
-        free(phase);
         lsim_twin_frame_free(f);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "twin: out of memory (a grid of %zu cells)", c);
     }
@@ -294,7 +300,6 @@ lsim_status lsim_twin_frame_from_points(lsim_twin_run *run, const lsim_points *p
         az_sum[b][0] += cos(a);
         az_sum[b][1] += sin(a);
     }
-    free(phase);
     if (beyond)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "twin: frame %lld has %llu returns on rings beyond the sensor's %d: a recording of another "

@@ -4,6 +4,8 @@
 #include "core/context.h"
 
 #include "geometry/engine.h"
+#include "pipeline/frame_setup.h"
+#include "sensor/sensor.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,11 @@ static int edge_ok(const lsim_twin_frame *f, size_t i, size_t j, double cos_shad
 
 lsim_status lsim_twin_triangulate(lsim_twin_run *run, lsim_twin_frame *f)
 {
+    return lsim_twin_triangulate_at(run, f, run->opt->shadow_angle_deg);
+}
+
+lsim_status lsim_twin_triangulate_at(lsim_twin_run *run, lsim_twin_frame *f, double shadow_angle_deg)
+{
     const int R = f->rings, C = f->columns;
     const size_t cap = 2 * (size_t)(R > 1 ? R - 1 : 0) * (size_t)C + 2 * f->cells;
     free(f->tri);
@@ -43,7 +50,7 @@ lsim_status lsim_twin_triangulate(lsim_twin_run *run, lsim_twin_frame *f)
         free(used);
         return lsim_fail(run->ctx, LSIM_ERR_OUT_OF_MEMORY, "twin: out of memory (%zu triangles)", cap);
     }
-    const double cs = cos(run->opt->shadow_angle_deg * PI / 180.0);
+    const double cs = cos(shadow_angle_deg * PI / 180.0);
     for (int r = 0; r + 1 < R; ++r)
         for (int c = 0; c < C; ++c) {
             const size_t a = (size_t)r * C + c, b = (size_t)r * C + (c + 1) % C, d = (size_t)(r + 1) * C + c,
@@ -120,15 +127,53 @@ static lsim_status frame_engine(lsim_twin_run *run, const lsim_twin_frame *f, ls
 }
 
 /* Where frame b's sensor was when its beam pointed at world point p: its origin then. */
-static void origin_facing(const lsim_twin_run *run, const lsim_twin_frame *b, const double p[3], double o[3])
+static void origin_facing(const lsim_twin_run *run, const lsim_twin_frame *b, const double p[3], double o[3],
+                          double r[9])
 {
-    double r[9];
     lsim_twin_pose_at(run, b->start + 0.5 * run->period, o, r);
     const double q[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]};
     const double sx = r[0] * q[0] + r[3] * q[1] + r[6] * q[2], sy = r[1] * q[0] + r[4] * q[1] + r[7] * q[2];
     int bin = (int)((atan2(sy, sx) * 180.0 / PI + 180.0) / 360.0 * LSIM_TWIN_AZ_BINS);
     bin = bin < 0 ? 0 : bin >= LSIM_TWIN_AZ_BINS ? LSIM_TWIN_AZ_BINS - 1 : bin;
     lsim_twin_pose_at(run, b->start + b->az_time[bin], o, r);
+}
+
+/* Frame b's beam nearest to the direction of p (from b's origin ob, rotation rb at that time) and
+ * its neighbours (3 rings x 3 columns) all returned nothing, while an echo of p's surface at that
+ * distance would be 10 times the threshold (strength: p's reflectivity / d^2; without a
+ * reflectivity, never): nothing stood at p when b looked. Needs b's columns by azimuth. */
+static int missed_there(const lsim_twin_run *run, const lsim_twin_frame *b, const double p[3], const double ob[3],
+                        const double rb[9], float refl)
+{
+    if (!b->by_azimuth || !b->phase || !isfinite(refl) || !(refl > 0.0f) || !run->ring_el)
+        return 0;
+    const double q[3] = {p[0] - ob[0], p[1] - ob[1], p[2] - ob[2]};
+    const double s[3] = {rb[0] * q[0] + rb[3] * q[1] + rb[6] * q[2], rb[1] * q[0] + rb[4] * q[1] + rb[7] * q[2],
+                         rb[2] * q[0] + rb[5] * q[1] + rb[8] * q[2]};
+    const double h = sqrt(s[0] * s[0] + s[1] * s[1]), d = sqrt(h * h + s[2] * s[2]);
+    if (!(d > 0.5) || refl / (d * d) < 10.0 * run->threshold)
+        return 0;
+    const double el = atan2(s[2] - run->origin_z, h - run->origin_radial) * 180.0 / PI,
+                 az = atan2(s[1], s[0]) * 180.0 / PI;
+    int ring = 0;
+    for (int i = 1; i < run->rings; ++i)
+        ring = fabs(run->ring_el[i] - el) < fabs(run->ring_el[ring] - el) ? i : ring;
+    if (fabs(run->ring_el[ring] - el) > 2.0 * run->ring_step * 180.0 / PI)
+        return 0; /* above or below the field of view */
+    const double step = 360.0 / b->columns;
+    for (int dr = -1; dr <= 1; ++dr) {
+        const int r = ring + dr;
+        if (r < 0 || r >= b->rings)
+            continue;
+        long col = lround(az / step - b->phase[r]);
+        for (int dc = -1; dc <= 1; ++dc) {
+            long c = (col + dc) % b->columns;
+            c += c < 0 ? b->columns : 0;
+            if (b->state[(size_t)r * b->columns + (size_t)c] != LSIM_TWIN_CELL_EMPTY)
+                return 0;
+        }
+    }
+    return 1;
 }
 
 static void set_ray(lsim_rays *r, size_t i, const double o[3], const double to[3], double *dist)
@@ -158,6 +203,7 @@ static double hit_cos(const lsim_rays *r, const lsim_hits *h, size_t i)
 #define SEE_THROUGH_REL 0.02
 #define FUSE_M 0.05
 #define FUSE_MAX_M 0.5
+#define FREE_SHADOW_DEG 0.5
 
 lsim_status lsim_twin_fuse(lsim_twin_run *run)
 {
@@ -168,8 +214,8 @@ lsim_status lsim_twin_fuse(lsim_twin_run *run)
     size_t maxc = 0;
     for (size_t i = 0; i < F; ++i)
         maxc = run->frame[i].cells > maxc ? run->frame[i].cells : maxc;
-    lsim_scene **sc = calloc(F, sizeof *sc);
-    lsim_engine **eng = calloc(F, sizeof *eng);
+    lsim_scene **sc = calloc(2 * F, sizeof *sc);
+    lsim_engine **eng = calloc(2 * F, sizeof *eng);
     double *sum = malloc(maxc * sizeof *sum), *dist = malloc(2 * maxc * sizeof *dist);
     uint16_t *count = malloc(maxc * sizeof *count);
     uint8_t *moving = malloc(maxc);
@@ -184,8 +230,14 @@ lsim_status lsim_twin_fuse(lsim_twin_run *run)
         st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "twin: out of memory (%zu beams a frame)", maxc);
         goto done;
     }
+    /* per frame, two surfaces: the twin's (eng[i]) and, for the see-through test, every quad but
+     * those within half a degree of their beam (eng[F + i]): a beam that reached far ground at
+     * grazing incidence counts, though the twin makes no triangle there */
     for (size_t i = 0; i < F && st == LSIM_OK; ++i)
-        if ((st = frame_engine(run, &run->frame[i], &sc[i], &eng[i])) == LSIM_OK &&
+        if ((st = lsim_twin_triangulate_at(run, &run->frame[i], FREE_SHADOW_DEG)) == LSIM_OK &&
+            (st = frame_engine(run, &run->frame[i], &sc[F + i], &eng[F + i])) == LSIM_OK &&
+            (st = lsim_twin_triangulate(run, &run->frame[i])) == LSIM_OK &&
+            (st = frame_engine(run, &run->frame[i], &sc[i], &eng[i])) == LSIM_OK &&
             !(fused[i] = malloc(run->frame[i].cells * sizeof *fused[i])))
             st = lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "twin: out of memory (%zu beams)", run->frame[i].cells);
     if (st != LSIM_OK)
@@ -214,13 +266,24 @@ lsim_status lsim_twin_fuse(lsim_twin_run *run)
                 }
                 const double p[3] = {fa->p[3 * k], fa->p[3 * k + 1], fa->p[3 * k + 2]};
                 const double oa[3] = {fa->o[3 * k], fa->o[3 * k + 1], fa->o[3 * k + 2]};
-                double ob[3];
-                origin_facing(run, &run->frame[b], p, ob);
+                double ob[3], rb[9];
+                origin_facing(run, &run->frame[b], p, ob, rb);
+                /* frame b's beams towards p returned nothing, though p's surface would have
+                 * answered strongly there: free space (a moving object) */
+                if (missed_there(run, &run->frame[b], p, ob, rb, fa->refl[k])) {
+                    moving[k] = 1;
+                    rays[0].tnear[k] = rays[1].tnear[k] = 1.0f, rays[0].tfar[k] = rays[1].tfar[k] = 0.0f;
+                    for (int j = 0; j < 2; ++j) {
+                        rays[j].ox[k] = rays[j].oy[k] = rays[j].oz[k] = rays[j].dy[k] = rays[j].dz[k] = 0.0f;
+                        rays[j].dx[k] = 1.0f, rays[j].time[k] = 0.0f, rays[j].mask[k] = LSIM_RAY_MASK_ALL;
+                    }
+                    continue;
+                }
                 set_ray(&rays[0], k, ob, p, &dist[2 * k]);
                 set_ray(&rays[1], k, oa, p, &dist[2 * k + 1]);
             }
             rays[0].count = rays[1].count = C;
-            lsim_engine_intersect(eng[b], &rays[0], C, &hits[0]);
+            lsim_engine_intersect(eng[F + b], &rays[0], C, &hits[0]);
             lsim_engine_intersect(eng[b], &rays[1], C, &hits[1]);
             for (size_t k = 0; k < C; ++k) {
                 if (!valid(fa, k) || moving[k])
@@ -265,12 +328,12 @@ lsim_status lsim_twin_fuse(lsim_twin_run *run)
         st = lsim_twin_triangulate(run, fa);
     }
 done:
-    for (size_t i = 0; i < F; ++i) {
+    for (size_t i = 0; i < 2 * F; ++i) {
         if (eng && eng[i])
             lsim_engine_destroy(eng[i]);
         if (sc && sc[i])
             lsim_scene_destroy(sc[i]);
-        if (fused)
+        if (fused && i < F)
             free(fused[i]);
     }
     free(fused);
@@ -313,12 +376,14 @@ void lsim_twin_normals(lsim_twin_frame *f)
 }
 
 /* Lambertian reflectance through lidarsim's intensity model (docs/physics.md: intensity =
- * rho cos(theta) / R^2, reflectivity = intensity R^2): rho = reflectivity / cos(theta), or
- * intensity R^2 / cos(theta) without a reflectivity channel; cos(theta) from the surface normal,
- * at least 0.2 (a grazing return's angle is too uncertain to divide by more). */
+ * rho cos(theta) xi(R) / R^2, reflectivity = intensity R^2, xi the receiver's overlap):
+ * rho = reflectivity / (cos(theta) xi(R)), or intensity R^2 / (cos(theta) xi(R)) without a
+ * reflectivity channel; cos(theta) from the surface normal, at least 0.2 (a grazing return's angle
+ * is too uncertain to divide by more), xi at least 0.05. */
 void lsim_twin_reflectance(const lsim_twin_run *run, lsim_twin_frame *f)
 {
-    (void)run;
+    lsim_overlap ov;
+    lsim_overlap_make(&ov, &run->sensor->spec.receiver);
     for (size_t k = 0; k < f->cells; ++k) {
         f->rho[k] = NAN;
         if (!valid(f, k))
@@ -329,6 +394,8 @@ void lsim_twin_reflectance(const lsim_twin_run *run, lsim_twin_frame *f)
                        ? fabs(n[0] * (p[0] - o[0]) + n[1] * (p[1] - o[1]) + n[2] * (p[2] - o[2])) / r
                        : 1.0;
         c = c < 0.2 ? 0.2 : c;
+        const double xi = lsim_overlap_at(&ov, (float)r);
+        c *= xi > 0.05 ? xi : 0.05; /* the receiver's near-field loss, undone (at most 20 x) */
         double rho = isfinite(f->refl[k]) ? f->refl[k] / c
                      : isfinite(f->intensity[k]) ? f->intensity[k] * r * r / c : NAN;
         if (isfinite(rho))

@@ -163,7 +163,7 @@ static void yaml_quoted(FILE *f, const char *s)
 
 static void drop_yaml(FILE *f, const lsim_twin_run *run)
 {
-    fputs("  noise:\n    drop:   # measured from the recording, frame against frame (twin.json)\n      range_m: [", f);
+    fputs("    drop:   # measured from the recording, frame against frame (twin.json)\n      range_m: [", f);
     for (int i = 0; i < LSIM_TWIN_DROP_R; ++i)
         fprintf(f, "%s%g", i ? ", " : "", LSIM_TWIN_DROP_RANGE[i]);
     fputs("]\n      incidence_deg: [", f);
@@ -204,6 +204,11 @@ static int write_scene(const lsim_twin_run *run, const char *path, const char *r
     if (run->detection_reflectance > 0.0)
         fprintf(f, "  detection_reflectance: %.6g   # the recording's sensitivity, measured (twin.json)\n",
                 run->detection_reflectance);
+    if (run->drop_beams || isfinite(run->range_sigma))
+        fputs("  noise:\n", f);
+    if (isfinite(run->range_sigma))
+        fprintf(f, "    range_sigma: %.4g   # the recording's, on flat patches within 20 m (twin.json)\n",
+                run->range_sigma);
     if (run->drop_beams)
         drop_yaml(f, run);
     const int L = run->opt->naive ? 1 : run->opt->reflectance_levels;
@@ -265,7 +270,13 @@ static int write_json(const lsim_twin_run *run, const char *path, const char *re
                     run->opt->naive ? 0.5 : lsim_twin_level_rho(l, L), (unsigned long long)level_tris[l]);
             first = 0;
         }
-    fprintf(f, "],\n \"detection_reflectance\": %.9g, \"threshold_beams\": %llu,\n \"drop\": {\"beams\": %llu, "
+    fputs("],\n \"range_sigma_m\": ", f);
+    if (isfinite(run->range_sigma))
+        fprintf(f, "%.9g", run->range_sigma);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"noise_patches\": %llu,", (unsigned long long)run->noise_patches);
+    fprintf(f, "\n \"detection_reflectance\": %.9g, \"threshold_beams\": %llu,\n \"drop\": {\"beams\": %llu, "
                "\"missed\": %llu",
             run->detection_reflectance, (unsigned long long)run->threshold_beams, (unsigned long long)run->drop_beams,
             (unsigned long long)run->drop_missed);
