@@ -26,6 +26,7 @@
 #                        but the file's bytes (4 GiB)                               64 KiB
 #   pcap                 a recording: 16 IPv4 datagrams in reassembly (16 x 2 fragments), a
 #                        frame of 1024 columns (64 LEGACY packets of 32 pixels: 416 KB)  1 MiB
+#   twin                 1,000,000 poses (`1 0 0 0 0 1 0 0 0 0 1 0` lines: 24 MB)    24 MiB
 #   cli                  arguments into 4,096-byte path buffers; the harness takes
 #                        up to 16 KiB                                               16 KiB
 # Memory (-rss_limit_mb): the process's peak, the fuzzer and ASan's shadow and quarantine
@@ -38,7 +39,7 @@ build="$(cd "${1:?usage: fuzz/run.sh BUILD_DIR [HARNESS ...]}" && pwd)"; shift
 seconds="${FUZZ_SECONDS:-180}"
 jobs="${FUZZ_JOBS:-1}"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan points pcap cli)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scene dataset mesh mesh_check pattern kernel calib_config calibration scan trajectory unit fit fit_scan points pcap twin cli)
 shared="$here/../data/apollosim-rplidar"
 work="$build/fuzz"
 mkdir -p "$work/artifacts"
@@ -67,6 +68,7 @@ for h in "${harnesses[@]}"; do
     unit|pcap) max_len=1048576 ;;
     kernel) max_len=9437184 ;;
     trajectory) max_len=16777216 ;;
+    twin) max_len=25165824 ;;
     points|fit_scan) max_len=2097152 ;;
     mesh|mesh_check) max_len=131072 ;;
     cli) max_len=16384 ;;

@@ -318,6 +318,38 @@ with tempfile.TemporaryDirectory(prefix="twin_", dir=WORK) as tmp:
             check(a is not None and a["range_m"]["median_abs"] <= 0.015,
                   "vlp16 twin vs truth: median |dr| %s <= 0.015 m" % (a and "%.4f" % a["range_m"]["median_abs"]))
 
+    # ------------------------------------------------------------ b2  a sequence folder
+    # The same drive as point files (points/NNNNNN.pcd with ring, time and azimuth, as lidarsim
+    # writes them) and poses.txt in the folder; the sensor a preset.
+    print("b2 the same drive as a sequence folder (points/*.pcd, poses.txt, --sensor os1-128)")
+    S = os.path.join(A, "seq")
+    os.makedirs(os.path.join(S, "points"))
+    write_poses(os.path.join(S, "poses.txt"))
+    for k in range(3):
+        ok("sequence frame %d" % k, "scan", "scene.yaml", "--scan-time", PERIOD * k, "--frame-index", k, "--seed", 1,
+           "--threads", 2, "--quiet", "-o", os.path.join("seq", "points", "%06d.pcd" % k), cwd=A)
+    if ok("twin of the sequence", "twin", "seq", "--sensor", "os1-128", "--frames", "0,2", "--pose-time", 0,
+          "-o", "seq_twin", "--quiet", cwd=A) and scan_frame(A, "seq_twin/scene.yaml", "seq_twin.pcd", "off"):
+        a = compare("sequence twin off vs truth (off)", "truth_off.pcd", "seq_twin.pcd", "c_seq", cwd=A)
+        check(a is not None and a["f1"] >= 0.99 and a["range_m"]["median_abs"] <= 0.01,
+              "the sequence folder's twin at frame 1: F1 %s >= 0.99, median |dr| %s <= 0.01 m"
+              % (a and "%.4f" % a["f1"], a and "%.4f" % a["range_m"]["median_abs"]))
+    # a KITTI .bin (x, y, z, reflectivity) has no ring or time: a clear error
+    K = os.path.join(A, "kitti")
+    os.makedirs(os.path.join(K, "velodyne"))
+    write_poses(os.path.join(K, "poses.txt"), 1)
+    ok("a KITTI frame", "scan", "scene.yaml", "-o", os.path.join("kitti", "velodyne", "000000.bin"), "--quiet", cwd=A)
+    rc, out, err = lidarsim("twin", "kitti", "--sensor", "os1-128", "-o", "kitti_twin", cwd=A)
+    check(rc == 1 and "ring" in err and not os.path.exists(os.path.join(A, "kitti_twin")),
+          "a KITTI .bin without ring: exit 1 naming the field, nothing written: %d %s" % (rc, err.strip()))
+    # the poses file's limit: 1,000,000 poses (24 MB of identity lines); one more is refused
+    with open(os.path.join(A, "many.txt"), "w") as f:
+        f.write("1 0 0 0 0 1 0 0 0 0 1 0\n" * 1000001)
+    rc, out, err = lidarsim("twin", *TWIN_ARGS[:4], "many.txt", "-o", "many_twin", cwd=A)
+    check(rc == 1 and "more than 1000000 poses" in err and "many.txt:1000001" in err,
+          "1,000,001 poses: exit 1 at the limit, naming the line: %d %s" % (rc, err.strip()))
+    os.remove(os.path.join(A, "many.txt"))
+
     # ------------------------------------------------------------ c  a moving object
     print("c  a box crossing at 5 m/s is left out")
     C = os.path.join(tmp, "c")

@@ -21,6 +21,7 @@ from ._fit import Fit, FitResult  # noqa: F401
 from ._files import (read, recording_frames, render, format_name, format_resolve, check_output,  # noqa: F401
                      check_writable, remove_file)
 from ._compare import compare  # noqa: F401
+from ._twin import twin  # noqa: F401
 from ._lib import library_path  # noqa: F401
 from . import tools  # noqa: F401
 
@@ -29,4 +30,4 @@ __all__ = ["Error", "InvalidArgumentError", "FileError", "ParseError", "OutOfMem
            "NotFoundError", "StateError", "FIELD_NAMES", "FIELDS_ALL", "field_dtype", "fields_mask", "format_fields",
            "preset_names", "preset_description", "Sensor", "Scene", "Points", "PointBuffer", "write", "load", "Fit",
            "read", "render", "format_name", "format_resolve", "check_output", "check_writable", "remove_file",
-           "FitResult", "library_path", "tools", "version", "compare"]
+           "FitResult", "library_path", "tools", "version", "compare", "twin"]

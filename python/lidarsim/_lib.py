@@ -279,6 +279,22 @@ class CompareStats(ctypes.Structure):
         (n, CompareErrors) for n in ("range", "intensity", "reflectivity")] + [("chamfer_m", ctypes.c_double)]
 
 
+# structures of lidarsim twin
+class TwinOptions(ctypes.Structure):
+    """struct lsim_twin_options."""
+    _fields_ = [("calibration", ctypes.c_char_p), ("sensor", ctypes.c_char_p), ("poses", ctypes.c_char_p),
+                ("frames", ctypes.POINTER(ctypes.c_int64)), ("frame_count", ctypes.c_size_t),
+                ("pose_time", ctypes.c_double), ("reflectance_levels", ctypes.c_int),
+                ("shadow_angle_deg", ctypes.c_double), ("drop_model", ctypes.c_int), ("partial", ctypes.c_int),
+                ("naive", ctypes.c_int), ("progress", ctypes.c_int)]
+
+
+class TwinStats(ctypes.Structure):
+    """struct lsim_twin_stats."""
+    _fields_ = [(n, ctypes.c_uint64) for n in ("frames", "points", "transient", "fused", "triangles")] + [
+        ("materials", ctypes.c_int), ("drop_beams", ctypes.c_uint64), ("drop_rate", ctypes.c_double)]
+
+
 # structures of calibrate and validate
 
 
@@ -499,6 +515,10 @@ _SIGNATURES = {
     "lsim_compare_write_report": (status, [vp, cstr, cstr, cstr]),
     "lsim_compare_destroy": (None, [vp]),
 
+    # twin
+    "lsim_twin_options_init": (None, [_P(TwinOptions)]),
+    "lsim_twin_build": (status, [vp, cstr, _P(TwinOptions), cstr, _P(TwinStats)]),
+
 }
 
 # Which handle each `vp` argument (in) and each `_P(vp)` argument (out) of a function is: by default
@@ -508,7 +528,7 @@ _CTX_FIRST = ("lsim_sensor_create_", "lsim_scene_create", "lsim_scene_load", "ls
               "lsim_points_read", "lsim_format_resolve", "lsim_points_check_output", "lsim_path_check_writable",
               "lsim_points_file_remove", "lsim_calibrate_run", "lsim_validate_run", "lsim_fit_file_run",
               "lsim_pattern_from_scan", "lsim_dataset_load", "lsim_bench_run", "lsim_view_run",
-              "lsim_recording_count_frames")
+              "lsim_recording_count_frames", "lsim_twin_build")
 _IN = {"lsim_scene_scan": ("scene", "sensor"), "lsim_scene_scan_into": ("scene", "sensor", "points"),
        "lsim_scene_scan_write": ("scene", "sensor"), "lsim_scene_scan_write_frames": ("scene", "sensor"),
        "lsim_scene_scan_write_progress": ("scene", "sensor"), "lsim_fit_create": ("scene", "sensor"),
