@@ -14,28 +14,12 @@ Standard library only. Exits 1 with one line per failed check.
 """
 import json
 import os
-import subprocess
-import sys
 
 import repo_data
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(*args):
-    p = subprocess.run([BINARY] + list(args), cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=limit(120))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+BINARY, WORK = binary_and_work()
+run = Lidarsim(BINARY, WORK)
 
 
 EDGES = "      range_m: [0, 5, 10]\n      incidence_deg: [0, 45]\n      reflectance: [0, 0.3]\n"
@@ -55,10 +39,7 @@ def scene(name, drop=None, rate=None):
              "  - plane: {size: [12, 12]}\n    position: [-6, 0, 0]\n    rotation: [0, 90, 0]\n    material: white\n"
              "  - plane: {size: [12, 12]}\n    position: [0, 4, 0]\n    rotation: [90, 0, 0]\n    material: white\n"
              "  - plane: {size: [12, 12]}\n    position: [0, -4, 0]\n    rotation: [-90, 0, 0]\n    material: grey\n")
-    path = os.path.join(WORK, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return write(os.path.join(WORK, name), text)
 
 
 def scan(path, out, *extra):
@@ -73,7 +54,6 @@ def points(csv_bytes):
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
     plain, zeros = scene("plain.yaml"), scene("zeros.yaml", rate=0)
     ones, half = scene("ones.yaml", rate=1), scene("half.yaml", rate=0.5)
 
@@ -91,10 +71,9 @@ def main():
     # a real unit's calibration, YAML (the ROS driver's) and JSON, still reads as one
     with open(repo_data.need(os.path.join(repo_data.CALIBRATIONS, "velodyne", "VLP16db.json"))) as f:
         lasers = json.load(f)["lasers"]
-    unit = os.path.join(WORK, "vlp16_calibration.yaml")
-    with open(unit, "w") as f:
-        f.write("lasers:\n" + "".join("  - {laser_id: %d, vert_correction: %r, rot_correction: 0.0}\n" %
-                                      (l["laser_id"], l["vert_correction"]) for l in lasers) + "num_lasers: 16\n")
+    unit = write(os.path.join(WORK, "vlp16_calibration.yaml"),
+                 "lasers:\n" + "".join("  - {laser_id: %d, vert_correction: %r, rot_correction: 0.0}\n" %
+                                       (l["laser_id"], l["vert_correction"]) for l in lasers) + "num_lasers: 16\n")
     for path in (unit, os.path.join(repo_data.CALIBRATIONS, "velodyne", "VLP16db.json")):
         code, out, err = run("presets", path)
         check(code == 0 and "beams: 28928" in out and "a real unit" in out,
@@ -142,12 +121,8 @@ def main():
             ok = code == 1 and os.path.basename(path) + line in err and key in err and what in err
             check(ok, "%s %s: exit %d, message %r (want %s, %s, %s)" % (args[0], name, code, err.strip(), line, key, what))
         print("%s: %s" % (name, err.strip()))
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_drop_table: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    finish("test_cli_drop_table")

@@ -24,54 +24,19 @@ failed check.
 """
 import math
 import os
-import pty
 import re
-import shutil
-import struct
-import subprocess
-import sys
-from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.path.abspath(os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                                        "..")))
+from cli_check import (Lidarsim, binary_and_work, check, finish, on_terminal, read_csv, run, run_parts, source_dir,
+                       write)
+
+BINARY, WORK = binary_and_work(fresh=True)
+SOURCE = source_dir()
 EXAMPLE = os.path.join(SOURCE, "examples", "cw")
-failures = []
+lidarsim = Lidarsim(BINARY, WORK, ok=True)
 try:
     import yaml  # optional
 except ImportError:
     yaml = None
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
-
-
-def lidarsim(*args, cwd=None, ok=True):
-    p = subprocess.run([BINARY] + [str(a) for a in args], cwd=cwd or WORK, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(120))
-    out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-    if ok and p.returncode != 0:
-        raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), p.returncode, err))
-    return p.returncode, out, err
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def read_csv(path):
-    with open(path) as f:
-        lines = [l.rstrip("\n") for l in f if l.strip()]
-    names = lines[0].split(",")
-    return {n: [float(r.split(",")[i]) for r in lines[1:]] for i, n in enumerate(names)}
 
 
 def pcd_pose(path):
@@ -206,22 +171,8 @@ def part_b():
     check(rc == 0 and "iterations: 2 of at most 2," in out and "may not have converged" in out,
           "b: --max-iterations 2: %r" % out[-300:])
     # on a terminal: one line, updated with \r
-    master, slave = pty.openpty()
-    p = subprocess.Popen([BINARY, "fit", "fit.yaml", "-o", "out/tty.yaml"], cwd=d, stdout=slave,
-                         stderr=subprocess.PIPE)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    p.wait(timeout=limit(60))
-    os.close(master)
-    tty = b"".join(chunks).decode("utf-8", "replace")
+    p = on_terminal([BINARY, "fit", "fit.yaml", "-o", "out/tty.yaml"], cwd=d, seconds=60, stdin=False, stderr=False)
+    tty = p.stdout
     check(p.returncode == 0 and "\riteration 2: loss" in tty and "\niteration 2" not in tty,
           "b: on a terminal the progress is not one \\r-updated line: %r" % tty[:200])
     # --help
@@ -490,9 +441,8 @@ def part_f():
 
 def part_g():
     d = os.path.join(WORK, "g")
-    p = subprocess.run(["bash", os.path.join(EXAMPLE, "run.sh"), BINARY, d], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(300))
-    out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    p = run(["bash", os.path.join(EXAMPLE, "run.sh"), BINARY, d], seconds=300)
+    out, err = p.stdout, p.stderr
     if not check(p.returncode == 0, "g: run.sh failed (exit %d): %s" % (p.returncode, err.strip()[-500:])):
         return
     blocks = out.split("== ")[1:]
@@ -522,21 +472,6 @@ def part_g():
               "g: run.sh did not write %s.yaml and its scan" % f)
 
 
-def main():
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    for part in (part_a, part_b, part_c, part_d, part_e, part_f, part_g):
-        try:
-            part()
-        except Exception as e:  # one broken part must not hide the others
-            check(False, "%s raised %s: %s" % (part.__name__, type(e).__name__, e))
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_fit: OK")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    run_parts((part_a, part_b, part_c, part_d, part_e, part_f, part_g))
+    finish("test_cli_fit", "OK")

@@ -17,47 +17,12 @@ Standard library and numpy only. Exits 1 with one line per failed check.
 """
 import math
 import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, new_dir, read_csv, run_parts, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
-
-
-def lidarsim(*args, ok=True):
-    p = subprocess.run([BINARY] + [str(a) for a in args], cwd=WORK, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(300))
-    out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-    if ok and p.returncode != 0:
-        raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), p.returncode, err))
-    return p.returncode, out, err
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def read_csv(path):
-    """A CSV with a header line, after any '#' comment lines."""
-    with open(path) as f:
-        lines = [l for l in f if l.strip() and not l.startswith("#")]
-    names = lines[0].strip().split(",")
-    data = np.array([[float(v) for v in l.split(",")] for l in lines[1:]]).reshape(-1, len(names))
-    return {n: data[:, i] for i, n in enumerate(names)}, names
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, WORK, seconds=300, ok=True)
 
 
 def wall_scene(sensor, position, rotation, wall_pos, wall_rot, wall_size=(200, 200)):
@@ -75,8 +40,7 @@ objects:
 
 def twin(tag, preset, range_m, position, rotation, wall_pos, wall_rot, capture_ext):
     """Capture a wall with `preset`, extract the pattern, scan the twin; return (capture, twin, stdout)."""
-    d = os.path.join(WORK, tag)
-    os.makedirs(d)
+    d = new_dir(WORK, tag)
     real = write(os.path.join(d, "real.yaml"),
                  wall_scene("  preset: %s" % preset, position, rotation, wall_pos, wall_rot))
     capture = os.path.join(d, "capture." + capture_ext)
@@ -91,7 +55,7 @@ def twin(tag, preset, range_m, position, rotation, wall_pos, wall_rot, capture_e
                                  rotation, wall_pos, wall_rot))
     twin_csv = os.path.join(d, "twin.csv")
     lidarsim("scan", twin_yaml, "-o", twin_csv, "--noise", "off", "--quiet")
-    (a, _), (b, _) = read_csv(reference), read_csv(twin_csv)
+    a, b = read_csv(reference), read_csv(twin_csv)
     check(len(a["x"]) >= 3, "%s: the capture has %d points" % (tag, len(a["x"])))
     if check(len(a["x"]) == len(b["x"]), "%s: the twin has %d points, the capture %d" % (tag, len(b["x"]),
                                                                                        len(a["x"]))):
@@ -101,7 +65,8 @@ def twin(tag, preset, range_m, position, rotation, wall_pos, wall_rot, capture_e
         check(np.abs(a["time"] - b["time"]).max() < 1e-6, "%s: times differ by up to %g s" %
               (tag, np.abs(a["time"] - b["time"]).max()))
         print("%s: %d points, worst position difference %.3g m" % (tag, len(a["x"]), dist.max()))
-    p, names = read_csv(pattern)
+    p = read_csv(pattern)
+    names = list(p)
     check(names == ["azimuth_deg", "elevation_deg", "time_s", "ring"], "%s: pattern columns %s" % (tag, names))
     return a, p, out
 
@@ -143,8 +108,7 @@ def part_c():
 
 
 def part_d():
-    d = os.path.join(WORK, "d")
-    os.makedirs(d)
+    d = new_dir(WORK, "d")
     out = os.path.join(d, "out.csv")
     no_xyz = write(os.path.join(d, "no_xyz.csv"), "range,intensity\n1,0.5\n2,0.5\n3,0.5\n")
     two = write(os.path.join(d, "two.csv"), "x,y,z\n1,0,0\n1,1,0\n")
@@ -197,21 +161,6 @@ objects:
     check(rc == 0 and "warning" not in err, "d: the right --wall-distance: exit %d, %s" % (rc, err.strip()))
 
 
-def main():
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    for part in (part_a, part_b, part_c, part_d):
-        try:
-            part()
-        except Exception as e:  # one broken part must not hide the others
-            check(False, "%s raised %s: %.300s" % (part.__name__, type(e).__name__, e))
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_pattern: OK")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    run_parts((part_a, part_b, part_c, part_d))
+    finish("test_cli_pattern", "OK")

@@ -15,28 +15,12 @@ usage: test_cli_presets.py LIDARSIM_BINARY WORK_DIR
 Standard library only. Exits 1 with one line per failed check.
 """
 import os
-import subprocess
-import sys
 
 import repo_data
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(*args):
-    p = subprocess.run([BINARY] + list(args), cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=limit(120))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+BINARY, WORK = binary_and_work()
+run = Lidarsim(BINARY, WORK)
 
 
 def fields(text):
@@ -116,14 +100,10 @@ def test_figures():
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
     repo_data.need(repo_data.CALIBRATIONS)
     test_every_preset()
     test_figures()
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        sys.exit(1)
-    print("test_cli_presets: all checks passed")
+    finish("test_cli_presets")
 
 
 if __name__ == "__main__":

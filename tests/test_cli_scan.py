@@ -26,17 +26,14 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import (Lidarsim, binary_and_work, check, finish, pcd_dtype, pcd_header, read_bytes, run_parts,
+                       source_dir, write)
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-failures = []
+BINARY, WORK = binary_and_work(fresh=True)
+SOURCE = source_dir()
+lidarsim = Lidarsim(BINARY, WORK, ok=True)
 
 # lsim_field order and types (include/lidarsim.h).
 FIELDS = [("x", "f4"), ("y", "f4"), ("z", "f4"), ("range", "f4"), ("intensity", "f4"), ("reflectivity", "f4"),
@@ -49,50 +46,15 @@ SEMANTIC_KITTI = {"unlabeled": 0, "car": 10, "truck": 18, "road": 40, "sidewalk"
                   "vegetation": 70, "trunk": 71, "terrain": 72, "traffic-sign": 81, "other-object": 99}
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
-
-
-def lidarsim(*args, cwd=None, ok=True):
-    p = subprocess.run([BINARY] + [str(a) for a in args], cwd=cwd or WORK, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(120))
-    out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-    if ok and p.returncode != 0:
-        raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), p.returncode, err))
-    return p.returncode, out, err
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
 # ---------------------------------------------------------------- readers (independent of lidarsim)
 
 def read_pcd(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    header, pos = {}, 0
-    while True:
-        end = data.index(b"\n", pos)
-        line = data[pos:end].decode("ascii").strip()
-        pos = end + 1
-        if not line or line.startswith("#"):
-            continue
-        key, _, rest = line.partition(" ")
-        header[key] = rest.split()
-        if key == "DATA":
-            break
-    names, sizes, types = header["FIELDS"], [int(s) for s in header["SIZE"]], header["TYPE"]
+    data = read_bytes(path)
+    header, pos, _ = pcd_header(data, "ascii")
     check(all(c == "1" for c in header["COUNT"]), "%s: COUNT is not all 1" % path)
     n = int(header["POINTS"][0])
     check(int(header["WIDTH"][0]) * int(header["HEIGHT"][0]) == n, "%s: WIDTH * HEIGHT != POINTS" % path)
-    dtype = np.dtype([(nm, "<%s%d" % ({"F": "f", "U": "u", "I": "i"}[t], s)) for nm, s, t in zip(names, sizes, types)])
+    dtype = pcd_dtype(header)
     if header["DATA"][0] == "binary":
         check(len(data) - pos == n * dtype.itemsize, "%s: %d data bytes for %d points of %d bytes" %
               (path, len(data) - pos, n, dtype.itemsize))
@@ -624,21 +586,6 @@ def part_j():
         check(not os.path.exists(os.path.join(d, out)), "j: %s left %s behind" % (bad, out))
 
 
-def main():
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    for part in (part_a, part_b, part_c, part_d, part_e_f, part_g, part_h, part_i, part_j):
-        try:
-            part()
-        except Exception as e:  # one broken part must not hide the others
-            check(False, "%s raised %s: %s" % (part.__name__, type(e).__name__, e))
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_scan: OK")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    run_parts((part_a, part_b, part_c, part_d, part_e_f, part_g, part_h, part_i, part_j))
+    finish("test_cli_scan", "OK")

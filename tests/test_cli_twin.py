@@ -25,82 +25,36 @@ Every figure is printed; the thresholds were set from the values measured when t
 written (in the comments), with a margin that still catches a real regression.
 Standard library and numpy only. Exits 1 with one line per failed check.
 """
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_json, read_pcd, write
 from repo_data import DATA, need
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work()
 T0 = time.time()
-failures = []
+lidarsim = Lidarsim(BINARY)
+ok = lidarsim.ok  # ok(what, *args, cwd=): lidarsim ARGS exits 0, else a failed check named `what`
 
 PERIOD = 0.1        # the os1-128 preset spins at 10 Hz
 SPEED = 2.5         # m/s along x
 HEIGHT = 1.8        # the sensor's mount above the ground
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
-
-
-def lidarsim(*args, cwd=None):
-    """(exit status, stdout, stderr) of one lidarsim command."""
-    p = subprocess.run([BINARY] + [str(a) for a in args], cwd=cwd, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(120))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def ok(what, *args, cwd=None):
-    """Run lidarsim; True when it exits 0, else a failed check naming it."""
-    rc, out, err = lidarsim(*args, cwd=cwd)
-    return check(rc == 0, "%s: lidarsim %s exits 0, got %d: %s" % (what, " ".join(map(str, args)), rc, err.strip()))
-
-
 def compare(what, real, sim, out, *extra, cwd=None):
     """The `all` block of `lidarsim compare REAL SIM` (None when it fails), printed."""
     if not ok("compare " + what, "compare", real, sim, "-o", out, *extra, cwd=cwd):
         return None
-    with open(os.path.join(cwd or "", out, "summary.json")) as f:
-        a = json.load(f)["all"]
+    a = read_json(os.path.join(cwd or "", out, "summary.json"))["all"]
     r = a["range_m"]
     print("  %-34s F1 %.4f (both %d, real only %d, sim only %d)  range median %+.4f, median |dr| %.4f, "
           "p95 |dr| %.4f, RMSE %.4f m" % (what, a["f1"], a["both_hit"], a["real_only"], a["sim_only"],
                                            r["median"], r["median_abs"], r["p95_abs"], r["rmse"]))
     return a
-
-
-def read_pcd(path):
-    """A binary PCD's points as a numpy structured array (every field)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    pos, hdr = 0, {}
-    while True:
-        end = data.index(b"\n", pos)
-        line = data[pos:end].decode()
-        pos = end + 1
-        if line.startswith("#"):
-            continue
-        key, *vals = line.split()
-        hdr[key] = vals
-        if key == "DATA":
-            break
-    if hdr["DATA"] != ["binary"]:
-        raise ValueError("%s: not a binary PCD" % path)
-    dt = np.dtype([(n, "<" + {"F": "f", "U": "u", "I": "i"}[t] + s)
-                   for n, t, s in zip(hdr["FIELDS"], hdr["TYPE"], hdr["SIZE"])])
-    return np.frombuffer(data, dtype=dt, count=int(hdr["POINTS"][0]), offset=pos)
 
 
 # ---------------------------------------------------------------- the scenes
@@ -177,12 +131,6 @@ def scene_text(preset, extra=""):
             + STREET + extra)
 
 
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
 def write_poses(path, frames=3):
     """KITTI poses: frame k's sensor pose at the frame start, relative to frame 0's."""
     with open(path, "w") as f:
@@ -214,19 +162,13 @@ def scan_frame(d, scene, out, noise, *extra):
 
 
 def twin_json(d, twin):
-    try:
-        with open(os.path.join(d, twin, "twin.json")) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        check(False, "%s/twin.json is valid JSON: %s" % (twin, e))
-        return None
+    return read_json(os.path.join(d, twin, "twin.json"), "%s/twin.json" % twin)
 
 
 def median_abs(a):
     return a["range_m"]["median_abs"] if a else float("nan")
 
 
-os.makedirs(WORK, exist_ok=True)
 with tempfile.TemporaryDirectory(prefix="twin_", dir=WORK) as tmp:
 
     # ------------------------------------------------------------ a  held-out pose
@@ -517,7 +459,4 @@ with tempfile.TemporaryDirectory(prefix="twin_", dir=WORK) as tmp:
               % (t["reflectivity"]["median_abs"], n["reflectivity"]["median_abs"]))
 
 print("runtime %.1f s" % (time.time() - T0))
-if failures:
-    print("%d checks failed" % len(failures))
-    sys.exit(1)
-print("test_cli_twin: all checks passed")
+finish("test_cli_twin")

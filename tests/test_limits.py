@@ -13,32 +13,13 @@ Standard library only. Exits 1 with one line per failed check.
 import csv
 import math
 import os
-import shutil
-import subprocess
-import sys
 import time
+
+from cli_check import Lidarsim, binary_and_work, check, finish, new_dir, write
 from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(args):
-    t0 = time.monotonic()
-    p = subprocess.run([BINARY] + args, cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(120))
-    return p.returncode, p.stderr.decode("utf-8", "replace"), time.monotonic() - t0
-
-
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, WORK)
 
 # ---- 30k materials and objects -------------------------------------------------------------------
 N = 30000
@@ -59,10 +40,10 @@ for i in range(N):
         pos, rot = "[%d, %d, 50]" % (i % 200, i // 200), "[0, 0, 0]"
     lines.append("  - box: {size: [1, 2, 2]}\n    position: %s\n    rotation: %s\n    material: m%d\n    label: c%d"
                  % (pos, rot, i, i // 2))
-with open(os.path.join(WORK, "many.yaml"), "w") as f:
-    f.write("\n".join(lines) + "\n")
+write(os.path.join(WORK, "many.yaml"), "\n".join(lines) + "\n")
 
-rc, err, secs = run(["scan", "many.yaml", "-o", "many.csv", "--noise", "off", "--stats", "--quiet"])
+r = lidarsim("scan", "many.yaml", "-o", "many.csv", "--noise", "off", "--stats", "--quiet")
+rc, err, secs = r.returncode, r.stderr, r.seconds
 print("30k materials and objects: exit %d in %.2f s; %s" % (rc, secs, err.strip().splitlines()[0] if err else ""))
 check(rc == 0, "30k scene: exit %d: %s" % (rc, err))
 if rc == 0:
@@ -87,13 +68,10 @@ if rc == 0:
 
 # ---- syntax errors and nesting -------------------------------------------------------------------
 def expect_error(name, text, needles):
-    d = os.path.join(WORK, name)
-    os.makedirs(d)
-    with open(os.path.join(d, "s.yaml"), "w") as f:
-        f.write(text)
-    p = subprocess.run([BINARY, "scan", "s.yaml", "-o", "out.pcd"], cwd=d, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(60))
-    err = p.stderr.decode("utf-8", "replace")
+    d = new_dir(WORK, name)
+    write(os.path.join(d, "s.yaml"), text)
+    p = lidarsim("scan", "s.yaml", "-o", "out.pcd", cwd=d, seconds=60)
+    err = p.stderr
     print("%s: %s" % (name, err.strip()[:300]))
     check(p.returncode == 1, "%s: exit %d" % (name, p.returncode))
     for n in needles:
@@ -111,7 +89,4 @@ check(time.monotonic() - t0 < limit(10), "100k nested brackets took %.1f s" % (t
 expect_error("beams", "sensor: {type: camera, width: 16384, height: 16384, hfov_deg: 60, vfov_deg: 40}\nobjects: []\n",
              ["s.yaml:1:31: sensor.width x sensor.height: 268435456 beams per frame, at most 100000000 (1e8)"])
 
-if failures:
-    print("%d checks failed" % len(failures), file=sys.stderr)
-    sys.exit(1)
-print("test_limits: all checks passed")
+finish("test_limits")
