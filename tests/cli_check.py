@@ -152,16 +152,17 @@ def run(cmd, cwd=None, seconds=120, env=None, add_env=None, input=None, binary=F
 
 
 class Lidarsim:
-    """The lidarsim binary under test: lidarsim("scan", ...) runs it in `cwd` (WORK by default) for
-    at most limit(seconds) and returns a Ran. ok=True: a non-zero exit raises RuntimeError (for the
-    steps a check needs, so that run_parts() reports the part); per call, ok= and cwd=, seconds= and
-    every keyword of run() override."""
+    """The lidarsim binary under test: lidarsim("scan", ...) runs it in `cwd` for at most
+    limit(seconds) and returns a Ran. ok=True: a non-zero exit raises RuntimeError (for the steps a
+    check needs, so that run_parts() reports the part). Further keywords are run()'s defaults for
+    every call (hang=True: a hang is an exit of -1); each call may override any of them."""
 
-    def __init__(self, binary, cwd=None, seconds=120, ok=False):
-        self.binary, self.cwd, self.seconds, self.must_pass = binary, cwd, seconds, ok
+    def __init__(self, binary, cwd=None, seconds=120, ok=False, **defaults):
+        self.binary, self.cwd, self.seconds, self.must_pass, self.defaults = binary, cwd, seconds, ok, defaults
 
     def __call__(self, *args, cwd=None, seconds=None, ok=None, **kw):
-        r = run([self.binary] + list(args), cwd=cwd or self.cwd, seconds=seconds or self.seconds, **kw)
+        r = run([self.binary] + list(args), cwd=cwd or self.cwd, seconds=seconds or self.seconds,
+                **dict(self.defaults, **kw))
         if (self.must_pass if ok is None else ok) and r.returncode != 0:
             raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), r.returncode, r.stderr))
         return r
@@ -169,6 +170,10 @@ class Lidarsim:
     def ok(self, what, *args, **kw):
         """Run lidarsim ARGS: True when it exits 0, else a failed check named `what` (see ok())."""
         return ok(self(*args, ok=False, **kw), what)
+
+    def refused(self, name, args, cwd, needles, code=1, seconds=None):
+        """Run lidarsim ARGS (a list) in cwd and check that it refused (see refused()); its stderr."""
+        return refused(name, self(*args, cwd=cwd, seconds=seconds, ok=False), needles, code)
 
 
 def on_terminal(cmd, cwd=None, seconds=120, stdin=True, stdout=True, stderr=True, arrivals=None):
@@ -200,11 +205,45 @@ def on_terminal(cmd, cwd=None, seconds=120, stdin=True, stdout=True, stderr=True
     return Ran(cmd, rc, shown.decode("utf-8", "replace"), "", time.monotonic() - t0)
 
 
+def signal_when(cmd, sig, ready, cwd=None, seconds=60, wait=120, **popen):
+    """Start `cmd` (stdout to /dev/null, stderr read), call ready() every 2 ms while it runs, for at
+    most limit(seconds), and send it `sig` at ready()'s first true value; then wait at most
+    limit(wait) for its exit (killed past that). Returns (that value, or None when it never came;
+    the exit status; its stderr)."""
+    p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **popen)
+    seen, deadline = None, time.monotonic() + limit(seconds)
+    while p.poll() is None and time.monotonic() < deadline:
+        value = ready()
+        if value:
+            seen = value
+            p.send_signal(sig)
+            break
+        time.sleep(0.002)
+    try:
+        _, err = p.communicate(timeout=limit(wait))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    return seen, p.returncode, err.decode("utf-8", "replace")
+
+
 def ok(r, what):
     """A check that the finished command `r` exited 0; the failure names it, its exit and its stderr."""
     return check(r.returncode == 0, "%s: %s exited %d: %s" % (what, " ".join([os.path.basename(r.args[0])] +
                                                                            list(r.args[1:])),
                                                                 r.returncode, r.stderr.strip()[-3000:]))
+
+
+def refused(name, r, needles, code=1):
+    """Checks that the finished command `r` refused: exit status `code` and each of `needles` in its
+    stderr (LSIM_TEST_VERBOSE=1 prints every refusal). Returns the stderr, stripped."""
+    err = r.stderr.strip()
+    if os.environ.get("LSIM_TEST_VERBOSE"):
+        print("%-34s exit %d: %s" % (name, r.returncode, err[:300]))
+    check(r.returncode == code, "%s: exit %d, expected %d: %s" % (name, r.returncode, code, err[:400]))
+    for n in needles:
+        check(n in err, "%s: the message lacks %r: %s" % (name, n, err[:400]))
+    return err
 
 
 def crashed(code, err):
@@ -217,15 +256,51 @@ def left_behind(folder, inputs):
     return sorted(set(os.listdir(folder)) - set(inputs))
 
 
+def expect_failure(name, r, folder, inputs, exit_code=1, contains=(), any_of=()):
+    """Checks a finished command `r` that bad input must stop cleanly: no crash, exit status
+    `exit_code` (None: any but 0), every string of `contains` and at least one of each tuple of
+    `any_of` in its stderr (case-insensitive), and `folder` holding nothing but `inputs` afterwards.
+    LSIM_TEST_VERBOSE=1 prints each message. Returns the stderr."""
+    code, err = r.returncode, r.stderr
+    shown = err.strip().replace("\n", " | ")
+    if os.environ.get("LSIM_TEST_VERBOSE"):
+        print("%-28s exit %d: %s" % (name, code, shown[:400]))
+    if crashed(code, err):
+        return fail("%s: crashed (exit %d): %s" % (name, code, shown)) or err
+    if exit_code is None:
+        check(code != 0, "%s: exit status 0 on bad input" % name)
+    else:
+        check(code == exit_code, "%s: exit status %d, expected %d (%s)" % (name, code, exit_code, shown))
+    low = err.lower()
+    for s in contains:
+        check(s.lower() in low, "%s: message lacks %r: %s" % (name, s, shown))
+    for group in any_of:
+        check(any(s.lower() in low for s in group), "%s: message lacks any of %r: %s" % (name, group, shown))
+    left = left_behind(folder, inputs)
+    check(not left, "%s: left files behind: %s" % (name, left))
+    return err
+
+
+def line_of(text, needle, nth=1):
+    """The 1-based number of the nth line of `text` holding `needle` (AssertionError: a test bug)."""
+    seen = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        if needle in line:
+            seen += 1
+            if seen == nth:
+                return number
+    raise AssertionError("test bug: %r not in the text" % needle)
+
+
 # ---- files ----------------------------------------------------------------------------------------
 
 def write(path, data):
-    """Write text or bytes to `path` (its folder made when absent); returns path."""
+    """Write bytes, or text as UTF-8, to `path` (its folder made when absent); returns path."""
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    with open(path, "wb" if isinstance(data, (bytes, bytearray)) else "w") as f:
-        f.write(data)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, (bytes, bytearray)) else data.encode("utf-8"))
     return path
 
 

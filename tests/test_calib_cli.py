@@ -19,38 +19,16 @@ import json
 import math
 import os
 import random
-import shutil
-import subprocess
-import sys
 
 import repo_data
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, new_dir, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work(fresh=True)
 REAL = repo_data.RPLIDAR
-failures = []
+lidarsim = Lidarsim(BINARY, WORK)
 
 BIN_KEYS = ("angle_deg", "n", "mean_intensity", "std_intensity", "std_range_m", "drop_rate")
 MATERIAL_KEYS = ("name", "fitted_distance_m", "configured_distance_m", "bins", "brdf")
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(args, cwd):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(120))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def case_dir(name):
-    d = os.path.join(WORK, name)
-    os.makedirs(d)
-    return d
 
 
 def wrap(a):
@@ -85,11 +63,6 @@ def synthetic_scan(d=0.6, phi_deg=182.0, width=1.0, revolutions=40, seed=7, boar
     return "\n".join(lines) + "\n"
 
 
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
 def check_json(text, what, count):
     try:
         doc = json.loads(text)
@@ -115,10 +88,10 @@ def check_json(text, what, count):
 
 
 def test_synthetic():
-    d = case_dir("synthetic")
+    d = new_dir(WORK, "synthetic")
     write(os.path.join(d, "board.txt"), synthetic_scan())
     write(os.path.join(d, "data.config"), "board,board.txt,0.66,1.0,ON,0.5,0.0\n")
-    rc, out, err = run(["calibrate", "data.config", "-o", "cal.yaml", "--json"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "-o", "cal.yaml", "--json", cwd=d)
     check(rc == 0, "synthetic data.config: exit %d: %s" % (rc, err))
     doc = check_json(out, "synthetic data.config", 1)
     if doc:
@@ -134,15 +107,15 @@ def test_synthetic():
     # YAML config with a bin width and a sensor; the text summary.
     write(os.path.join(d, "cal_in.yaml"), "sensor: my-lidar\nbin_width_deg: 5\nmaterials:\n"
           "  - {name: board, file: board.txt, width_m: 1.0, brdf: lambertian}\n")
-    rc, out, err = run(["calibrate", "cal_in.yaml", "-o", "cal2.yaml"], d)
+    rc, out, err = lidarsim("calibrate", "cal_in.yaml", "-o", "cal2.yaml", cwd=d)
     check(rc == 0 and "board at 0.6" in out and "wrote cal2.yaml" in out, "synthetic YAML: %d %s %s" % (rc, out, err))
     text = open(os.path.join(d, "cal2.yaml")).read() if rc == 0 else ""
     check("sensor: my-lidar" in text and "bin_width_deg: 5" in text and "type: lambertian" in text,
           "synthetic YAML: cal2.yaml content")
 
     # One material from the command line, with a bin width override.
-    rc, out, err = run(["calibrate", "--scan", "board.txt", "--name", "b1", "--width", "1", "--distance", "0.61",
-                        "--brdf", "cook-torrance", "--bin-width", "3", "-o", "one.yaml", "--json"], d)
+    rc, out, err = lidarsim("calibrate", "--scan", "board.txt", "--name", "b1", "--width", "1", "--distance", "0.61",
+                            "--brdf", "cook-torrance", "--bin-width", "3", "-o", "one.yaml", "--json", cwd=d)
     doc = check_json(out, "one material", 1) if check(rc == 0, "one material: exit %d: %s" % (rc, err)) else None
     if doc:
         m = doc["materials"][0]
@@ -152,7 +125,7 @@ def test_synthetic():
     check(os.path.exists(os.path.join(d, "one.yaml")), "one material: one.yaml written")
 
     # --view draws the calibration view: a 900-px-wide PNG per material, the folder made for it.
-    rc, out, err = run(["calibrate", "data.config", "-o", "cal3.yaml", "--view", "views", "--quiet"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "-o", "cal3.yaml", "--view", "views", "--quiet", cwd=d)
     png = os.path.join(d, "views", "board_view.png")
     check(rc == 0 and os.path.exists(png), "--view: exit %d, %s: %s" % (rc, png, err))
     if os.path.exists(png):
@@ -163,15 +136,15 @@ def test_synthetic():
 
     # --json without -o writes nothing.
     before = sorted(os.listdir(d))
-    rc, out, err = run(["calibrate", "data.config", "--json"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "--json", cwd=d)
     check(rc == 0 and check_json(out, "json only", 1) is not None, "json only: exit %d" % rc)
     check(sorted(os.listdir(d)) == before, "json only: wrote a file")
 
 
 def test_real():
     config = repo_data.need(os.path.join(REAL, "data.config"))
-    d = case_dir("real")
-    rc, out, err = run(["calibrate", config, "-o", "cal.yaml", "--json"], d)
+    d = new_dir(WORK, "real")
+    rc, out, err = lidarsim("calibrate", config, "-o", "cal.yaml", "--json", cwd=d)
     check(rc == 0, "real: exit %d: %s" % (rc, err))
     doc = check_json(out, "real", 5)
     if not doc:
@@ -200,8 +173,8 @@ def test_real():
     check(os.path.exists(os.path.join(d, "cal.yaml")), "real: cal.yaml written")
 
     # The LaserScan dump calibrates too (whatever is behind the sensor there).
-    rc, out, err = run(["calibrate", "--scan", os.path.join(REAL, "room_laserscan_dump.txt"), "--name", "room",
-                        "--width", "1", "--json"], d)
+    rc, out, err = lidarsim("calibrate", "--scan", os.path.join(REAL, "room_laserscan_dump.txt"), "--name", "room",
+                            "--width", "1", "--json", cwd=d)
     doc = check_json(out, "room dump", 1) if check(rc == 0, "room dump: exit %d: %s" % (rc, err)) else None
     if doc:
         m = doc["materials"][0]
@@ -212,11 +185,11 @@ def test_real():
 def expect_failure(name, args, files, code, contains=()):
     """Run in a folder holding `files` (name -> text); require exit `code`, every string of `contains`
     in stderr, nothing on stdout, and the folder unchanged."""
-    d = case_dir(name)
+    d = new_dir(WORK, name)
     for fname, text in files.items():
         write(os.path.join(d, fname), text)
     before = sorted(os.listdir(d))
-    rc, out, err = run(args, d)
+    rc, out, err = lidarsim(*args, cwd=d)
     check(rc == code, "%s: exit %d, expected %d (stderr: %s)" % (name, rc, code, err.strip()))
     for c in contains:
         check(c.lower() in err.lower(), "%s: stderr lacks %r: %s" % (name, c, err.strip()))
@@ -276,20 +249,13 @@ def test_errors():
 
 
 def main():
-    if os.path.exists(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    rc, out, err = run(["calibrate", "--help"], WORK)
+    rc, out, err = lidarsim("calibrate", "--help", cwd=WORK)
     check(rc == 0 and "--bin-width" in out and "--scan" in out, "--help")
     test_synthetic()
     test_real()
     test_errors()
-    if failures:
-        print("test_calib_cli: %d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_calib_cli: all checks passed")
-    return 0
+    finish("test_calib_cli")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

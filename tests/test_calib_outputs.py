@@ -25,40 +25,18 @@ import math
 import os
 import random
 import re
-import shutil
-import subprocess
-import sys
 
 import repo_data
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, new_dir, run, signal_when, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work(fresh=True)
 WALL = os.path.join(repo_data.RPLIDAR, "data", "wall_data.txt")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(args, cwd):
-    r = subprocess.run([BINARY] + args, cwd=cwd, capture_output=True, text=True, timeout=limit(300))
-    return r.returncode, r.stdout, r.stderr
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
+lidarsim = Lidarsim(BINARY, WORK, seconds=300)
 
 
 def case(name, scan_lines):
     """A folder holding wall.txt (the given beam lines) and data.config naming it."""
-    d = os.path.join(WORK, name)
-    os.makedirs(d)
+    d = new_dir(WORK, name)
     write(os.path.join(d, "wall.txt"), "".join(scan_lines))
     write(os.path.join(d, "data.config"), "wall,./wall.txt,0.457,1.25,ON,0.5,0.0\n")
     return d
@@ -66,6 +44,11 @@ def case(name, scan_lines):
 
 def listing(d):
     return sorted(os.listdir(d)) if os.path.isdir(d) else None
+
+
+def staging_in(folder, prefix):
+    """For signal_when: whether a staging folder PREFIX... has appeared in `folder`."""
+    return lambda: any(n.startswith(prefix) for n in (listing(folder) or []))
 
 
 def discrepancies(verdict):
@@ -82,7 +65,7 @@ def test_partial_revolutions(wall):
     for name, lines in (("rev5", wall[:3600]), ("rev5_partial", wall[:3900]), ("rev1", wall[:720]),
                         ("rev1_stray", wall[:720] + ["0.5,47.0,-3.0\n", "0.5,47.0,3.0\n"])):
         d = case(name, lines)
-        rc, out, err = run(["validate", "data.config", "-o", "out", "--seed", "3"], d)
+        rc, out, err = lidarsim("validate", "data.config", "-o", "out", "--seed", "3", cwd=d)
         check(rc in (0, 3) and "wall:" in out, "%s: validate exit %d: %s" % (name, rc, err.strip()))
         check("AddressSanitizer" not in err, "%s: ASan report: %s" % (name, err[-2000:]))
         check(listing(os.path.join(d, "out")) == OUTPUTS, "%s: outputs %r" % (name, listing(os.path.join(d, "out"))))
@@ -109,7 +92,7 @@ def test_partial_revolutions(wall):
 
 def test_degenerate(wall):
     d = case("alternating", ["0.4,47,%s\n" % ("3.0" if i % 2 else "-3.0") for i in range(2000)])
-    rc, out, err = run(["validate", "data.config", "-o", "out"], d)
+    rc, out, err = lidarsim("validate", "data.config", "-o", "out", cwd=d)
     check(rc == 1, "alternating: exit %d, expected 1" % rc)
     for s in ("wall.txt", "2000 beams in 2000 revolutions", "1 beam long", "at least 16 beams per revolution"):
         check(s in err, "alternating: stderr lacks %r: %s" % (s, err.strip()))
@@ -135,12 +118,12 @@ def test_unwritable(wall):
         targets.append((ro, "cannot write the output folder"))
     before = listing(d)
     for target, message in targets:
-        rc, out, err = run(["validate", "data.config", "-o", target], d)
+        rc, out, err = lidarsim("validate", "data.config", "-o", target, cwd=d)
         check(rc == 1, "unwritable %s: exit %d" % (target, rc))
         check(message in err and "revolution" not in err, "unwritable %s: stderr %r" % (target, err.strip()))
         check(listing(d) == before, "unwritable %s: folder now %r" % (target, listing(d)))
     # calibrate --view: same check before the work; the calibration is not written either
-    rc, out, err = run(["calibrate", "data.config", "-o", "cal.yaml", "--view", "/proc/lidarsim_no_views"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "-o", "cal.yaml", "--view", "/proc/lidarsim_no_views", cwd=d)
     check(rc == 1 and "cannot create the view folder '/proc/lidarsim_no_views'" in err,
           "calibrate --view unwritable: exit %d: %s" % (rc, err.strip()))
     check(listing(d) == before, "calibrate --view unwritable: folder now %r" % listing(d))
@@ -154,7 +137,7 @@ def test_half_way(wall):
     out_dir = os.path.join(d, "out")
     os.makedirs(os.path.join(out_dir, "wall_view.png"))
     write(os.path.join(out_dir, "keep.txt"), "mine")
-    rc, out, err = run(["validate", "data.config", "-o", "out"], d)
+    rc, out, err = lidarsim("validate", "data.config", "-o", "out", cwd=d)
     check(rc == 1, "taken_validate: exit %d: %s" % (rc, err.strip()))
     check("wall_view.png: it is a folder" in err, "taken_validate: stderr %r" % err.strip())
     check(listing(out_dir) == ["keep.txt", "wall_view.png"], "taken_validate: out now holds %r" % listing(out_dir))
@@ -162,7 +145,7 @@ def test_half_way(wall):
     d = case("taken_calibrate", lines)
     views = os.path.join(d, "views")
     os.makedirs(os.path.join(views, "wall_view.png"))
-    rc, out, err = run(["calibrate", "data.config", "-o", "cal.yaml", "--view", "views"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "-o", "cal.yaml", "--view", "views", cwd=d)
     check(rc == 1, "taken_calibrate: exit %d: %s" % (rc, err.strip()))
     check("wall_view.png: it is a folder" in err, "taken_calibrate: stderr %r" % err.strip())
     check(listing(d) == ["data.config", "views", "wall.txt"], "taken_calibrate: folder now %r" % listing(d))
@@ -171,15 +154,15 @@ def test_half_way(wall):
     rng = random.Random(5)  # clutter at random ranges: no board anywhere
     d = case("no_board", ["%.3f,47,%.6f\n" % (rng.uniform(0.5, 5.0), -3.14 + 6.28 * (i % 720) / 720)
                           for i in range(1440)])
-    rc, out, err = run(["calibrate", "data.config", "-o", "cal.yaml", "--view", "views"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "-o", "cal.yaml", "--view", "views", cwd=d)
     check(rc == 1 and listing(d) == ["data.config", "wall.txt"], "no_board: exit %d, folder %r: %s" %
           (rc, listing(d), err.strip()))
-    rc, out, err = run(["validate", "data.config", "-o", "out"], d)
+    rc, out, err = lidarsim("validate", "data.config", "-o", "out", cwd=d)
     check(rc == 1 and listing(d) == ["data.config", "wall.txt"], "no_board validate: exit %d, folder %r: %s" %
           (rc, listing(d), err.strip()))
     # Success: every output there, no staging folder or temporary file left beside them.
     d = case("success", lines)
-    rc, out, err = run(["calibrate", "data.config", "-o", "cal.yaml", "--view", "views", "--quiet"], d)
+    rc, out, err = lidarsim("calibrate", "data.config", "-o", "cal.yaml", "--view", "views", "--quiet", cwd=d)
     check(rc == 0, "success calibrate: exit %d: %s" % (rc, err.strip()))
     check(listing(d) == ["cal.yaml", "data.config", "views", "wall.txt"], "success: folder %r" % listing(d))
     check(listing(os.path.join(d, "views")) == ["wall_view.png"], "success: views %r" % listing(os.path.join(d, "views")))
@@ -192,23 +175,14 @@ def test_signals(wall):
     folder the command made is gone; the exit status is the signal's. The signal is sent as soon
     as the staging folder appears, before the (second-long) simulations of the whole wall scan."""
     import signal
-    import time
     for sig in (signal.SIGINT, signal.SIGTERM):
         d = case("signal_%d" % sig, wall)
-        p = subprocess.Popen([BINARY, "validate", "data.config", "-o", "out"], cwd=d, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        out_dir, staged = os.path.join(d, "out"), False
-        deadline = time.monotonic() + limit(60)
-        while p.poll() is None and time.monotonic() < deadline:
-            if any(n.startswith(".lidarsim-validate.") for n in (listing(out_dir) or [])):
-                staged = True
-                p.send_signal(sig)
-                break
-            time.sleep(0.002)
-        p.communicate(timeout=limit(120))
+        out_dir = os.path.join(d, "out")
+        staged, code, _ = signal_when([BINARY, "validate", "data.config", "-o", "out"], sig,
+                                      staging_in(out_dir, ".lidarsim-validate."), cwd=d)
         check(staged, "signal %d: validate finished before its staging folder was seen" % sig)
         if staged:
-            check(p.returncode == -sig, "signal %d: exit status %d" % (sig, p.returncode))
+            check(code == -sig, "signal %d: exit status %d" % (sig, code))
             check(listing(d) == ["data.config", "wall.txt"], "signal %d: folder now holds %r, out holds %r" %
                   (sig, listing(d), listing(out_dir)))
     # calibrate --view: the same once its view folder's staging folder appears (the calibration
@@ -217,20 +191,12 @@ def test_signals(wall):
         d = case("signal_calibrate_%d" % sig, wall * 40)
         write(os.path.join(d, "data.config"), "".join("wall%d,./wall.txt,0.457,1.25,ON,0.5,0.0\n" % i
                                                       for i in range(8)))
-        p = subprocess.Popen([BINARY, "calibrate", "data.config", "-o", "cal.yaml", "--view", "views"], cwd=d,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        views, staged = os.path.join(d, "views"), False
-        deadline = time.monotonic() + limit(60)
-        while p.poll() is None and time.monotonic() < deadline:
-            if any(n.startswith(".lidarsim-calibrate.") for n in (listing(views) or [])):
-                staged = True
-                p.send_signal(sig)
-                break
-            time.sleep(0.002)
-        p.communicate(timeout=limit(120))
+        views = os.path.join(d, "views")
+        staged, code, _ = signal_when([BINARY, "calibrate", "data.config", "-o", "cal.yaml", "--view", "views"], sig,
+                                      staging_in(views, ".lidarsim-calibrate."), cwd=d)
         check(staged, "calibrate signal %d: calibrate finished before its staging folder was seen" % sig)
         if staged:
-            check(p.returncode == -sig, "calibrate signal %d: exit status %d" % (sig, p.returncode))
+            check(code == -sig, "calibrate signal %d: exit status %d" % (sig, code))
             check(listing(d) == ["data.config", "wall.txt"], "calibrate signal %d: folder now holds %r, views %r" %
                   (sig, listing(d), listing(views)))
 
@@ -241,25 +207,23 @@ def test_full_disk(wall):
     d = case("full_disk", wall[:3600])
     tiny = os.path.join(d, "tiny")
     os.makedirs(tiny)
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", tiny], capture_output=True, text=True)
+    p = run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", tiny])
     if p.returncode != 0:
         print("NOTE: full_disk: cannot mount a tmpfs (%s): not checked" % p.stderr.strip())
         return
     try:
-        rc, out, err = run(["validate", "data.config", "-o", "tiny/out", "--quiet"], d)
+        rc, out, err = lidarsim("validate", "data.config", "-o", "tiny/out", "--quiet", cwd=d)
         check(rc == 1, "full_disk: exit %d: %s" % (rc, err.strip()))
         check(("no space left" in err.lower() or "disk space" in err) and ".lidarsim-validate" not in err and
               "tiny/out/" in err,
               "full_disk: the message should name the output in tiny/out/ and the full disk: %r" % err.strip())
         check(listing(tiny) == [], "full_disk: left in the file system: %r" % listing(tiny))
     finally:
-        subprocess.run(["umount", tiny], capture_output=True)
+        run(["umount", tiny])
 
 
 def main():
     repo_data.need(WALL)
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
     wall = [l for l in open(WALL) if l.strip() and not l.startswith("#")]
     check(len(wall) >= 3900, "the wall scan has only %d lines" % len(wall))
     test_partial_revolutions(wall)
@@ -268,13 +232,8 @@ def main():
     test_half_way(wall)
     test_full_disk(wall)
     test_signals(wall)
-    if failures:
-        print("%d check(s) failed" % len(failures), file=sys.stderr)
-        return 1
-    shutil.rmtree(WORK, ignore_errors=True)
-    print("test_calib_outputs.py: all checks passed")
-    return 0
+    finish("test_calib_outputs", remove=WORK)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -13,71 +13,27 @@ Every case runs in a directory of its own under WORK_DIR and must
 Standard library only. Exits 1 with one line per failed check.
 """
 import os
-import shutil
-import subprocess
-import sys
-from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
+from cli_check import (Lidarsim, binary_and_work, check, crashed, expect_failure, finish, line_of, new_dir, read_bytes,
+                       write)
+
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, WORK, seconds=60)
 cases_run = 0
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def case_dir(name):
-    d = os.path.join(WORK, name)
-    os.makedirs(d)
-    return d
-
-
-def line_of(text, needle, nth=1):
-    """1-based number of the nth line of `text` containing `needle`."""
-    seen = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        if needle in line:
-            seen += 1
-            if seen == nth:
-                return number
-    raise AssertionError("test bug: %r not in the YAML text" % needle)
-
-
-def run(args, cwd):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(60))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def expect_failure(name, args, cwd, inputs, exit_code=None, contains=(), any_of=()):
-    """Run, then require a non-zero exit (exactly exit_code when given), every string of `contains`
-    in stderr (case-insensitive), at least one string of each tuple in `any_of`, and that `cwd`
-    holds only `inputs` (plus any listed extra directories untouched)."""
+def refused(name, args, cwd, inputs, exit_code=None, contains=(), any_of=()):
+    """lidarsim ARGS in `cwd` fails cleanly (expect_failure: exit_code, or any non-zero one when None;
+    `contains` and `any_of` in stderr, case-insensitive; `cwd` holds only `inputs` afterwards) with a
+    message on stderr of one line (usage errors, exit 2, may add the usage)."""
     global cases_run
     cases_run += 1
-    code, out, err = run(args, cwd)
-    shown = err.strip().replace("\n", " | ")
-    if os.environ.get("LSIM_TEST_VERBOSE"):
-        print("%-28s exit %d: %s" % (name, code, shown[:400]))
-    if code < 0 or code >= 128 or "Sanitizer" in err or "runtime error" in err:
-        check(False, "%s: crashed (exit %d): %s" % (name, code, shown))
-        return err
-    check(code != 0, "%s: exit status 0 on bad input" % name)
-    if exit_code is not None:
-        check(code == exit_code, "%s: exit status %d, expected %d (%s)" % (name, code, exit_code, shown))
-    check(err.strip() != "", "%s: no message on stderr" % name)
-    check("\n" not in err.strip() or exit_code == 2, "%s: expected a one-line message, got: %s" % (name, shown))
-    low = err.lower()
-    for s in contains:
-        check(s.lower() in low, "%s: message lacks %r: %s" % (name, s, shown))
-    for group in any_of:
-        check(any(s.lower() in low for s in group), "%s: message lacks any of %r: %s" % (name, group, shown))
-    left = sorted(set(os.listdir(cwd)) - set(inputs))
-    check(not left, "%s: left files behind: %s" % (name, left))
+    r = lidarsim(*args, cwd=cwd)
+    err = expect_failure(name, r, cwd, inputs, exit_code, contains, any_of)
+    if not crashed(r.returncode, err):
+        check(err.strip() != "", "%s: no message on stderr" % name)
+        check("\n" not in err.strip() or exit_code == 2, "%s: expected a one-line message, got: %s"
+              % (name, err.strip().replace("\n", " | ")))
     return err
 
 
@@ -99,37 +55,30 @@ VALID = SENSOR + OBJECTS
 def scene_case(name, text, marker=None, nth=1, contains=(), any_of=(), files=None, line=None, out="out.pcd"):
     """Write NAME.yaml (and `files`: name -> bytes/str) into a fresh directory, scan it, and require a
     failure whose message has "NAME.yaml:LINE:" (LINE: the line holding `marker`, or `line`)."""
-    d = case_dir(name)
+    d = new_dir(WORK, name)
     scene = name + ".yaml"
-    with open(os.path.join(d, scene), "w") as f:
-        f.write(text)
+    write(os.path.join(d, scene), text)
     inputs = [scene]
     for fname, content in (files or {}).items():
-        with open(os.path.join(d, fname), "wb") as f:
-            f.write(content.encode() if isinstance(content, str) else content)
+        write(os.path.join(d, fname), content)
         inputs.append(fname)
     if marker is not None:
         line = line_of(text, marker, nth)
     expected = list(contains) + [scene]
     if line is not None:
         expected.append("%s:%d:" % (scene, line))
-    return expect_failure(name, ["scan", scene, "-o", out], d, inputs, exit_code=1, contains=expected, any_of=any_of)
+    return refused(name, ["scan", scene, "-o", out], d, inputs, exit_code=1, contains=expected, any_of=any_of)
 
 
 def main():
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-
     # The base scene must be fine, or every case below proves nothing.
-    d = case_dir("valid")
-    with open(os.path.join(d, "valid.yaml"), "w") as f:
-        f.write(VALID)
-    code, out, err = run(["scan", "valid.yaml", "-o", "out.pcd", "--quiet"], d)
+    d = new_dir(WORK, "valid")
+    write(os.path.join(d, "valid.yaml"), VALID)
+    code, out, err = lidarsim("scan", "valid.yaml", "-o", "out.pcd", "--quiet", cwd=d)
     check(code == 0 and os.path.exists(os.path.join(d, "out.pcd")), "the valid base scene fails: " + err)
     check(sorted(os.listdir(d)) == ["out.pcd", "valid.yaml"], "valid scan left extra files: %s" % os.listdir(d))
 
-    presets_code, presets_out, _ = run(["presets"], WORK)
+    presets_code, presets_out, _ = lidarsim("presets", cwd=WORK)
     preset_names = [l.split()[0] for l in presets_out.splitlines()[1:] if l.strip()]
     check(presets_code == 0 and "vlp16" in preset_names, "lidarsim presets does not list vlp16")
 
@@ -347,21 +296,20 @@ def main():
                contains=["objects[0].mesh", "notes.txt"])
 
     # ------------------------------------------------------------------ files
-    d = case_dir("no_scene_file")
-    expect_failure("no_scene_file", ["scan", "nothere.yaml", "-o", "out.pcd"], d, [], exit_code=1,
-                   contains=["nothere.yaml"], any_of=[("no such file", "cannot open")])
+    d = new_dir(WORK, "no_scene_file")
+    refused("no_scene_file", ["scan", "nothere.yaml", "-o", "out.pcd"], d, [], exit_code=1,
+            contains=["nothere.yaml"], any_of=[("no such file", "cannot open")])
 
-    d = case_dir("scene_is_directory")
+    d = new_dir(WORK, "scene_is_directory")
     os.makedirs(os.path.join(d, "dir.yaml"))
-    expect_failure("scene_is_directory", ["scan", "dir.yaml", "-o", "out.pcd"], d, ["dir.yaml"], contains=["dir.yaml"])
+    refused("scene_is_directory", ["scan", "dir.yaml", "-o", "out.pcd"], d, ["dir.yaml"], contains=["dir.yaml"])
 
     # ------------------------------------------------------------------ command line
     def cli_case(name, args, exit_code, contains=(), any_of=(), extra_inputs=()):
-        d = case_dir(name)
-        with open(os.path.join(d, "scene.yaml"), "w") as f:
-            f.write(VALID)
-        return expect_failure(name, args, d, ["scene.yaml"] + list(extra_inputs), exit_code=exit_code,
-                              contains=contains, any_of=any_of)
+        d = new_dir(WORK, name)
+        write(os.path.join(d, "scene.yaml"), VALID)
+        return refused(name, args, d, ["scene.yaml"] + list(extra_inputs), exit_code=exit_code,
+                       contains=contains, any_of=any_of)
 
     cli_case("no_command", [], 2, contains=["usage"])
     cli_case("unknown_command", ["scna", "scene.yaml"], 2, contains=["'scna'", "scan", "presets"])
@@ -406,44 +354,41 @@ def main():
                  contains=["nodir/bev.png", "does not exist"])
 
     # The output is a directory: nothing is written and the directory survives.
-    d = case_dir("output_is_dir")
-    with open(os.path.join(d, "scene.yaml"), "w") as f:
-        f.write(VALID)
+    d = new_dir(WORK, "output_is_dir")
+    write(os.path.join(d, "scene.yaml"), VALID)
     os.makedirs(os.path.join(d, "adir.pcd"))
-    expect_failure("output_is_dir", ["scan", "scene.yaml", "-o", "adir.pcd"], d, ["scene.yaml", "adir.pcd"],
-                   exit_code=1, contains=["adir.pcd", "directory"])
+    refused("output_is_dir", ["scan", "scene.yaml", "-o", "adir.pcd"], d, ["scene.yaml", "adir.pcd"],
+            exit_code=1, contains=["adir.pcd", "directory"])
     check(os.path.isdir(os.path.join(d, "adir.pcd")) and not os.listdir(os.path.join(d, "adir.pcd")),
           "output_is_dir: the directory was changed")
 
     # An existing output is left as it was when the scan fails (atomic write).
-    d = case_dir("keeps_old_output")
-    with open(os.path.join(d, "scene.yaml"), "w") as f:
-        f.write(VALID)
-    with open(os.path.join(d, "out.pcd"), "w") as f:
-        f.write("old\n")
-    expect_failure("keeps_old_output", ["scan", "scene.yaml", "-o", "out.pcd", "--bev", "nodir/bev.png"], d,
-                   ["scene.yaml", "out.pcd"], exit_code=1, contains=["nodir/bev.png"])
-    with open(os.path.join(d, "out.pcd")) as f:
-        check(f.read() == "old\n", "keeps_old_output: the old output was replaced or removed by a failed scan")
+    d = new_dir(WORK, "keeps_old_output")
+    write(os.path.join(d, "scene.yaml"), VALID)
+    write(os.path.join(d, "out.pcd"), "old\n")
+    refused("keeps_old_output", ["scan", "scene.yaml", "-o", "out.pcd", "--bev", "nodir/bev.png"], d,
+            ["scene.yaml", "out.pcd"], exit_code=1, contains=["nodir/bev.png"])
+    check(read_bytes(os.path.join(d, "out.pcd")) == b"old\n",
+          "keeps_old_output: the old output was replaced or removed by a failed scan")
 
     # --help and --version on every command (getopt_long, src/cli/opts.c); usage errors name the
     # option, say what is valid or where to look, and exit 2.
-    version = subprocess.run([BINARY, "--version"], capture_output=True, text=True).stdout.strip()
+    version = lidarsim("--version").stdout.strip()
     check(version.startswith("lidarsim ") and version.count(".") == 2, "lidarsim --version says %r" % version)
     for cmd in (["scan"], ["presets"], ["bench"], ["bench", "blooming"], ["bench", "pulses"], ["bench", "fit"],
                 ["bench", "dataset"], ["calibrate"], ["validate"], ["fit"], ["pattern", "from-scan"], ["dataset"],
                 ["render"], ["view"], ["compare"]):
         name = " ".join(cmd)
-        p = subprocess.run([BINARY] + cmd + ["--version"], capture_output=True, text=True, timeout=limit(60))
+        p = lidarsim(*cmd, "--version")
         check(p.returncode == 0 and p.stdout.strip() == version and p.stderr == "",
               "%s --version: exit %d, %r" % (name, p.returncode, p.stdout + p.stderr))
-        p = subprocess.run([BINARY] + cmd + ["--help"], capture_output=True, text=True, timeout=limit(60))
+        p = lidarsim(*cmd, "--help")
         check(p.returncode == 0 and "usage:" in p.stdout and "--version" in p.stdout and p.stderr == "",
               "%s --help: exit %d, stdout starts %r" % (name, p.returncode, p.stdout[:80]))
-        p = subprocess.run([BINARY] + cmd + ["--no-such-option"], capture_output=True, text=True, timeout=limit(60))
+        p = lidarsim(*cmd, "--no-such-option")
         check(p.returncode == 2 and "unknown option '--no-such-option'" in p.stderr and "--help" in p.stderr,
               "%s --no-such-option: exit %d, %r" % (name, p.returncode, p.stderr.strip()))
-    p = subprocess.run([BINARY, "help", "render"], capture_output=True, text=True, timeout=limit(60))
+    p = lidarsim("help", "render")
     check(p.returncode == 0 and p.stdout.startswith("usage: lidarsim render"), "lidarsim help render: %r"
           % p.stdout[:80])
     for args, needle in ((["scan", "s.yaml", "--seed"], "lidarsim scan: option --seed needs a value (see lidarsim "
@@ -452,16 +397,12 @@ def main():
                          (["scan", "s.yaml", "-o", "x.pcd", "--format=xyz"], "--format 'xyz' is invalid; expected pcd"),
                          (["render", "a.ply", "b.ply", "-o", "x.png"], "unexpected argument 'b.ply'"),
                          (["fit", "f.yaml", "-o", "x.yaml", "--max-iterations=0"], "--max-iterations '0' is invalid")):
-        p = subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=limit(60), cwd=WORK)
+        p = lidarsim(*args)
         check(p.returncode == 2 and needle in p.stderr, "%s: exit %d, %r lacks %r" % (" ".join(args), p.returncode,
                                                                                       p.stderr.strip(), needle))
 
-    if failures:
-        print("%d of the checks failed (%d cases)" % (len(failures), cases_run), file=sys.stderr)
-        return 1
-    print("test_cli_errors: %d cases OK" % cases_run)
-    return 0
+    finish("test_cli_errors", "%d cases OK" % cases_run)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -19,13 +19,12 @@ Standard library only. Exits 1 with one line per failed check.
 import json
 import os
 import shutil
-import subprocess
-import sys
-from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
+from cli_check import Lidarsim, binary_and_work, check, finish, new_dir, read_bytes, write
+
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, WORK, seconds=30, hang=True)  # a hang is a failure (exit -1), not a stuck suite
+refused = lidarsim.refused  # refused(name, args, cwd, needles): exit 1, each needle in the message
 
 SCENE = "sensor: {preset: vlp16}\nobjects:\n  - box: {size: [10, 10, 4]}\n"
 PATTERN = "azimuth_deg,elevation_deg,time_s\n0,0,0\n10,0,0.001\n20,1,0.002\n"
@@ -36,49 +35,15 @@ MESH = ("ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty flo
         "3 -2 -1\n3 2 -1\n3 2 2\n3 -2 2\n3 0 1 2\n3 0 2 3\n")
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def run(args, cwd, seconds=30):
-    """(exit code, stderr); a hang is a failure (-1), not a stuck suite."""
-    try:
-        p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=limit(seconds))
-    except subprocess.TimeoutExpired:
-        return -1, "timed out after %g s (a hang)" % limit(seconds)
-    return p.returncode, p.stderr.decode("utf-8", "replace").strip()
-
-
-def refused(name, args, cwd, needles, seconds=30):
-    code, err = run(args, cwd, seconds)
-    if os.environ.get("LSIM_TEST_VERBOSE"):
-        print("%-34s exit %d: %s" % (name, code, err[:300]))
-    check(code == 1, "%s: exit %d, expected 1: %s" % (name, code, err[:400]))
-    for n in needles:
-        check(n in err, "%s: the message lacks %r: %s" % (name, n, err[:400]))
-    return err
-
-
 # ---------------------------------------------------------------------------------------------
 # 1. FIFOs and devices
 
 def not_regular():
-    d = os.path.join(WORK, "not_regular")
-    os.makedirs(d)
+    d = new_dir(WORK, "not_regular")
     write(os.path.join(d, "room.yaml"), SCENE)
-    code, err = run(["scan", "room.yaml", "-o", "s.csv", "--keep-misses", "--quiet"], d)
+    code, _, err = lidarsim("scan", "room.yaml", "-o", "s.csv", "--keep-misses", "--quiet", cwd=d)
     check(code == 0, "scan for the fixtures: %s" % err)
-    code, err = run(["scan", "room.yaml", "-o", "ok.bin", "--quiet"], d)
+    code, _, err = lidarsim("scan", "room.yaml", "-o", "ok.bin", "--quiet", cwd=d)
     check(code == 0, "scan for the fixtures: %s" % err)
     os.remove(os.path.join(d, "ok.label"))
     why = "not a regular file (a FIFO, socket or device)"
@@ -133,8 +98,7 @@ def not_regular():
 # 2. an output that is an input
 
 def same_bytes(name, path, before):
-    with open(path, "rb") as f:
-        check(f.read() == before, "%s: %s was changed" % (name, os.path.basename(path)))
+    check(read_bytes(path) == before, "%s: %s was changed" % (name, os.path.basename(path)))
 
 
 def spellings(d, target, stem):
@@ -146,8 +110,7 @@ def spellings(d, target, stem):
 
 
 def output_is_input():
-    d = os.path.join(WORK, "same")
-    os.makedirs(d)
+    d = new_dir(WORK, "same")
     scene = write(os.path.join(d, "room.yaml"), SCENE)
     before = SCENE.encode()
     for out in spellings(d, scene, "room.csv"):
@@ -163,7 +126,7 @@ def output_is_input():
     for name, text, sensor, what in cases:
         path = write(os.path.join(d, name), text)
         write(os.path.join(d, "s_" + name + ".yaml"), sensor + SCENE.split("\n", 1)[1])
-        code, err = run(["scan", "s_%s.yaml" % name, "-o", "ok_%s.csv" % name], d)
+        code, _, err = lidarsim("scan", "s_%s.yaml" % name, "-o", "ok_%s.csv" % name, cwd=d)
         check(code == 0, "scan with %s: %s" % (name, err))
         refused("scan -o " + name, ["scan", "s_%s.yaml" % name, "-o", name, "--format", "csv"], d,
                 ["the output %s is the %s" % (name, what)])
@@ -174,18 +137,16 @@ def output_is_input():
     same_bytes("scan -o the mesh", mesh, MESH.encode())
 
     # render: the point file, and the .label beside a .bin
-    code, err = run(["scan", "room.yaml", "-o", "s.pcd", "--quiet"], d)
+    code, _, err = lidarsim("scan", "room.yaml", "-o", "s.pcd", "--quiet", cwd=d)
     check(code == 0, "scan s.pcd: %s" % err)
-    with open(os.path.join(d, "s.pcd"), "rb") as f:
-        pcd = f.read()
+    pcd = read_bytes(os.path.join(d, "s.pcd"))
     for out in spellings(d, os.path.join(d, "s.pcd"), "s.png"):
         refused("render -o %s (the point file)" % out, ["render", "s.pcd", "-o", out], d,
                 ["the output %s is " % out, "point file"])
         same_bytes("render -o " + out, os.path.join(d, "s.pcd"), pcd)
-    code, err = run(["scan", "room.yaml", "-o", "k.bin", "--quiet"], d)
+    code, _, err = lidarsim("scan", "room.yaml", "-o", "k.bin", "--quiet", cwd=d)
     check(code == 0, "scan k.bin: %s" % err)
-    with open(os.path.join(d, "k.label"), "rb") as f:
-        label = f.read()
+    label = read_bytes(os.path.join(d, "k.label"))
     refused("render -o the .label", ["render", "k.bin", "--color", "label", "-o", "k.label"], d,
             ["the output k.label is the KITTI .label file"])
     same_bytes("render -o the .label", os.path.join(d, "k.label"), label)
@@ -193,7 +154,7 @@ def output_is_input():
     # validate: its config or its scan as one of the files it writes into OUTDIR
     v = os.path.join(d, "v")
     os.makedirs(os.path.join(v, "out"))
-    code, err = run(["scan", "../room.yaml", "-o", "board.csv", "--keep-misses", "--quiet"], v)
+    code, _, err = lidarsim("scan", "../room.yaml", "-o", "board.csv", "--keep-misses", "--quiet", cwd=v)
     config = "board,out/calibration.yaml,0.66,1.0,ON,0.5,0.0\n"
     write(os.path.join(v, "out", "validation.csv"), config)
     refused("validate over its config", ["validate", "out/validation.csv", "-o", "out", "--quiet"], v,
@@ -226,8 +187,7 @@ def output_is_input():
 # 3. no message repeats the text of a file named in another file
 
 def no_quote():
-    d = os.path.join(WORK, "no_quote")
-    os.makedirs(d)
+    d = new_dir(WORK, "no_quote")
     write(os.path.join(d, "room.yaml"), SCENE)
     for i, text in enumerate(["range,range,SECRET-1\n1,2,3\n", "range\nSECRET-2\n", "intensity,x\n1,SECRET-3\n",
                               "ply\nformat ascii 1.0\nSECRET-4 x\n"]):
@@ -247,18 +207,7 @@ def no_quote():
     check("SECRET" not in err, "trajectory: the message repeats the file's text: %s" % err)
 
 
-def main():
-    if os.path.exists(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    not_regular()
-    output_is_input()
-    no_quote()
-    if failures:
-        print("%d check(s) failed" % len(failures), file=sys.stderr)
-        sys.exit(1)
-    print("test_cli_inputs: all checks passed")
-    shutil.rmtree(WORK)
-
-
-main()
+not_regular()
+output_is_input()
+no_quote()
+finish("test_cli_inputs", remove=WORK)

@@ -17,16 +17,14 @@ usage: test_cli_motion.py LIDARSIM_BINARY WORK_DIR
 Standard library only. Exits 1 with one line per failed check.
 """
 import os
-import shutil
 import struct
-import subprocess
-import sys
-from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-failures = []
+from cli_check import (Lidarsim, binary_and_work, check, expect_failure, finish, line_of, new_dir, read_bytes,
+                       source_dir, write)
+
+BINARY, WORK = binary_and_work(fresh=True)
+SOURCE = source_dir()
+lidarsim = Lidarsim(BINARY, WORK)
 
 # Every field of a point, in file order (README "Points"): name -> struct letter.
 FIELDS = [("x", "f"), ("y", "f"), ("z", "f"), ("range", "f"), ("intensity", "f"), ("reflectivity", "f"),
@@ -36,20 +34,8 @@ FIELDS = [("x", "f"), ("y", "f"), ("z", "f"), ("range", "f"), ("intensity", "f")
 ROW = struct.Struct("<" + "".join(t for _, t in FIELDS))
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(args, cwd):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(120))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
 def scan(d, scene, out, *extra):
-    code, _, err = run(["scan", scene, "-o", out, "--quiet"] + list(extra), d)
+    code, _, err = lidarsim("scan", scene, "-o", out, "--quiet", *extra, cwd=d)
     check(code == 0, "scan %s %s: exit %d: %s" % (scene, " ".join(extra), code, err.strip()))
     return os.path.join(d, out)
 
@@ -57,7 +43,7 @@ def scan(d, scene, out, *extra):
 def read_pcd(path):
     """(header lines, list of point dicts) of a binary PCD; every header line must be a comment or
     one of PCD v0.7's keywords (what PCL's and Open3D's readers accept)."""
-    data = open(path, "rb").read()
+    data = read_bytes(path)
     header, pos = [], 0
     while True:
         end = data.index(b"\n", pos)
@@ -78,7 +64,7 @@ def read_pcd(path):
 
 
 def read_ply_header(path):
-    data = open(path, "rb").read()
+    data = read_bytes(path)
     end = data.index(b"end_header\n")
     return data[:end].decode().split("\n")
 
@@ -100,22 +86,17 @@ WALL = """objects:
 """
 
 
-def write(d, name, text):
-    with open(os.path.join(d, name), "w") as f:
-        f.write(text)
-
-
 def worst(points, f):
     return max(abs(f(p)) for p in points) if points else float("inf")
 
 
 def drive_tests():
-    d = os.path.join(WORK, "drive")
-    os.makedirs(d)
-    write(d, "velocity.yaml", WALL_SENSOR + "  velocity: [10, 0, 0]\n" + WALL)
-    write(d, "poses.csv", "# a straight drive at 10 m/s\nt,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n10,100,0,0,0,0,0\n")
-    write(d, "file.yaml", WALL_SENSOR + "  trajectory: {file: poses.csv}\n" + WALL)
-    write(d, "keys.yaml", WALL_SENSOR + "  trajectory:\n    keyframes:\n      - [0, 0, 0, 0, 0, 0, 0]\n"
+    d = new_dir(WORK, "drive")
+    write(os.path.join(d, "velocity.yaml"), WALL_SENSOR + "  velocity: [10, 0, 0]\n" + WALL)
+    write(os.path.join(d, "poses.csv"),
+          "# a straight drive at 10 m/s\nt,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n10,100,0,0,0,0,0\n")
+    write(os.path.join(d, "file.yaml"), WALL_SENSOR + "  trajectory: {file: poses.csv}\n" + WALL)
+    write(os.path.join(d, "keys.yaml"), WALL_SENSOR + "  trajectory:\n    keyframes:\n      - [0, 0, 0, 0, 0, 0, 0]\n"
           "      - [10, 100, 0, 0, 0, 0, 0]\n" + WALL)
     header, pts = read_pcd(scan(d, "velocity.yaml", "v.pcd", "--noise", "off"))
     check(len(pts) > 5000, "drive: only %d points" % len(pts))
@@ -149,7 +130,7 @@ def drive_tests():
         diff = max((abs(a["x"] - b["x"]) for a, b in zip(k, later)), default=float("inf"))
         check(diff < 1e-4, "drive: %s: max |dx| to the velocity case %g m" % (name, diff))
     # A box driving at 20 m/s toward a static sensor: its face at x = 11 - 20 t.
-    write(d, "box.yaml", WALL_SENSOR + """objects:
+    write(os.path.join(d, "box.yaml"), WALL_SENSOR + """objects:
   - box: {size: [2, 30, 30]}
     position: [12, 0, 0]
     velocity: [-20, 0, 0]
@@ -162,46 +143,28 @@ def drive_tests():
 
 
 def street_identity():
-    d = os.path.join(WORK, "street")
-    os.makedirs(d)
+    d = new_dir(WORK, "street")
     src = os.path.join(SOURCE, "examples", "street", "street.yaml")
     text = open(src).read()
     moved = text.replace("  rotation: [0, 0, 0]\n", "  rotation: [0, 0, 0]\n  velocity: [0, 0, 0]\n"
                          "  angular_velocity_deg_s: [0, 0, 0]\n", 1)
     moved = moved.replace("    label: road\n", "    label: road\n    velocity: [0, 0, 0]\n", 1)
     check(moved.count("velocity: [0, 0, 0]") == 2, "street: test bug, keys not inserted")
-    write(d, "street.yaml", text)
-    write(d, "street_v0.yaml", moved)
+    write(os.path.join(d, "street.yaml"), text)
+    write(os.path.join(d, "street_v0.yaml"), moved)
     for frame in ("sensor", "world"):
         a = scan(d, "street.yaml", "a_%s.pcd" % frame, "--seed", "7", "--frame", frame)
         b = scan(d, "street_v0.yaml", "b_%s.pcd" % frame, "--seed", "7", "--frame", frame)
-        same = open(a, "rb").read() == open(b, "rb").read()
+        same = read_bytes(a) == read_bytes(b)
         check(same, "street: --frame %s: PCD differs with velocity: [0, 0, 0]" % frame)
         check(b"sensor_pose_at_frame_start" not in open(a, "rb").read(2000),
               "street: a static frame has a pose comment")
     print("street: velocity [0, 0, 0] byte-identical in both frames")
 
 
-def expect_failure(name, d, args, inputs, contains, exit_code=1):
-    code, _, err = run(args, d)
-    shown = err.strip().replace("\n", " | ")
-    if code < 0 or code >= 128 or "Sanitizer" in err or "runtime error" in err:
-        check(False, "%s: crashed (exit %d): %s" % (name, code, shown))
-        return
-    check(code == exit_code, "%s: exit status %d, expected %d (%s)" % (name, code, exit_code, shown))
-    for s in contains:
-        check(s.lower() in err.lower(), "%s: message lacks %r: %s" % (name, s, shown))
-    left = sorted(set(os.listdir(d)) - set(inputs))
-    check(not left, "%s: left files behind: %s" % (name, left))
-    if os.environ.get("LSIM_TEST_VERBOSE"):
-        print("%-22s exit %d: %s" % (name, code, shown[:300]))
-
-
-def line_of(text, needle):
-    for number, line in enumerate(text.split("\n"), 1):
-        if needle in line:
-            return number
-    raise AssertionError("test bug: %r not in the text" % needle)
+def refused(name, d, args, inputs, contains, exit_code=1):
+    """lidarsim ARGS in d stops cleanly: exit_code, each of `contains` in the message, d holds `inputs`."""
+    expect_failure(name, lidarsim(*args, cwd=d), d, inputs, exit_code, contains)
 
 
 SMALL = """sensor:
@@ -249,36 +212,23 @@ def bad_input():
          ["poses.csv", "no header"]),
     ]
     for name, text, files, marker, contains in cases:
-        d = os.path.join(WORK, name)
-        os.makedirs(d)
-        write(d, "scene.yaml", text)
+        d = new_dir(WORK, name)
+        write(os.path.join(d, "scene.yaml"), text)
         for fname, content in files.items():
-            write(d, fname, content)
-        expect_failure(name, d, ["scan", "scene.yaml", "-o", "out.pcd"], ["scene.yaml"] + list(files),
-                       ["scene.yaml:%d:" % line_of(text, marker)] + contains)
-    d = os.path.join(WORK, "scan_time")
-    os.makedirs(d)
-    write(d, "scene.yaml", SMALL + "  velocity: [9000, 0, 0]\n" + BOX)
+            write(os.path.join(d, fname), content)
+        refused(name, d, ["scan", "scene.yaml", "-o", "out.pcd"], ["scene.yaml"] + list(files),
+                ["scene.yaml:%d:" % line_of(text, marker)] + contains)
+    d = new_dir(WORK, "scan_time")
+    write(os.path.join(d, "scene.yaml"), SMALL + "  velocity: [9000, 0, 0]\n" + BOX)
     for value in ("nan", "inf", "1e8", "abc", ""):
-        expect_failure("scan_time_" + (value or "empty"), d, ["scan", "scene.yaml", "-o", "out.pcd", "--scan-time", value],
-                       ["scene.yaml"], ["--scan-time"], exit_code=2)
-    expect_failure("scan_time_far", d, ["scan", "scene.yaml", "-o", "out.pcd", "--scan-time", "5e6"], ["scene.yaml"],
-                   ["scan_time", "beyond"])
-
-
-def main():
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    drive_tests()
-    street_identity()
-    bad_input()
-    if failures:
-        print("test_cli_motion: %d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_motion: all checks passed")
-    return 0
+        refused("scan_time_" + (value or "empty"), d, ["scan", "scene.yaml", "-o", "out.pcd", "--scan-time", value],
+                ["scene.yaml"], ["--scan-time"], exit_code=2)
+    refused("scan_time_far", d, ["scan", "scene.yaml", "-o", "out.pcd", "--scan-time", "5e6"], ["scene.yaml"],
+            ["scan_time", "beyond"])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    drive_tests()
+    street_identity()
+    bad_input()
+    finish("test_cli_motion")

@@ -16,14 +16,11 @@ before any frame is written (before, frame 000000 was written, then the run stop
 Standard library only. Exits 1 with one line per failed check.
 """
 import os
-import shutil
-import subprocess
-import sys
-from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
+from cli_check import Lidarsim, binary_and_work, check, finish, new_dir, write
+
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, WORK, seconds=60, hang=True)  # a hang is a failure (exit -1), not a stuck suite
 
 SCENE = "sensor: {preset: vlp16}\nobjects:\n  - box: {size: [10, 10, 4]}\n"
 PATTERN = "azimuth_deg,elevation_deg,time_s\n0,0,0\n10,0,0.001\n20,1,0.002\n"
@@ -39,35 +36,9 @@ SECRETS = {
 }
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def run(args, cwd, seconds=60):
-    try:
-        p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=limit(seconds))
-    except subprocess.TimeoutExpired:
-        return -1, "timed out after %g s (a hang)" % limit(seconds)
-    return p.returncode, p.stderr.decode("utf-8", "replace")
-
-
 def refused(name, args, cwd, needles, seconds=60):
-    code, err = run(args, cwd, seconds)
-    if os.environ.get("LSIM_TEST_VERBOSE"):
-        print("%-30s exit %d: %s" % (name, code, err.strip()[:400]))
-    check(code == 1, "%s: exit %d, expected 1: %s" % (name, code, err[:400]))
-    for n in needles:
-        check(n in err, "%s: the message lacks %r: %s" % (name, n, err[:400]))
+    """Exit 1, each of `needles` in the message, and no "SECRET" in it."""
+    err = lidarsim.refused(name, args, cwd, needles, seconds=seconds)
     check("SECRET" not in err, "%s: the message quotes the file's text: %s" % (name, err[:400]))
     return err
 
@@ -81,10 +52,9 @@ def secrets(d, ext):
 
 
 def yaml_slots():
-    d = os.path.join(WORK, "yaml")
-    os.makedirs(d)
+    d = new_dir(WORK, "yaml")
     write(os.path.join(d, "room.yaml"), SCENE)
-    code, err = run(["scan", "room.yaml", "-o", "s.csv", "--keep-misses", "--quiet"], d)
+    code, _, err = lidarsim("scan", "room.yaml", "-o", "s.csv", "--keep-misses", "--quiet", cwd=d)
     check(code == 0, "scan for the fixtures: %s" % err)
     for name in secrets(d, "yaml"):
         # a fit file's scene
@@ -126,8 +96,7 @@ def yaml_slots():
 
 
 def meshes():
-    d = os.path.join(WORK, "mesh")
-    os.makedirs(d)
+    d = new_dir(WORK, "mesh")
     head = "ply\nformat ascii 1.0\n"
     cases = {
         "word": head + "SECRET-1234 root\nend_header\n",
@@ -162,18 +131,7 @@ def dataset_output_first():
           "dataset over its pattern: frame 000000 was written before the refusal")
 
 
-def main():
-    if os.path.exists(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    yaml_slots()
-    meshes()
-    dataset_output_first()
-    if failures:
-        print("%d check(s) failed" % len(failures), file=sys.stderr)
-        sys.exit(1)
-    print("test_no_quote: all checks passed")
-    shutil.rmtree(WORK)
-
-
-main()
+yaml_slots()
+meshes()
+dataset_output_first()
+finish("test_no_quote", remove=WORK)
