@@ -113,8 +113,8 @@ def source_dir():
 # ---- running programs ---------------------------------------------------------------------------
 
 class Ran(subprocess.CompletedProcess):
-    """A finished command: args, returncode, stdout, stderr (text with undecodable bytes replaced, or
-    bytes where binary output was asked for), seconds (its wall time). It unpacks as
+    """A finished command: args, returncode, stdout, stderr (text with undecodable bytes replaced;
+    stdout stays bytes with text=False), seconds (its wall time). It unpacks as
     (returncode, stdout, stderr), and r[1] is its stdout."""
 
     def __init__(self, args, returncode, stdout, stderr, seconds):
@@ -128,10 +128,10 @@ class Ran(subprocess.CompletedProcess):
         return (self.returncode, self.stdout, self.stderr)[i]
 
 
-def run(cmd, cwd=None, seconds=120, env=None, add_env=None, input=None, binary=False, hang=False, **popen):
+def run(cmd, cwd=None, seconds=120, env=None, add_env=None, input=None, text=True, hang=False, **popen):
     """Run `cmd` (a list; numbers become text) to its end, capturing its output, for at most
     limit(seconds). env: the whole environment; add_env: variables added to this one's. input: text
-    or bytes for its standard input. binary: stdout stays bytes (stderr is always text). hang: a
+    or bytes for its standard input. text=False: stdout stays bytes (stderr is always text). hang: a
     timeout is a returncode of -1 with "timed out after S s (a hang)" as stderr, not an exception."""
     if add_env:
         env = dict(os.environ if env is None else env, **add_env)
@@ -145,9 +145,9 @@ def run(cmd, cwd=None, seconds=120, env=None, add_env=None, input=None, binary=F
     except subprocess.TimeoutExpired:
         if not hang:
             raise
-        return Ran(cmd, -1, b"" if binary else "", "timed out after %g s (a hang)" % limit(seconds),
+        return Ran(cmd, -1, "" if text else b"", "timed out after %g s (a hang)" % limit(seconds),
                    time.monotonic() - t0)
-    out = p.stdout if binary else p.stdout.decode("utf-8", "replace")
+    out = p.stdout.decode("utf-8", "replace") if text else p.stdout
     return Ran(cmd, p.returncode, out, p.stderr.decode("utf-8", "replace"), time.monotonic() - t0)
 
 
@@ -206,14 +206,14 @@ def on_terminal(cmd, cwd=None, seconds=120, stdin=True, stdout=True, stderr=True
 
 
 def signal_when(cmd, sig, ready, cwd=None, seconds=60, wait=120, **popen):
-    """Start `cmd` (stdout to /dev/null, stderr read), call ready() every 2 ms while it runs, for at
-    most limit(seconds), and send it `sig` at ready()'s first true value; then wait at most
+    """Start `cmd` (stdout to /dev/null, stderr read), call ready(its pid) every 2 ms while it runs,
+    for at most limit(seconds), and send it `sig` at ready()'s first true value; then wait at most
     limit(wait) for its exit (killed past that). Returns (that value, or None when it never came;
     the exit status; its stderr)."""
     p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **popen)
     seen, deadline = None, time.monotonic() + limit(seconds)
     while p.poll() is None and time.monotonic() < deadline:
-        value = ready()
+        value = ready(p.pid)
         if value:
             seen = value
             p.send_signal(sig)

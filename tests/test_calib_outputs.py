@@ -48,7 +48,7 @@ def listing(d):
 
 def staging_in(folder, prefix):
     """For signal_when: whether a staging folder PREFIX... has appeared in `folder`."""
-    return lambda: any(n.startswith(prefix) for n in (listing(folder) or []))
+    return lambda pid: any(n.startswith(prefix) for n in (listing(folder) or []))
 
 
 def discrepancies(verdict):

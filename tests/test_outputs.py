@@ -25,35 +25,20 @@ import resource
 import signal
 import stat
 import subprocess
-import sys
 import threading
-import time
 
 import repo_data
-from timeouts import limit
+from cli_check import (Lidarsim, binary_and_work, check, expect_failure, finish, new_dir, read_bytes, run, run_parts,
+                       signal_when, write)
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
+BINARY, WORK = binary_and_work()
+lidarsim = Lidarsim(BINARY, WORK, text=False)  # stdout as bytes: clouds written to standard output
 skips = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def skip(what):
     skips.append(what)
     print("SKIP: " + what)
-
-
-def case_dir(name):
-    d = os.path.join(WORK, name)
-    os.makedirs(d)
-    return d
 
 
 def camera_scene(width, height):
@@ -63,43 +48,11 @@ def camera_scene(width, height):
             "    material: wall\n    label: building\n" % (width, height))
 
 
-def write(path, data):
-    with open(path, "wb" if isinstance(data, bytes) else "w") as f:
-        f.write(data)
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def run(args, cwd, preexec=None, timeout=limit(120)):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, preexec_fn=preexec)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def crashed(code, err):
-    return code < 0 or code >= 128 or "Sanitizer" in err or "runtime error" in err
-
-
-def expect_failure(name, args, cwd, inputs, exit_code=1, contains=(), any_of=(), preexec=None):
-    """Non-zero exit (exactly exit_code), each of `contains` and one of `any_of` in stderr
-    (case-insensitive), and `cwd` holding exactly `inputs` afterwards."""
-    code, _, err = run(args, cwd, preexec)
-    shown = err.strip().replace("\n", " | ")
-    if crashed(code, err):
-        check(False, "%s: crashed (exit %d): %s" % (name, code, shown))
-        return err
-    check(code == exit_code, "%s: exit status %d, expected %d (%s)" % (name, code, exit_code, shown))
-    low = err.lower()
-    for s in contains:
-        check(s.lower() in low, "%s: message lacks %r: %s" % (name, s, shown))
-    if any_of:
-        check(any(s.lower() in low for s in any_of), "%s: message lacks any of %r: %s" % (name, any_of, shown))
-    left = sorted(set(os.listdir(cwd)) - set(inputs))
-    check(not left, "%s: left files behind: %s" % (name, left))
-    return err
+def refused(name, args, cwd, inputs, exit_code=1, contains=(), any_of=(), preexec=None):
+    """lidarsim ARGS in `cwd` fails cleanly: exit_code, each of `contains` and one of `any_of` in the
+    message (case-insensitive), and `cwd` holding exactly `inputs` afterwards."""
+    return expect_failure(name, lidarsim(*args, cwd=cwd, preexec_fn=preexec), cwd, inputs, exit_code, contains,
+                          (any_of,) if any_of else ())
 
 
 SMALL = camera_scene(40, 30)      # 1,200 points
@@ -110,9 +63,9 @@ BIG = camera_scene(500, 400)      # 200,000 points: ~36 MB of CSV, written for a
 def reference(d, fmt, ext, scene="scene.yaml"):
     """The bytes of a regular-file output of `scene` in format `fmt`."""
     out = "ref_%s.%s" % (fmt, ext)
-    code, _, err = run(["scan", scene, "-o", out, "--format", fmt, "--quiet"], d)
+    code, _, err = lidarsim("scan", scene, "-o", out, "--format", fmt, "--quiet", cwd=d)
     check(code == 0, "reference %s: exit %d: %s" % (fmt, code, err.strip()))
-    data = read(os.path.join(d, out)) if code == 0 else b""
+    data = read_bytes(os.path.join(d, out)) if code == 0 else b""
     os.unlink(os.path.join(d, out)) if code == 0 else None
     return data
 
@@ -120,26 +73,26 @@ def reference(d, fmt, ext, scene="scene.yaml"):
 # ---- standard output -------------------------------------------------------------------------
 
 def test_stdout():
-    d = case_dir("stdout")
+    d = new_dir(WORK, "stdout")
     write(os.path.join(d, "scene.yaml"), SMALL)
     for fmt, ext in (("pcd", "pcd"), ("pcd-ascii", "pcd"), ("ply", "ply"), ("csv", "csv")):
         ref = reference(d, fmt, ext)
-        code, out, err = run(["scan", "scene.yaml", "-o", "-", "--format", fmt], d)
+        code, out, err = lidarsim("scan", "scene.yaml", "-o", "-", "--format", fmt, cwd=d)
         check(code == 0, "stdout %s: exit %d: %s" % (fmt, code, err.strip()))
         check(out == ref, "stdout %s: %d bytes on stdout differ from the %d-byte file output" % (fmt, len(out), len(ref)))
         check("wrote standard output" in err, "stdout %s: the summary line is not on stderr: %r" % (fmt, err[:300]))
         check(os.listdir(d) == ["scene.yaml"], "stdout %s: files left: %s" % (fmt, os.listdir(d)))
     # --quiet: nothing but the data
-    code, out, err = run(["scan", "scene.yaml", "-o", "-", "--format", "csv", "--quiet"], d)
+    code, out, err = lidarsim("scan", "scene.yaml", "-o", "-", "--format", "csv", "--quiet", cwd=d)
     check(code == 0 and err == "" and out.startswith(b"x,"), "stdout --quiet: exit %d, stderr %r" % (code, err[:200]))
-    expect_failure("stdout_no_format", ["scan", "scene.yaml", "-o", "-"], d, ["scene.yaml"], exit_code=2,
-                   contains=["standard output", "--format"])
-    expect_failure("stdout_kitti", ["scan", "scene.yaml", "-o", "-", "--format", "kitti"], d, ["scene.yaml"],
-                   exit_code=2, contains=["kitti", "standard output", ".label"])
-    expect_failure("stdout_twice", ["scan", "scene.yaml", "-o", "-", "--format", "pcd", "--bev", "-"], d,
-                   ["scene.yaml"], exit_code=2, contains=["standard output"])
+    refused("stdout_no_format", ["scan", "scene.yaml", "-o", "-"], d, ["scene.yaml"], exit_code=2,
+            contains=["standard output", "--format"])
+    refused("stdout_kitti", ["scan", "scene.yaml", "-o", "-", "--format", "kitti"], d, ["scene.yaml"],
+            exit_code=2, contains=["kitti", "standard output", ".label"])
+    refused("stdout_twice", ["scan", "scene.yaml", "-o", "-", "--format", "pcd", "--bev", "-"], d,
+            ["scene.yaml"], exit_code=2, contains=["standard output"])
     # the bird's-eye image to stdout, the cloud to a file
-    code, out, err = run(["scan", "scene.yaml", "-o", "c.pcd", "--bev", "-", "--bev-size", "64"], d)
+    code, out, err = lidarsim("scan", "scene.yaml", "-o", "c.pcd", "--bev", "-", "--bev-size", "64", cwd=d)
     check(code == 0 and out[:8] == b"\x89PNG\r\n\x1a\n", "bev to stdout: exit %d, %r" % (code, out[:8]))
     check(sorted(os.listdir(d)) == ["c.pcd", "scene.yaml"], "bev to stdout: files %s" % os.listdir(d))
 
@@ -155,7 +108,7 @@ def is_char_device(path, major_minor):
 
 
 def test_devices():
-    d = case_dir("devices")
+    d = new_dir(WORK, "devices")
     write(os.path.join(d, "scene.yaml"), SMALL)
     own_null = os.path.join(d, "null")
     safe = True
@@ -165,7 +118,7 @@ def test_devices():
         skip("devices: mknod of a private null device not permitted (%s); testing /dev/null directly" % e.strerror)
         own_null = None
     if own_null:
-        code, out, err = run(["scan", "scene.yaml", "-o", own_null, "--format", "pcd"], d)
+        code, out, err = lidarsim("scan", "scene.yaml", "-o", own_null, "--format", "pcd", cwd=d)
         if code == 1 and "permission denied" in err.lower():  # a nodev mount
             skip("devices: the work folder is mounted nodev (%s)" % err.strip())
         else:
@@ -175,24 +128,24 @@ def test_devices():
     if not safe:
         skip("devices: /dev/null not tried, the private copy was replaced")
     elif is_char_device("/dev/null", (1, 3)):
-        code, out, err = run(["scan", "scene.yaml", "-o", "/dev/null", "--format", "csv"], d)
+        code, out, err = lidarsim("scan", "scene.yaml", "-o", "/dev/null", "--format", "csv", cwd=d)
         check(code == 0, "/dev/null: exit %d: %s" % (code, err.strip()))
         check(is_char_device("/dev/null", (1, 3)), "/dev/null is no longer the null device")
         check("wrote /dev/null" in out.decode(), "/dev/null: summary %r" % out[:200])
     if not safe:
         skip("devices: /dev/full not tried, the private copy was replaced")
     elif is_char_device("/dev/full", (1, 7)):
-        err = expect_failure("dev_full", ["scan", "scene.yaml", "-o", "/dev/full", "--format", "pcd"], d,
-                             os.listdir(d), contains=["/dev/full", "no space left"])
+        err = refused("dev_full", ["scan", "scene.yaml", "-o", "/dev/full", "--format", "pcd"], d,
+                      os.listdir(d), contains=["/dev/full", "no space left"])
         check(is_char_device("/dev/full", (1, 7)), "/dev/full is no longer the full device")
-        expect_failure("dev_full_kitti_name", ["scan", "scene.yaml", "-o", "/dev/full", "--format", "kitti"], d,
-                       os.listdir(d), exit_code=2, contains=[".bin"])
+        refused("dev_full_kitti_name", ["scan", "scene.yaml", "-o", "/dev/full", "--format", "kitti"], d,
+                os.listdir(d), exit_code=2, contains=[".bin"])
     else:
         skip("devices: no /dev/full here")
 
 
 def test_fifo():
-    d = case_dir("fifo")
+    d = new_dir(WORK, "fifo")
     write(os.path.join(d, "scene.yaml"), MEDIUM)
     ref = reference(d, "csv", "csv")
     fifo = os.path.join(d, "pipe.csv")
@@ -205,7 +158,7 @@ def test_fifo():
 
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    code, out, err = run(["scan", "scene.yaml", "-o", "pipe.csv"], d, timeout=limit(60))
+    code, out, err = lidarsim("scan", "scene.yaml", "-o", "pipe.csv", cwd=d, seconds=60)
     t.join(10)
     check(code == 0, "fifo: exit %d: %s" % (code, err.strip()))
     check(got and got[0] == ref, "fifo: the reader got %d bytes, the file output has %d (a probe must not open "
@@ -217,11 +170,10 @@ def test_fifo():
 def test_calibrate_fifo():
     """calibrate checks its output before the work without opening it: a FIFO gets the whole file."""
     config = repo_data.need(os.path.join(repo_data.RPLIDAR, "data.config"))
-    d = case_dir("calibrate_fifo")
-    code, out, err = run(["calibrate", config, "-o", "ref.yaml"], d, timeout=limit(120))
+    d = new_dir(WORK, "calibrate_fifo")
+    code, out, err = lidarsim("calibrate", config, "-o", "ref.yaml", cwd=d)
     check(code == 0, "calibrate fifo: reference run exit %d: %s" % (code, err.strip()))
-    with open(os.path.join(d, "ref.yaml"), "rb") as f:
-        ref = f.read()
+    ref = read_bytes(os.path.join(d, "ref.yaml"))
     fifo = os.path.join(d, "pipe.yaml")
     os.mkfifo(fifo)
     got = []
@@ -232,7 +184,7 @@ def test_calibrate_fifo():
 
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    code, out, err = run(["calibrate", config, "-o", "pipe.yaml"], d, timeout=limit(120))
+    code, out, err = lidarsim("calibrate", config, "-o", "pipe.yaml", cwd=d)
     t.join(10)
     check(code == 0, "calibrate fifo: exit %d: %s" % (code, err.strip()))
     check(got and got[0] == ref, "calibrate fifo: the reader got %d bytes, the file has %d (the writability probe "
@@ -243,7 +195,7 @@ def test_calibrate_fifo():
 # ---- symlinks and directories ----------------------------------------------------------------
 
 def test_symlinks():
-    d = case_dir("symlinks")
+    d = new_dir(WORK, "symlinks")
     write(os.path.join(d, "scene.yaml"), SMALL)
     ref = reference(d, "pcd", "pcd")
     # an existing target, mode 0640
@@ -251,52 +203,52 @@ def test_symlinks():
     write(target, b"old")
     os.chmod(target, 0o640)
     os.symlink("target.pcd", os.path.join(d, "link.pcd"))
-    code, out, err = run(["scan", "scene.yaml", "-o", "link.pcd"], d)
+    code, out, err = lidarsim("scan", "scene.yaml", "-o", "link.pcd", cwd=d)
     check(code == 0, "symlink: exit %d: %s" % (code, err.strip()))
     check(os.path.islink(os.path.join(d, "link.pcd")), "symlink: the link was replaced by a file")
-    check(read(target) == ref, "symlink: the target does not hold the new cloud")
+    check(read_bytes(target) == ref, "symlink: the target does not hold the new cloud")
     check(stat.S_IMODE(os.stat(target).st_mode) == 0o640,
           "symlink: the target's mode changed to %o" % stat.S_IMODE(os.stat(target).st_mode))
     # a dangling link, through a relative chain into a subfolder
     os.makedirs(os.path.join(d, "sub"))
     os.symlink("sub/hop.pcd", os.path.join(d, "chain.pcd"))
     os.symlink("new.pcd", os.path.join(d, "sub", "hop.pcd"))
-    code, out, err = run(["scan", "scene.yaml", "-o", "chain.pcd"], d)
+    code, out, err = lidarsim("scan", "scene.yaml", "-o", "chain.pcd", cwd=d)
     check(code == 0, "dangling chain: exit %d: %s" % (code, err.strip()))
     check(os.path.islink(os.path.join(d, "chain.pcd")) and os.path.islink(os.path.join(d, "sub", "hop.pcd")),
           "dangling chain: a link was replaced")
     new = os.path.join(d, "sub", "new.pcd")
-    check(os.path.isfile(new) and read(new) == ref, "dangling chain: the final target was not written")
+    check(os.path.isfile(new) and read_bytes(new) == ref, "dangling chain: the final target was not written")
     check(not [n for n in os.listdir(d) + os.listdir(os.path.join(d, "sub")) if ".tmp." in n],
           "symlinks: temporary files left")
     # a link to a device stays a link, the device stays a device
     if os.path.exists("/dev/null"):
         os.symlink("/dev/null", os.path.join(d, "nul.pcd"))
-        code, out, err = run(["scan", "scene.yaml", "-o", "nul.pcd"], d)
+        code, out, err = lidarsim("scan", "scene.yaml", "-o", "nul.pcd", cwd=d)
         check(code == 0, "link to /dev/null: exit %d: %s" % (code, err.strip()))
         check(os.path.islink(os.path.join(d, "nul.pcd")), "link to /dev/null: the link was replaced")
         check(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is no longer a device")
     # a link loop
     os.symlink("loop_b.pcd", os.path.join(d, "loop_a.pcd"))
     os.symlink("loop_a.pcd", os.path.join(d, "loop_b.pcd"))
-    expect_failure("symlink_loop", ["scan", "scene.yaml", "-o", "loop_a.pcd"], d, os.listdir(d),
-                   contains=["loop_a.pcd"], any_of=["symbolic links", "symlink"])
+    refused("symlink_loop", ["scan", "scene.yaml", "-o", "loop_a.pcd"], d, os.listdir(d),
+            contains=["loop_a.pcd"], any_of=["symbolic links", "symlink"])
 
 
 def test_directories():
-    d = case_dir("directories")
+    d = new_dir(WORK, "directories")
     write(os.path.join(d, "scene.yaml"), SMALL)
     os.makedirs(os.path.join(d, "adir.pcd"))
     os.symlink("adir.pcd", os.path.join(d, "dirlink.pcd"))
     inputs = os.listdir(d)
-    expect_failure("output_dir", ["scan", "scene.yaml", "-o", "adir.pcd"], d, inputs,
-                   contains=["adir.pcd", "directory", "file name"])
-    expect_failure("output_dir_link", ["scan", "scene.yaml", "-o", "dirlink.pcd"], d, inputs,
-                   contains=["dirlink.pcd", "directory"])
-    expect_failure("output_slash", ["scan", "scene.yaml", "-o", "newdir/", "--format", "pcd"], d, inputs,
-                   contains=["newdir/", "directory"])
-    expect_failure("bev_dir", ["scan", "scene.yaml", "-o", "c.pcd", "--bev", "adir.pcd"], d, inputs,
-                   contains=["adir.pcd", "directory"])
+    refused("output_dir", ["scan", "scene.yaml", "-o", "adir.pcd"], d, inputs,
+            contains=["adir.pcd", "directory", "file name"])
+    refused("output_dir_link", ["scan", "scene.yaml", "-o", "dirlink.pcd"], d, inputs,
+            contains=["dirlink.pcd", "directory"])
+    refused("output_slash", ["scan", "scene.yaml", "-o", "newdir/", "--format", "pcd"], d, inputs,
+            contains=["newdir/", "directory"])
+    refused("bev_dir", ["scan", "scene.yaml", "-o", "c.pcd", "--bev", "adir.pcd"], d, inputs,
+            contains=["adir.pcd", "directory"])
     check(os.listdir(os.path.join(d, "adir.pcd")) == [], "output_dir: the directory was changed")
 
 
@@ -306,19 +258,18 @@ def mount_tmpfs(path, options):
     """Mount a tmpfs; returns None or the reason it could not be done."""
     os.makedirs(path, exist_ok=True)
     try:
-        p = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=limit(30))
+        p = run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", path], seconds=30)
     except (OSError, subprocess.TimeoutExpired) as e:
         return str(e)
-    return None if p.returncode == 0 else (p.stderr.decode().strip() or "mount exited %d" % p.returncode)
+    return None if p.returncode == 0 else (p.stderr.strip() or "mount exited %d" % p.returncode)
 
 
 def umount(path):
-    subprocess.run(["umount", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(30))
+    run(["umount", path], seconds=30)
 
 
 def test_full_tmpfs():
-    d = case_dir("full_tmpfs")
+    d = new_dir(WORK, "full_tmpfs")
     write(os.path.join(d, "scene.yaml"), MEDIUM)
     mnt = os.path.join(d, "tiny")
     why = mount_tmpfs(mnt, "size=64k")
@@ -327,30 +278,30 @@ def test_full_tmpfs():
         return
     try:
         for fmt, name in (("csv", "tiny/out.csv"), ("pcd", "tiny/out.pcd"), ("kitti", "tiny/out.bin")):
-            expect_failure("full_tmpfs_" + fmt, ["scan", "scene.yaml", "-o", name, "--format", fmt], d,
-                           ["scene.yaml", "tiny"], contains=[name, "no space left", "disk is full"])
+            refused("full_tmpfs_" + fmt, ["scan", "scene.yaml", "-o", name, "--format", fmt], d,
+                    ["scene.yaml", "tiny"], contains=[name, "no space left", "disk is full"])
             check(os.listdir(mnt) == [], "full_tmpfs_%s: left in the full file system: %s" % (fmt, os.listdir(mnt)))
         # an existing output survives a failed replacement
         write(os.path.join(mnt, "keep.csv"), "old\n")
-        expect_failure("full_tmpfs_replace", ["scan", "scene.yaml", "-o", "tiny/keep.csv"], d,
-                       ["scene.yaml", "tiny"], contains=["no space left"])
-        check(os.listdir(mnt) == ["keep.csv"] and read(os.path.join(mnt, "keep.csv")) == b"old\n",
+        refused("full_tmpfs_replace", ["scan", "scene.yaml", "-o", "tiny/keep.csv"], d,
+                ["scene.yaml", "tiny"], contains=["no space left"])
+        check(os.listdir(mnt) == ["keep.csv"] and read_bytes(os.path.join(mnt, "keep.csv")) == b"old\n",
               "full_tmpfs_replace: the old file was changed: %s" % os.listdir(mnt))
     finally:
         umount(mnt)
 
 
 def test_unwritable():
-    d = case_dir("unwritable")
+    d = new_dir(WORK, "unwritable")
     write(os.path.join(d, "scene.yaml"), SMALL)
     write(os.path.join(d, "plain"), "not a folder\n")
     inputs = ["scene.yaml", "plain"]
-    expect_failure("missing_dir", ["scan", "scene.yaml", "-o", "nodir/out.pcd"], d, inputs,
-                   contains=["nodir/out.pcd", "does not exist"])
-    expect_failure("not_a_dir", ["scan", "scene.yaml", "-o", "plain/out.pcd"], d, inputs,
-                   contains=["plain/out.pcd", "not a directory"])
-    expect_failure("proc", ["scan", "scene.yaml", "-o", "/proc/lidarsim_out.pcd"], d, inputs,
-                   contains=["/proc/lidarsim_out.pcd"])
+    refused("missing_dir", ["scan", "scene.yaml", "-o", "nodir/out.pcd"], d, inputs,
+            contains=["nodir/out.pcd", "does not exist"])
+    refused("not_a_dir", ["scan", "scene.yaml", "-o", "plain/out.pcd"], d, inputs,
+            contains=["plain/out.pcd", "not a directory"])
+    refused("proc", ["scan", "scene.yaml", "-o", "/proc/lidarsim_out.pcd"], d, inputs,
+            contains=["/proc/lidarsim_out.pcd"])
     check(not os.path.exists("/proc/lidarsim_out.pcd"), "proc: a file appeared in /proc")
     ro = os.path.join(d, "ro")
     why = mount_tmpfs(ro, "ro,size=64k")
@@ -358,8 +309,8 @@ def test_unwritable():
         skip("read-only folder: cannot mount a read-only tmpfs (%s); root ignores chmod 0555" % why)
         return
     try:
-        expect_failure("read_only", ["scan", "scene.yaml", "-o", "ro/out.pcd"], d, inputs + ["ro"],
-                       contains=["ro/out.pcd", "read-only"])
+        refused("read_only", ["scan", "scene.yaml", "-o", "ro/out.pcd"], d, inputs + ["ro"],
+                contains=["ro/out.pcd", "read-only"])
         check(os.listdir(ro) == [], "read_only: files in the read-only folder")
     finally:
         umount(ro)
@@ -373,16 +324,16 @@ def limit_file_size(limit):
 
 
 def test_write_fails_half_way():
-    d = case_dir("half_way")
+    d = new_dir(WORK, "half_way")
     write(os.path.join(d, "scene.yaml"), MEDIUM)
     limit = 100000  # the CSV is ~2 MB, the PCD ~0.9 MB, the KITTI .bin ~170 kB (RLIMIT_FSIZE is per file)
     for fmt, name in (("csv", "out.csv"), ("pcd", "out.pcd"), ("kitti", "out.bin")):
-        expect_failure("efbig_" + fmt, ["scan", "scene.yaml", "-o", name, "--format", fmt], d, ["scene.yaml"],
-                       contains=[name, "file too large"], preexec=limit_file_size(limit))
+        refused("efbig_" + fmt, ["scan", "scene.yaml", "-o", name, "--format", fmt], d, ["scene.yaml"],
+                contains=[name, "file too large"], preexec=limit_file_size(limit))
     write(os.path.join(d, "keep.csv"), "old\n")
-    expect_failure("efbig_replace", ["scan", "scene.yaml", "-o", "keep.csv"], d, ["scene.yaml", "keep.csv"],
-                   contains=["file too large"], preexec=limit_file_size(limit))
-    check(read(os.path.join(d, "keep.csv")) == b"old\n", "efbig_replace: the old file was changed")
+    refused("efbig_replace", ["scan", "scene.yaml", "-o", "keep.csv"], d, ["scene.yaml", "keep.csv"],
+            contains=["file too large"], preexec=limit_file_size(limit))
+    check(read_bytes(os.path.join(d, "keep.csv")) == b"old\n", "efbig_replace: the old file was changed")
 
 
 # ---- signals during a write ------------------------------------------------------------------
@@ -411,7 +362,7 @@ def default_signals():
 
 
 def test_signals():
-    d = case_dir("signals")
+    d = new_dir(WORK, "signals")
     write(os.path.join(d, "big.yaml"), BIG)
     for sig, output in ((signal.SIGTERM, "out.csv"), (signal.SIGINT, "out.csv"), (signal.SIGHUP, "out.csv"),
                         (signal.SIGTERM, "fresh.csv")):
@@ -420,59 +371,33 @@ def test_signals():
         if existing:
             write(os.path.join(d, output), "old\n")
         inputs = sorted(["big.yaml"] + ([output] if existing else []))
-        p = subprocess.Popen([BINARY, "scan", "big.yaml", "-o", output, "--threads", "2"], cwd=d,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             preexec_fn=default_signals)
-        caught, deadline = None, time.time() + limit(120)
-        while p.poll() is None and time.time() < deadline:
-            size = writing_descriptor(p.pid, d)
-            if size:  # data written, far from all of it (tens of MB)
-                caught = size
-                p.send_signal(sig)
-                break
-            time.sleep(0.002)
-        try:
-            p.wait(limit(60))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        err = p.stderr.read().decode("utf-8", "replace")
-        p.stderr.close()
+        # signalled once data is written, far from all of it (tens of MB)
+        caught, code, err = signal_when([BINARY, "scan", "big.yaml", "-o", output, "--threads", "2"], sig,
+                                        lambda pid: writing_descriptor(pid, d), cwd=d, seconds=120, wait=60,
+                                        preexec_fn=default_signals)
         if not check(caught is not None, "%s: never saw the output being written (exit %s: %s)" %
-                     (name, p.returncode, err.strip())):
+                     (name, code, err.strip())):
             continue
-        check(p.returncode == -sig, "%s: exit %s, expected death by the signal (%s)" % (name, p.returncode, err.strip()))
+        check(code == -sig, "%s: exit %s, expected death by the signal (%s)" % (name, code, err.strip()))
         left = sorted(os.listdir(d))
         check(left == inputs, "%s: killed after %d bytes; the folder holds %s, expected %s" % (name, caught, left, inputs))
         if os.environ.get("LSIM_TEST_VERBOSE"):
             print("%s: signalled after %d bytes were written" % (name, caught))
         if existing:
-            check(read(os.path.join(d, output)) == b"old\n", "%s: the existing output was changed" % name)
+            check(read_bytes(os.path.join(d, output)) == b"old\n", "%s: the existing output was changed" % name)
         for n in os.listdir(d):
             if n != "big.yaml":
                 os.unlink(os.path.join(d, n))
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
-    for name in os.listdir(WORK):
-        subprocess.run(["rm", "-rf", os.path.join(WORK, name)])
-    tests = [test_stdout, test_devices, test_fifo, test_calibrate_fifo, test_symlinks, test_directories, test_full_tmpfs,
-             test_unwritable, test_write_fails_half_way, test_signals]
-    for t in tests:
-        t0 = time.time()
-        try:
-            t()
-        except Exception as e:  # a test bug or an unexpected hang: report, carry on
-            check(False, "%s raised %r" % (t.__name__, e))
-        print("%-28s %.1f s" % (t.__name__, time.time() - t0))
-    if failures:
-        print("test_outputs: %d check(s) failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_outputs: all checks passed (%d case(s) skipped%s)" %
-          (len(skips), ": " + "; ".join(skips) if skips else ""))
-    return 0
+    for name in os.listdir(WORK):  # rm -rf: earlier runs may have left read-only folders behind
+        run(["rm", "-rf", os.path.join(WORK, name)])
+    run_parts([test_stdout, test_devices, test_fifo, test_calibrate_fifo, test_symlinks, test_directories,
+               test_full_tmpfs, test_unwritable, test_write_fails_half_way, test_signals], timed=True)
+    finish("test_outputs", "all checks passed (%d case(s) skipped%s)" %
+           (len(skips), ": " + "; ".join(skips) if skips else ""))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
