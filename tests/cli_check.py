@@ -104,6 +104,12 @@ def new_dir(*parts):
     return path
 
 
+def build_flag(name):
+    """Whether the build's option `name` is on, as tests/CMakeLists.txt passes it (LSIM_HAVE_MPI,
+    LSIM_SANITIZE: ON or OFF)."""
+    return os.environ.get(name, "OFF").upper() in ("ON", "1", "TRUE", "YES")
+
+
 def source_dir():
     """The source tree: LSIM_SOURCE_DIR (tests/CMakeLists.txt), or the folder above tests/."""
     return os.path.abspath(os.environ.get("LSIM_SOURCE_DIR")
@@ -363,11 +369,12 @@ def read_pcd(source):
     return np.frombuffer(data, dtype=dtype, count=n, offset=pos)
 
 
-def read_csv(path):
-    """A CSV with a header line (after any "#" lines) as {name: float64 column} (numpy)."""
+def read_csv(source):
+    """A CSV (a path, or the file's bytes) with a header line, after any "#" lines, as
+    {name: float64 column} (numpy)."""
     import numpy as np
-    with open(path) as f:
-        lines = [line for line in f if line.strip() and not line.startswith("#")]
+    text = source.decode() if isinstance(source, (bytes, bytearray)) else read_bytes(source).decode()
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     names = lines[0].strip().split(",")
     data = (np.loadtxt(lines[1:], delimiter=",", ndmin=2, dtype=np.float64) if len(lines) > 1
             else np.zeros((0, len(names))))

@@ -11,41 +11,28 @@ test was written. Frames of different sensors (the OS-0-32 recording against the
 bad arguments and a report folder that is a file fail with a clear message and leave nothing
 behind. Exits 1 with one line per failed check.
 """
-import json
 import os
-import shutil
-import subprocess
-import sys
 
+from cli_check import Lidarsim, binary_and_work, check, finish, fresh_dir, read_json, write
 from repo_data import DATA, need
-from timeouts import limit
 
-BIN, WORK = sys.argv[1], os.path.join(sys.argv[2], "cli_compare")
+BIN, WORK = binary_and_work()
+WORK = fresh_dir(WORK, "cli_compare")
+lidarsim = Lidarsim(BIN)
 REC = os.path.join(DATA, "ouster-recordings")
 PCAP = need(os.path.join(REC, "OS-1-128_v2.3.0_1024x10_lb_n3.pcap"))
 META = need(os.path.join(REC, "OS-1-128_v2.3.0_1024x10.json"))
 PCAP32 = need(os.path.join(REC, "OS-0-32-U1_v2.2.0_1024x10.pcap"))
 META32 = need(os.path.join(REC, "OS-0-32-U1_v2.2.0_1024x10.json"))
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
-    return subprocess.run([BIN, "compare"] + list(args), capture_output=True, text=True, timeout=limit(120))
+    return lidarsim("compare", *args)
 
 
 def summary(out):
-    with open(os.path.join(out, "summary.json")) as f:
-        return json.load(f)
+    return read_json(os.path.join(out, "summary.json"))
 
-
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
 
 # frame 0 against itself
 out = os.path.join(WORK, "self")
@@ -106,14 +93,11 @@ r = run(PCAP, PCAP, "-o", out)
 check(r.returncode == 1 and "metadata" in r.stderr, "an Ouster pcap without --metadata: %s" % r.stderr.strip())
 check(not os.path.exists(out), "failed runs leave no report folder")
 afile = os.path.join(WORK, "afile")
-open(afile, "w").close()
+write(afile, "")
 r = run(PCAP, PCAP, "--metadata", META, "-o", afile)
 check(r.returncode == 1 and afile in r.stderr, "a report folder that is a file: %s" % r.stderr.strip())
 check(os.path.isfile(afile) and os.path.getsize(afile) == 0, "the file is left as it was")
-r = subprocess.run([BIN, "compare", "--help"], capture_output=True, text=True, timeout=limit(30))
+r = lidarsim("compare", "--help", seconds=30)
 check(r.returncode == 0 and "--real-metadata" in r.stdout, "compare --help")
 
-if FAILS:
-    print("%d checks failed" % len(FAILS))
-    sys.exit(1)
-print("test_cli_compare: all checks passed")
+finish("test_cli_compare")

@@ -21,46 +21,26 @@ usage: test_cli_dataset.py LIDARSIM_BINARY WORK_DIR
      config, -o naming a file, unknown option: non-zero exit, a clear message, no tree
 Exits 1 with one line per failed check.
 """
+import functools
 import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timeouts import limit  # noqa: E402
-from dataset_common import tree  # noqa: E402
+from cli_check import Lidarsim, binary_and_work, build_flag, check, finish, on_terminal, run, source_dir, write
+from dataset_common import CONFIG, run_dataset, tree
+from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-CONFIG = os.environ.get("LSIM_DATASET_CONFIG", os.path.join(SOURCE, "examples", "dataset", "dataset.yaml"))
+BINARY, WORK = binary_and_work(fresh=True)
+SOURCE = source_dir()
 FRAMES = 12
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
-
-
-def run(args, **kw):
-    return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=limit(600), **kw)
-
-
-def dataset(out, *extra, frames=FRAMES):
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    return run(["dataset", CONFIG, "-o", out, "--frames", str(frames), "--progress", "off"] + list(extra))
-
-
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+MPI = build_flag("LSIM_HAVE_MPI") and shutil.which("mpirun")  # a build with MPI, and mpirun to run it
+lidarsim = Lidarsim(BINARY, seconds=600)
+dataset = functools.partial(run_dataset, lidarsim, frames=FRAMES)
 
 # a: one run
 full = os.path.join(WORK, "full")
@@ -193,7 +173,7 @@ for k in finished:
         st = os.stat(path)
         stamps[path] = (st.st_ino, st.st_mtime_ns)
 check(finished and len(finished) < KILL_FRAMES, "d: some but not all frames finished before the kill (%d)" % len(finished))
-r = run(["dataset", CONFIG, "-o", killed, "--frames", str(KILL_FRAMES), "--threads", "1", "--progress", "off"])
+r = lidarsim("dataset", CONFIG, "-o", killed, "--frames", KILL_FRAMES, "--threads", "1", "--progress", "off")
 check(r.returncode == 0 and ("%d already done" % len(finished)) in r.stdout,
       "d: the rerun exits 0 and reports the finished frames (%s / %s)" % (r.stdout.strip(), r.stderr.strip()))
 check(tree(killed) == tree(ref), "d: killed + resumed equals the uninterrupted run byte for byte")
@@ -207,12 +187,11 @@ with open(manifest) as f:
 check(sorted(listed) == list(range(KILL_FRAMES)), "d: the manifest lists every frame once")
 
 # e: MPI
-if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shutil.which("mpirun"):
+if MPI:
     mpi = os.path.join(WORK, "mpi")
     shutil.rmtree(mpi, ignore_errors=True)
-    r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
-                        "-o", mpi, "--frames", str(FRAMES), "--threads", "1", "--progress", "off"],
-                       capture_output=True, text=True, timeout=limit(600))
+    r = run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
+             "-o", mpi, "--frames", FRAMES, "--threads", "1", "--progress", "off"], seconds=600)
     check(r.returncode == 0, "e: mpirun -n 2 exits 0 (%s)" % r.stderr.strip()[-500:])
     print(r.stdout.strip())
     check(tree(mpi) == T0, "e: mpirun -n 2 equals the serial run byte for byte")
@@ -220,8 +199,8 @@ if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shu
     check(lists == ["shard-0-of-1.rank-0-of-2.txt", "shard-0-of-1.rank-1-of-2.txt"], "e: one manifest a rank (%s)" % lists)
 elif shutil.which("mpirun"):
     mpi = os.path.join(WORK, "mpi_refused")
-    r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
-                        "-o", mpi, "--frames", "2"], capture_output=True, text=True, timeout=limit(600))
+    r = run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", BINARY, "dataset", CONFIG,
+             "-o", mpi, "--frames", "2"], seconds=600)
     check(r.returncode != 0 and "built without MPI" in r.stderr and not os.path.exists(mpi),
           "e: a build without MPI refuses to run under mpirun -n 2 (%s)" % r.stderr.strip()[-300:])
 else:
@@ -229,9 +208,7 @@ else:
 
 # h: classes outside SemanticKITTI keep one id in every sequence (ids by library order, not by
 # which entries a sequence happens to place), and the root labels.yaml names them all
-custom = os.path.join(WORK, "custom.yaml")
-with open(custom, "w") as f:
-    f.write("""seed: 3
+custom = write(os.path.join(WORK, "custom.yaml"), """seed: 3
 frames: 8
 frames_per_sequence: 1
 sensor: {preset: urg-04lx, position: [0, 0, 0.5]}
@@ -248,7 +225,7 @@ library:
     on: ground
 """)
 out = os.path.join(WORK, "custom_ds")
-r = run(["dataset", custom, "-o", out, "--progress", "off"])
+r = lidarsim("dataset", custom, "-o", out, "--progress", "off")
 check(r.returncode == 0, "h: custom-label dataset exits 0 (%s)" % r.stderr.strip())
 if r.returncode == 0:
     maps = set()
@@ -259,7 +236,7 @@ if r.returncode == 0:
         root = f.read()
     check(len(maps) == 1 and root in maps and "100: bench" in root and "101: kiosk" in root,
           "h: one label map in every sequence and at the root, bench 100, kiosk 101 (%d maps)" % len(maps))
-    r2 = run(["dataset", custom, "-o", out, "--progress", "off", "--seed", "4"])
+    r2 = lidarsim("dataset", custom, "-o", out, "--progress", "off", "--seed", "4")
     check(r2.returncode == 1 and "dataset.json" in r2.stderr and "seed" in r2.stderr,
           "h: resuming into a folder of another dataset (--seed 4 over seed 3) is refused naming dataset.json and the seed (%s)"
           % r2.stderr.strip())
@@ -267,38 +244,23 @@ if r.returncode == 0:
 # g: the shipped scale-out scripts run as documented (examples/dataset/shards.sh, mpi.sh)
 env = dict(os.environ, LIDARSIM=BINARY, CONFIG=CONFIG)
 for script, needs_mpi in (("shards.sh", False), ("mpi.sh", True)):
-    if needs_mpi and not (os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE") and shutil.which("mpirun")):
+    if needs_mpi and not MPI:
         continue
     out = os.path.join(WORK, "script_" + script)
     shutil.rmtree(out, ignore_errors=True)
-    r = subprocess.run(["sh", os.path.join(SOURCE, "examples", "dataset", script), "2", out, str(FRAMES)],
-                       capture_output=True, text=True, timeout=limit(600), env=env, cwd=SOURCE)
+    r = run(["sh", os.path.join(SOURCE, "examples", "dataset", script), "2", out, FRAMES], seconds=600, env=env,
+            cwd=SOURCE)
     check(r.returncode == 0 and T0 and tree(out) == T0, "g: examples/dataset/%s 2 writes the 0/1 tree (%s)"
           % (script, r.stderr.strip()[-300:]))
 
 # f: progress and bad input
 out = os.path.join(WORK, "progress")
-r = run(["dataset", CONFIG, "-o", out, "--frames", "2"])
+r = lidarsim("dataset", CONFIG, "-o", out, "--frames", "2")
 check(r.returncode == 0 and "dataset: 2/2 frames" in r.stderr and "\r" not in r.stderr,
       "f: progress on a pipe is plain lines (%r)" % r.stderr[-200:])
-import pty  # noqa: E402  a terminal: the bar redraws one line with \r
-master, slave = pty.openpty()
-out = os.path.join(WORK, "progress_tty")
-p = subprocess.Popen([BINARY, "dataset", CONFIG, "-o", out, "--frames", "3"], stdout=subprocess.DEVNULL,
-                     stderr=slave)
-os.close(slave)
-chunks = b""
-while True:
-    try:
-        data = os.read(master, 4096)
-    except OSError:
-        break
-    if not data:
-        break
-    chunks += data
-p.wait()
-os.close(master)
-text = chunks.decode("utf-8", "replace")
+out = os.path.join(WORK, "progress_tty")  # a terminal: the bar redraws one line with \r
+p = on_terminal([BINARY, "dataset", CONFIG, "-o", out, "--frames", "3"], seconds=600, stdin=False, stdout=False)
+text = p.stdout
 check(p.returncode == 0 and "\r" in text and "[" in text and "frames/s" in text and "ETA" in text and "3/3 frames" in text,
       "f: on a terminal the progress is a bar redrawn with \\r, with frames/s and ETA (%r)" % text[-200:])
 bad = os.path.join(WORK, "bad")
@@ -306,19 +268,15 @@ cases = ((["--shard", "2/2"], "--shard"), (["--shard", "x"], "--shard"), (["--fr
          (["--frobnicate"], "--frobnicate"))
 for extra, needle in cases:
     shutil.rmtree(bad, ignore_errors=True)
-    r = run(["dataset", CONFIG, "-o", bad] + extra)
+    r = lidarsim("dataset", CONFIG, "-o", bad, *extra)
     check(r.returncode == 2 and needle in r.stderr and not os.path.exists(bad),
           "f: %s: usage error naming %s, no tree (%d: %s)" % (extra, needle, r.returncode, r.stderr.strip()))
-r = run(["dataset", os.path.join(WORK, "missing.yaml"), "-o", bad])
+r = lidarsim("dataset", os.path.join(WORK, "missing.yaml"), "-o", bad)
 check(r.returncode == 1 and "missing.yaml" in r.stderr and not os.path.exists(bad),
       "f: a missing config is an error naming it (%s)" % r.stderr.strip())
 afile = os.path.join(WORK, "afile")
-with open(afile, "w") as f:
-    f.write("x")
-r = run(["dataset", CONFIG, "-o", afile, "--frames", "1"])
+write(afile, "x")
+r = lidarsim("dataset", CONFIG, "-o", afile, "--frames", "1")
 check(r.returncode == 1 and "afile" in r.stderr, "f: -o naming a file is an error (%s)" % r.stderr.strip())
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("test_cli_dataset: all checks passed")
+finish("test_cli_dataset")

@@ -22,68 +22,24 @@ usage: test_cli_dataset_points.py LIDARSIM_BINARY WORK_DIR
      files and no manifest line
 Exits 1 with one line per failed check.
 """
+import functools
 import json
 import os
 import shutil
 import struct
-import subprocess
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timeouts import limit  # noqa: E402
-from dataset_common import tree  # noqa: E402
+from cli_check import Lidarsim, binary_and_work, check, finish, read_csv, read_pcd, write
+from dataset_common import CONFIG, run_dataset, tree
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-CONFIG = os.environ.get("LSIM_DATASET_CONFIG", os.path.join(SOURCE, "examples", "dataset", "dataset.yaml"))
+BINARY, WORK = binary_and_work(fresh=True)
 FRAMES = 6
-failures = []
+dataset = functools.partial(run_dataset, Lidarsim(BINARY, seconds=600), frames=FRAMES)
 
-PCD_TYPES = {("F", 4): "<f4", ("F", 8): "<f8", ("U", 1): "u1", ("U", 2): "<u2", ("U", 4): "<u4", ("I", 1): "i1",
-             ("I", 2): "<i2", ("I", 4): "<i4"}
 PLY_TYPES = {"float": "<f4", "float32": "<f4", "double": "<f8", "uchar": "u1", "uint8": "u1", "ushort": "<u2",
              "uint16": "<u2", "uint": "<u4", "uint32": "<u4", "char": "i1", "short": "<i2", "int": "<i4"}
 EB_TYPES = {1: "u1", 2: "i1", 3: "<u2", 4: "<i2", 5: "<u4", 6: "<i4", 7: "<u8", 8: "<i8", 9: "<f4", 10: "<f8"}
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
-    return ok
-
-
-def run(args, **kw):
-    return subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=limit(600), **kw)
-
-
-def dataset(out, *extra, frames=FRAMES, config=CONFIG, fresh=True):
-    if fresh and os.path.exists(out):
-        shutil.rmtree(out)
-    return run(["dataset", config, "-o", out, "--frames", str(frames), "--progress", "off"] + list(extra))
-
-
-def read_pcd(data):
-    """PCD v0.7, DATA binary: a structured array of its fields."""
-    header, pos = {}, 0
-    while True:
-        end = data.index(b"\n", pos)
-        line = data[pos:end].decode()
-        pos = end + 1
-        if line.startswith("#"):
-            continue
-        key, *vals = line.split()
-        header[key] = vals
-        if key == "DATA":
-            break
-    assert header["DATA"] == ["binary"], header["DATA"]
-    dtype = np.dtype([(n, PCD_TYPES[(t, int(s))]) for n, t, s in zip(header["FIELDS"], header["TYPE"], header["SIZE"])])
-    n = int(header["POINTS"][0])
-    assert len(data) - pos == n * dtype.itemsize, (len(data) - pos, n, dtype.itemsize)
-    return np.frombuffer(data, dtype=dtype, count=n, offset=pos)
 
 
 def read_ply(data):
@@ -130,13 +86,6 @@ def read_las(data):
     recs = np.frombuffer(data, dtype=dtype, count=count, offset=data_offset)
     xyz = np.stack([recs[a] * scale[i] + offset[i] for i, a in enumerate("XYZ")], axis=1)
     return xyz, recs
-
-
-def read_csv(data):
-    lines = data.decode().splitlines()
-    names = lines[0].split(",")
-    table = np.array([[float(v) for v in line.split(",")] for line in lines[1:]], ndmin=2).reshape(-1, len(names))
-    return {n: table[:, i] for i, n in enumerate(names)}
 
 
 def check_points(T, fmt, where):
@@ -198,8 +147,6 @@ def kitti_only(T):
     return {k: v for k, v in T.items() if "/points/" not in k and k != "dataset.json"}
 
 
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
 
 # a: each format against the KITTI files
 plain = os.path.join(WORK, "plain")
@@ -256,8 +203,7 @@ if r.returncode == 0 and T0:
     mpath = os.path.join(half, "manifest", "shard-0-of-1.rank-0-of-1.txt")
     with open(mpath) as f:
         lines = [line for line in f.read().splitlines(True) if int(line.split()[0]) < FRAMES // 2]
-    with open(mpath, "w") as f:
-        f.write("".join(lines))
+    write(mpath, "".join(lines))
     for k in range(FRAMES // 2, FRAMES):
         q, i = divmod(k, per)
         for rel in ("velodyne/%06d.bin", "labels/%06d.label", "time/%06d.bin", "clean/%06d.bin",
@@ -274,10 +220,7 @@ with open(CONFIG) as f:
 
 
 def config(name, extra):
-    path = os.path.join(WORK, name)
-    with open(path, "w") as f:
-        f.write(extra + base)  # the key first: line 1
-    return path
+    return write(os.path.join(WORK, name), extra + base)  # the key first: line 1
 
 
 cfg = config("with_pcd.yaml", "points_format: pcd\n")
@@ -339,7 +282,4 @@ check(r.returncode == 1 and "000000.pcd" in r.stderr and not [f for f in left if
       "e: a point file that cannot be written fails the frame: exit 1 naming it, none of its files, not in the "
       "manifest (%d: %s; left %s; manifest %r)" % (r.returncode, r.stderr.strip(), left, listed))
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("test_cli_dataset_points: all checks passed")
+finish("test_cli_dataset_points")
