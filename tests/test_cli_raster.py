@@ -20,51 +20,25 @@ usage: test_cli_raster.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: th
 Standard library and numpy only. Exits 1 with one line per failed check.
 """
 import os
-import subprocess
-import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_bytes, read_csv, source_dir, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
-
-
-def run(args, env=None):
-    e = dict(os.environ)
-    if env:
-        e.update(env)
-    return subprocess.run([BINARY] + args, capture_output=True, text=True, env=e, timeout=limit(300))
-
-
-def read_csv(path):
-    with open(path) as f:
-        names = f.readline().strip().split(",")
-    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    return {n: data[:, i] for i, n in enumerate(names)}
-
-
-os.makedirs(WORK, exist_ok=True)
+BINARY, WORK = binary_and_work()
+SOURCE = source_dir()
+lidarsim = Lidarsim(BINARY, seconds=300)
 street = os.path.join(SOURCE, "examples", "street", "street.yaml")
 
 # a: the street through both engines
 clouds = {}
 for engine in ("raycast", "raster"):
     out = os.path.join(WORK, "street_%s.csv" % engine)
-    r = run(["scan", street, "-o", out, "--noise", "off", "--engine", engine, "--quiet"])
+    r = lidarsim("scan", street, "-o", out, "--noise", "off", "--engine", engine, "--quiet")
     check(r.returncode == 0, "a: --engine %s scan exits 0 (%s)" % (engine, r.stderr.strip()))
     if r.returncode == 0:
         clouds[engine] = read_csv(out)
-r = run(["scan", street, "-o", os.path.join(WORK, "street_raster.pcd"), "--noise", "off", "--engine", "raster",
-         "--quiet"])
+r = lidarsim("scan", street, "-o", os.path.join(WORK, "street_raster.pcd"), "--noise", "off", "--engine", "raster",
+             "--quiet")
 check(r.returncode == 0, "a: --engine raster PCD exits 0 (%s)" % r.stderr.strip())
 if r.returncode == 0:
     with open(os.path.join(WORK, "street_raster.pcd"), "rb") as f:
@@ -94,7 +68,7 @@ motion = os.path.join(SOURCE, "examples", "motion", "motion.yaml")
 mc = {}
 for engine in ("raycast", "raster"):
     out = os.path.join(WORK, "motion_%s.csv" % engine)
-    r = run(["scan", motion, "-o", out, "--noise", "off", "--engine", engine, "--quiet"])
+    r = lidarsim("scan", motion, "-o", out, "--noise", "off", "--engine", engine, "--quiet")
     check(r.returncode == 0, "a2: motion --engine %s exits 0 (%s)" % (engine, r.stderr.strip()))
     if r.returncode == 0:
         mc[engine] = read_csv(out)
@@ -131,12 +105,11 @@ retro = os.path.join(SOURCE, "examples", "retro_sign", "retro_sign.yaml")
 with open(retro) as f:
     retro_text = f.read()
 retro8 = os.path.join(WORK, "retro_sign_oversample8.yaml")
-with open(retro8, "w") as f:
-    f.write("raster: {oversample: 8}\n" + retro_text.replace("file: ", "file: " + os.path.dirname(retro) + "/"))
+write(retro8, "raster: {oversample: 8}\n" + retro_text.replace("file: ", "file: " + os.path.dirname(retro) + "/"))
 kc = {}
 for name, path, engine in (("raycast", retro, "raycast"), ("raster", retro, "raster"), ("raster8", retro8, "raster")):
     out = os.path.join(WORK, "retro_%s.csv" % name)
-    r = run(["scan", path, "-o", out, "--noise", "off", "--engine", engine, "--quiet"])
+    r = lidarsim("scan", path, "-o", out, "--noise", "off", "--engine", engine, "--quiet")
     check(r.returncode == 0, "a3: retro_sign %s exits 0 (%s)" % (name, r.stderr.strip()))
     if r.returncode == 0:
         kc[name] = read_csv(out)
@@ -160,12 +133,11 @@ for name, path, extra in (("street", street, []), ("motion", motion, ["--scan-ti
     outs = []
     for threads in ("1", "2"):
         out = os.path.join(WORK, "threads_%s_%s.csv" % (name, threads))
-        r = run(["scan", path, "-o", out, "--engine", "raster", "--threads", threads, "--quiet"] + extra)
+        r = lidarsim("scan", path, "-o", out, "--engine", "raster", "--threads", threads, "--quiet", *extra)
         check(r.returncode == 0, "a4: %s --threads %s exits 0 (%s)" % (name, threads, r.stderr.strip()))
         outs.append(out)
     if all(os.path.exists(o) for o in outs):
-        with open(outs[0], "rb") as f1, open(outs[1], "rb") as f2:
-            check(f1.read() == f2.read(), "a4: %s: --threads 1 and 2 write the same bytes" % name)
+        check(read_bytes(outs[0]) == read_bytes(outs[1]), "a4: %s: --threads 1 and 2 write the same bytes" % name)
 
 # b: the scene key
 room = """sensor: {preset: vlp16, position: [0, 0, 1]}
@@ -176,9 +148,8 @@ objects:
 """
 for value, ok in (("raster", True), ("raycast", True), ("gpu", False)):
     path = os.path.join(WORK, "room_%s.yaml" % value)
-    with open(path, "w") as f:
-        f.write(room % value)
-    r = run(["scan", path, "-o", os.path.join(WORK, "room_%s.csv" % value), "--noise", "off", "--quiet"])
+    write(path, room % value)
+    r = lidarsim("scan", path, "-o", os.path.join(WORK, "room_%s.csv" % value), "--noise", "off", "--quiet")
     if ok:
         check(r.returncode == 0, "b: engine: %s scans (%s)" % (value, r.stderr.strip()))
     else:
@@ -196,23 +167,22 @@ if os.path.exists(os.path.join(WORK, "room_raster.csv")) and os.path.exists(os.p
 # c: the flag overrides the file
 no_egl = {"__EGL_VENDOR_LIBRARY_FILENAMES": "/nonexistent/lidarsim_no_egl_vendor.json"}
 path = os.path.join(WORK, "room_raster.yaml")
-r = run(["scan", path, "-o", os.path.join(WORK, "noegl.csv"), "--quiet"], env=no_egl)
+r = lidarsim("scan", path, "-o", os.path.join(WORK, "noegl.csv"), "--quiet", add_env=no_egl)
 check(r.returncode != 0 and "EGL" in r.stderr, "c: engine: raster without EGL fails naming EGL (%s)" % r.stderr.strip())
-r = run(["scan", path, "-o", os.path.join(WORK, "noegl.csv"), "--quiet", "--engine", "raycast"], env=no_egl)
+r = lidarsim("scan", path, "-o", os.path.join(WORK, "noegl.csv"), "--quiet", "--engine", "raycast", add_env=no_egl)
 check(r.returncode == 0, "c: --engine raycast overrides engine: raster (%s)" % r.stderr.strip())
 
 # d: a bad flag value
-r = run(["scan", street, "-o", os.path.join(WORK, "bad.csv"), "--engine", "foo"])
+r = lidarsim("scan", street, "-o", os.path.join(WORK, "bad.csv"), "--engine", "foo")
 check(r.returncode == 2 and "raycast or raster" in r.stderr, "d: --engine foo is a usage error (%s)" % r.stderr.strip())
 
 # e: the raster: key
 with open(motion) as f:
     motion_text = f.read().replace("file: drive.csv", "file: " + os.path.join(os.path.dirname(motion), "drive.csv"))
 whole = os.path.join(WORK, "motion_group100.yaml")
-with open(whole, "w") as f:
-    f.write("raster: {group_ms: 100, oversample: 2, normal_correction: 1, depth_bits: 32}\n" + motion_text)
-r = run(["scan", whole, "-o", os.path.join(WORK, "motion_group100.csv"), "--noise", "off", "--engine", "raster",
-         "--quiet"])
+write(whole, "raster: {group_ms: 100, oversample: 2, normal_correction: 1, depth_bits: 32}\n" + motion_text)
+r = lidarsim("scan", whole, "-o", os.path.join(WORK, "motion_group100.csv"), "--noise", "off", "--engine", "raster",
+             "--quiet")
 check(r.returncode == 0, "e: raster: {group_ms: 100, ...} scans (%s)" % r.stderr.strip())
 if r.returncode == 0 and "raycast" in mc:
     d, _ = match(mc["raycast"], read_csv(os.path.join(WORK, "motion_group100.csv")))
@@ -225,14 +195,10 @@ bad = (("{oversample: 0}", "raster.oversample"), ("{group_ms: -1}", "raster.grou
        ("{pixels: 3}", "pixels"), ("[1, 2]", "raster"))
 for value, key in bad:
     path = os.path.join(WORK, "bad_raster.yaml")
-    with open(path, "w") as f:
-        f.write("raster: %s\n" % value + room % "raster")
-    r = run(["scan", path, "-o", os.path.join(WORK, "bad_raster.csv"), "--quiet"])
+    write(path, "raster: %s\n" % value + room % "raster")
+    r = lidarsim("scan", path, "-o", os.path.join(WORK, "bad_raster.csv"), "--quiet")
     check(r.returncode != 0 and "bad_raster.yaml:1:" in r.stderr and key in r.stderr
           and not os.path.exists(os.path.join(WORK, "bad_raster.csv")),
           "e: raster: %s is an error at line 1 naming %s (%s)" % (value, key, r.stderr.strip()))
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("test_cli_raster: all checks passed")
+finish("test_cli_raster")

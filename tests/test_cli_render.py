@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`lidarsim render`: pictures of point files, decoded here with a small zlib + numpy PNG reader.
+"""`lidarsim render`: pictures of point files, decoded with the tests' own PNG reader (png_read.py).
 
 usage: test_cli_render.py LIDARSIM_BINARY WORK_DIR
 
@@ -16,69 +16,15 @@ axes and a colour bar. Exits 1 with one line per failed check.
 """
 import os
 import re
-import struct
-import subprocess
-import sys
-import zlib
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_bytes, write
+from png_read import plot_box, read_png
 
-BIN, WORK = sys.argv[1], os.path.join(sys.argv[2], "cli_render")
-FAILS = []
+BIN, WORK = binary_and_work()
+WORK = os.path.join(WORK, "cli_render")
+run = Lidarsim(BIN, seconds=300)
 BACKGROUND = (32, 32, 32)
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=limit(300))
-
-
-def read_png(path):
-    """8-bit RGB or RGBA PNG -> (H, W, 3) uint8 array."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
-    pos, idat, w = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype in (2, 6), (depth, ctype)
-            ch = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, 1 + w * ch)
-    out = np.zeros((h, w * ch), np.int32)
-    prev = np.zeros(w * ch, np.int32)
-    for y in range(h):
-        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
-        if f == 0:
-            cur = line
-        elif f == 1:
-            cur = np.cumsum(line.reshape(w, ch), axis=0).reshape(-1) & 255
-        elif f == 2:
-            cur = (line + prev) & 255
-        else:  # average or Paeth: sequential along the row, on Python ints (numpy scalars are slow)
-            ln, up, row = line.tolist(), prev.tolist(), [0] * (w * ch)
-            for x in range(w * ch):
-                a = row[x - ch] if x >= ch else 0
-                b, c = up[x], up[x - ch] if x >= ch else 0
-                if f == 3:
-                    p = (a + b) >> 1
-                else:
-                    pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                    p = a if pa <= pb and pa <= pc else b if pb <= pc else c
-                row[x] = (ln[x] + p) & 255
-            cur = np.array(row, np.int32)
-        out[y], prev = cur, cur
-    return out.reshape(h, w, ch)[:, :, :3].astype(np.uint8)
 
 
 def layout(stdout):
@@ -132,7 +78,7 @@ def world_frame(scene_text):
     sensor (30, 20), the perspective and range views from its pose, as the sensor-frame file of the
     same scan is (before: centred on 0, 0, where no point lies, and seen from the origin)."""
     scene = os.path.join(WORK, "world.yaml")
-    open(scene, "w").write(scene_text)
+    write(scene, scene_text)
     files = {}
     for frame in ("world", "sensor"):
         files[frame] = os.path.join(WORK, "f_%s.pcd" % frame)
@@ -167,41 +113,12 @@ def world_frame(scene_text):
               "%s view: world-frame file draws %s, sensor-frame %s" % (view, counts["world", view],
                                                                        counts["sensor", view]))
     # a VIEWPOINT that is no pose (a zero quaternion) is an error naming the file and line
-    data = open(files["sensor"], "rb").read()
-    bad = os.path.join(WORK, "bad_viewpoint.pcd")
-    open(bad, "wb").write(data.replace(b"VIEWPOINT 0 0 0 1 0 0 0", b"VIEWPOINT 0 0 0 0 0 0 0", 1))
+    data = read_bytes(files["sensor"])
+    bad = write(os.path.join(WORK, "bad_viewpoint.pcd"), data.replace(b"VIEWPOINT 0 0 0 1 0 0 0", b"VIEWPOINT 0 0 0 0 0 0 0", 1))
     png = os.path.join(WORK, "bad_viewpoint.png")
     r = run("render", bad, "-o", png)
     check(r.returncode == 1 and "bad_viewpoint.pcd:" in r.stderr and "VIEWPOINT needs 7 finite numbers" in r.stderr
           and not os.path.exists(png), "bad VIEWPOINT: rc %d: %s" % (r.returncode, r.stderr))
-
-
-def plot_box(img):
-    """The plot of a `scan --bev` / `--range-image` figure, inside its black 1-pixel frame: the
-    longest black run of a frame row, and of an empty row of cells between the frame's sides, is
-    the frame's width, the commonest long run of the rows (a tick mark on a row lengthens that
-    row's); its height likewise from the columns."""
-    black = np.all(img == 0, axis=2)
-
-    def longest_runs(mask):  # (start, length) of the longest run of True in each row of mask
-        out = []
-        for line in mask:
-            edges = np.diff(np.concatenate(([0], line.astype(np.int8), [0])))
-            starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
-            k = int(np.argmax(ends - starts)) if len(starts) else -1
-            out.append((int(starts[k]), int(ends[k] - starts[k])) if k >= 0 else (0, 0))
-        return out
-
-    def frame(mask):
-        r = longest_runs(mask)
-        longest = max(length for _, length in r)
-        long_runs = [run for run in r if run[1] >= 0.5 * longest]
-        return max(set(long_runs), key=long_runs.count)
-
-    (left, width), (top, height) = frame(black), frame(black.T)
-    if width < 3 or height < 3:
-        return None
-    return left + 1, top + 1, left + width - 1, top + height - 1  # x0, y0, x1, y1: [x0, x1) x [y0, y1)
 
 
 def colour_bar_right_of(img, box):
@@ -245,8 +162,8 @@ def scan_images(scene):
         check(np.sum(left < 100) > 200 and np.sum(below < 100) > 200,
               "scan --bev: no tick labels left of or below the plot")
     planar = os.path.join(WORK, "planar.yaml")
-    open(planar, "w").write(SCENE.replace(SCENE[:SCENE.index("materials:")], "sensor:\n  preset: rplidar-a1\n")
-                            .replace("position: [10.2, 0, 0]", "position: [5, 0, 0]"))
+    write(planar, SCENE.replace(SCENE[:SCENE.index("materials:")], "sensor:\n  preset: rplidar-a1\n")
+          .replace("position: [10.2, 0, 0]", "position: [5, 0, 0]"))
     ri = os.path.join(WORK, "scan_range.png")
     r = run("scan", planar, "-o", os.path.join(WORK, "planar.pcd"), "--range-image", ri)
     check(r.returncode == 0, "scan --range-image: " + r.stderr)
@@ -283,19 +200,19 @@ def dataset_frame(scene):
             patch = {tuple(c) for c in img[row - 3:row + 4, col - 3:col + 4].reshape(-1, 3)}
             check(rgb in patch, "dataset frame: %s colour not at (%g, %g)" % (name, x, y))
     labels = os.path.join(seq, "labels", "000000.label")
-    data = open(labels, "rb").read()
-    open(labels, "wb").write(data[:-4])
+    data = read_bytes(labels)
+    write(labels, data[:-4])
     png = os.path.join(WORK, "ds_short.png")
     r = run("render", frame, "-o", png, "--color", "label")
     check(r.returncode == 1 and "labels/000000.label" in r.stderr and "velodyne/000000.bin" in r.stderr and
           "not of one frame" in r.stderr and not os.path.exists(png), "short label file: %s" % r.stderr)
-    open(labels, "wb").write(data)
+    write(labels, data)
 
 
 def main():
     os.makedirs(WORK, exist_ok=True)
     scene = os.path.join(WORK, "scene.yaml")
-    open(scene, "w").write(SCENE)
+    write(scene, SCENE)
     pcd = os.path.join(WORK, "p.pcd")
     r = run("scan", scene, "-o", pcd, "--frame", "sensor")
     check(r.returncode == 0, "scan failed: " + r.stderr)
@@ -417,11 +334,7 @@ def main():
     check(r.returncode == 2 and "-o PNG" in r.stderr, "no -o: %s" % r.stderr)
     r = run("render", os.path.join(WORK, "absent.pcd"), "-o", png)
     check(r.returncode == 1 and "absent.pcd" in r.stderr and not os.path.exists(png), "absent file: " + r.stderr)
-
-    if FAILS:
-        print("test_cli_render: %d checks failed" % len(FAILS))
-        sys.exit(1)
-    print("test_cli_render: all checks passed")
+    finish("test_cli_render")
 
 
 main()

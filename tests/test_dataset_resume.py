@@ -22,17 +22,13 @@ Exits 1 with one line per failed check.
 import fcntl
 import os
 import shutil
-import subprocess
-import sys
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dataset_common import tree  # noqa: E402
-from timeouts import limit  # noqa: E402
+from cli_check import Lidarsim, binary_and_work, check, finish, read_bytes, write
+from dataset_common import tree
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, seconds=60)
 
 CONFIG = """seed: 3
 frames: 4
@@ -50,16 +46,8 @@ FILES = ("velodyne/%06d.bin", "labels/%06d.label", "time/%06d.bin", "clean/%06d.
          "clean/%06d.time")
 
 
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED: " + what)
-    return ok
-
-
 def run(*args):
-    return subprocess.run([BINARY, "dataset"] + [str(a) for a in args] + ["--progress", "off"], capture_output=True,
-                          text=True, timeout=limit(60))
+    return lidarsim("dataset", *args, "--progress", "off")
 
 
 def frame_path(out, k, rel):
@@ -67,11 +55,7 @@ def frame_path(out, k, rel):
     return os.path.join(out, "sequences", "%02d" % q, rel % i)
 
 
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-config = os.path.join(WORK, "ds.yaml")
-with open(config, "w") as f:
-    f.write(CONFIG % "straight, speed: 1")
+config = write(os.path.join(WORK, "ds.yaml"), CONFIG % "straight, speed: 1")
 ref = os.path.join(WORK, "ref")
 r = run(config, "-o", ref, "--threads", "1")
 check(r.returncode == 0, "first run exits 0 (%s)" % r.stderr.strip())
@@ -86,7 +70,7 @@ for line in lines:
     k = int(tok[0])
     want = []
     for rel in FILES:
-        data = open(frame_path(ref, k, rel), "rb").read()
+        data = read_bytes(frame_path(ref, k, rel))
         want.append("%s:%d:%08x" % (rel % (k % 2), len(data), zlib.crc32(data)))
     check(tok[1:] == want, "a: frame %d's line lists its files, sizes and CRC-32s (%s, want %s)" % (k, tok[1:], want))
 
@@ -94,11 +78,11 @@ for line in lines:
 work = os.path.join(WORK, "damaged")
 shutil.copytree(ref, work)
 os.remove(frame_path(work, 1, FILES[0]))                        # deleted
-open(frame_path(work, 2, FILES[1]), "wb").close()               # emptied
+write(frame_path(work, 2, FILES[1]), b"")               # emptied
 p = frame_path(work, 3, FILES[5])                               # changed, same size
-data = bytearray(open(p, "rb").read())
+data = bytearray(read_bytes(p))
 data[0] ^= 0x40
-open(p, "wb").write(bytes(data))
+write(p, bytes(data))
 kept = frame_path(work, 0, FILES[0])
 before = os.stat(kept)
 r = run(config, "-o", work, "--threads", "1")
@@ -118,7 +102,7 @@ work = os.path.join(WORK, "old")
 shutil.copytree(ref, work)
 m = os.path.join(work, "manifest", "shard-0-of-1.rank-0-of-1.txt")
 lines = open(m).read().splitlines()
-open(m, "w").write("0\n" + "".join(l + "\n" for l in lines if not l.startswith("0 ")))
+write(m, "0\n" + "".join(l + "\n" for l in lines if not l.startswith("0 ")))
 r = run(config, "-o", work, "--threads", "1")
 check(r.returncode == 0 and "1 written now, 3 already done; 1 redone" in r.stdout and tree(work) == T0,
       "c: a frame listed by number alone is written again (%s / %s)" % (r.stdout.strip(), r.stderr.strip()))
@@ -133,8 +117,7 @@ theirs = ["sequences/00/velodyne/notes.bin.tmp.AbC123", "sequences/00/velodyne/0
           "sequences/00/velodyne/000001.label.tmp.AbC123", "sequences/00/mine.txt.tmp.AbC123",
           "mydata.tmp.ABCDEF", "other/000000.bin.tmp.ABCDEF", "sequences/xx/calib.txt.tmp.ABCDEF"]
 for rel in ours + theirs:
-    os.makedirs(os.path.dirname(os.path.join(work, rel)), exist_ok=True)
-    open(os.path.join(work, rel), "w").write("x")
+    write(os.path.join(work, rel), "x")
 os.makedirs(os.path.join(work, "sequences/00/velodyne/000000.bin.tmp.Folder"))
 os.symlink("../../../mydata.tmp.ABCDEF", os.path.join(work, "sequences/00/velodyne/000000.bin.tmp.SymLnk"))
 r = run(config, "-o", work, "--threads", "1")
@@ -156,7 +139,7 @@ mine = [frame_path(work, k, FILES[0]) + ".tmp.Mine00" for k in (0, 2)]  # 2 sequ
 other = [frame_path(work, k, FILES[0]) + ".tmp.Other0" for k in (1, 3)] + \
         [os.path.join(work, "sequences", "00", "poses.txt.tmp.Other0")]
 for p in mine + other:
-    open(p, "w").write("x")
+    write(p, "x")
 lock = os.open(os.path.join(work, "manifest"), os.O_RDONLY)
 fcntl.flock(lock, fcntl.LOCK_SH)
 r = run(config, "-o", work, "--threads", "1", "--shard", "0/2")
@@ -167,9 +150,7 @@ check(r.returncode == 0 and "removed 2 temporary files" in r.stderr
       % (r.stderr.strip(), [os.path.basename(p) for p in mine + other if os.path.exists(p)]))
 
 # f: a trajectory that leaves the layout
-away = os.path.join(WORK, "away.yaml")
-with open(away, "w") as f:
-    f.write(CONFIG % "circle, radius: 40, speed: 5")
+away = write(os.path.join(WORK, "away.yaml"), CONFIG % "circle, radius: 40, speed: 5")
 out = os.path.join(WORK, "away")
 r = run(away, "-o", out, "--threads", "1")
 check(r.returncode == 0 and "warning: 4 frames have no points, the first frame 0" in r.stderr
@@ -179,7 +160,4 @@ r = run(config, "-o", os.path.join(WORK, "fine"), "--threads", "1")
 check(r.returncode == 0 and "no points" not in r.stderr and "empty" not in r.stdout,
       "f: no warning when every frame has points (%s)" % r.stderr.strip())
 
-if failures:
-    print("%d check(s) failed" % len(failures))
-    sys.exit(1)
-print("test_dataset_resume: all checks passed")
+finish("test_dataset_resume")
