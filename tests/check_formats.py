@@ -14,9 +14,10 @@ Exits 1 with one line per mismatch.
 import io
 import os
 import sys
-import zlib
 
 import numpy as np
+from cli_check import fail, failures
+from png_read import plot_box, read_png
 
 # The schema, in lsim_field order: (name, PCD TYPE, PCD SIZE, PLY type, numpy dtype).
 FIELDS = [
@@ -42,14 +43,6 @@ EXPECTED_YAML = [
     '  300: "odd: \\"name\\""',
     '  301: "yes"',
 ]
-
-errors = []
-
-
-def fail(message):
-    errors.append(message)
-    print("check_formats: " + message, file=sys.stderr)
-
 
 # ---------------------------------------------------------------- expected values
 
@@ -308,80 +301,12 @@ def check_csv(path, n, want):
 # ---------------------------------------------------------------- PNG (bird's-eye orientation)
 
 def decode_png_rgb8(path):
-    data = read_file(path)
-    if data is None:
+    """The figure, an 8-bit RGB PNG (png_read.py); None, a failure, when it is anything else."""
+    try:
+        return read_png(path, colour_types=(2,))
+    except (OSError, ValueError) as e:
+        fail(str(e))
         return None
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        fail(f"{path}: no PNG signature")
-        return None
-    pos, idat, width = 8, b"", None
-    while pos < len(data):
-        length = int.from_bytes(data[pos:pos + 4], "big")
-        kind = data[pos + 4:pos + 8]
-        chunk = data[pos + 8:pos + 8 + length]
-        if zlib.crc32(kind + chunk) != int.from_bytes(data[pos + 8 + length:pos + 12 + length], "big"):
-            fail(f"{path}: bad CRC in chunk {kind!r}")
-            return None
-        if kind == b"IHDR":
-            width, height = int.from_bytes(chunk[0:4], "big"), int.from_bytes(chunk[4:8], "big")
-            if chunk[8] != 8 or chunk[9] != 2 or chunk[12] != 0:
-                fail(f"{path}: expected 8-bit RGB, not interlaced")
-                return None
-        elif kind == b"IDAT":
-            idat += chunk
-        elif kind == b"IEND":
-            break
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = 3 * width
-    img = np.zeros((height, stride), dtype=np.int32)
-    prev = np.zeros(stride, dtype=np.int32)
-    for y in range(height):
-        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
-        ftype, cur = line[0], np.frombuffer(line[1:], dtype=np.uint8).astype(np.int32)
-        out = np.zeros(stride, dtype=np.int32)
-        for x in range(stride):
-            a = out[x - 3] if x >= 3 else 0
-            b = prev[x]
-            c = prev[x - 3] if x >= 3 else 0
-            if ftype == 0:
-                pred = 0
-            elif ftype == 1:
-                pred = a
-            elif ftype == 2:
-                pred = b
-            elif ftype == 3:
-                pred = (a + b) // 2
-            else:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if (pa <= pb and pa <= pc) else (b if pb <= pc else c)
-            out[x] = (cur[x] + pred) & 0xFF
-        img[y] = out
-        prev = out
-    return img.reshape(height, width, 3)
-
-
-def plot_box(img):
-    """The plot of a bird's-eye figure, inside its black 1-pixel frame: the longest black run of a
-    frame row, and of an empty row of cells between the frame's sides, is the frame's width, the
-    commonest long run of the rows (a tick mark on a row lengthens that row's); its height likewise
-    from the columns. (x0, y0, x1, y1): the plot is [x0, x1) x [y0, y1)."""
-    black = np.all(img == 0, axis=2)
-
-    def frame(mask):
-        runs = []
-        for line in mask:
-            edges = np.diff(np.concatenate(([0], line.astype(np.int8), [0])))
-            starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
-            k = int(np.argmax(ends - starts)) if len(starts) else -1
-            runs.append((int(starts[k]), int(ends[k] - starts[k])) if k >= 0 else (0, 0))
-        longest = max(n for _, n in runs)
-        long_runs = [r for r in runs if r[1] >= 0.5 * longest]
-        return max(set(long_runs), key=long_runs.count)
-
-    (left, width), (top, height) = frame(black), frame(black.T)
-    return left + 1, top + 1, left + width - 1, top + height - 1
 
 
 def check_orientation_png(path):
@@ -390,7 +315,11 @@ def check_orientation_png(path):
     img = decode_png_rgb8(path)
     if img is None:
         return
-    x0, y0, x1, y1 = plot_box(img)
+    box = plot_box(img)
+    if box is None:
+        fail(f"{path}: no plot inside a black frame")
+        return
+    x0, y0, x1, y1 = box
     if (x1 - x0, y1 - y0) != (448, 448):
         fail(f"{path}: plot [{x0}, {x1}) x [{y0}, {y1}), expected 448 x 448 pixels (64 cells of 7)")
         return
@@ -427,8 +356,8 @@ def main(argv):
     check_csv(os.path.join(directory, "cloud.csv"), n, want)
     if len(argv) == 5:
         check_orientation_png(argv[4])
-    if errors:
-        print(f"check_formats: {len(errors)} mismatches in {directory}", file=sys.stderr)
+    if failures:
+        print(f"check_formats: {len(failures)} mismatches in {directory}", file=sys.stderr)
         return 1
     print(f"check_formats: {directory}: all formats match ({n} points)")
     return 0

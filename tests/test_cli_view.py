@@ -24,85 +24,20 @@ skips). Standard library and numpy only. Exits 1 with one line per failed check.
 import math
 import os
 import shutil
-import subprocess
 import sys
-import zlib
 
 import numpy as np
+from cli_check import Lidarsim, binary_and_work, check, finish, run, write
+from png_read import read_png
+from view_pixels import BACKGROUND, SCENE, gl_env, is_viridis, viridis_pixels
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timeouts import limit  # noqa: E402
-from view_pixels import BACKGROUND, SCENE, gl_env, is_viridis, viridis_pixels  # noqa: E402
-
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work()
+lidarsim = Lidarsim(BINARY, WORK, seconds=300)
 W, H = 640, 480
 FOV_Y = math.radians(60.0)  # the viewer's vertical field of view (src/view/view_camera.c)
-failures = []
 
 OVERVIEW = (-16, -20, 14, 5, 0, 1)
 CLOSE = (-1, -7, 4, 7.9, 0, 1.5)
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
-
-
-def read_png(path):
-    """An 8-bit RGB (colour type 2) PNG as a height x width x 3 uint8 array."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError(path + ": not a PNG")
-    pos, idat, width = 8, b"", None
-    while pos < len(data):
-        n = int.from_bytes(data[pos:pos + 4], "big")
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
-        if zlib.crc32(kind + body) != int.from_bytes(data[pos + 8 + n:pos + 12 + n], "big"):
-            raise ValueError("%s: bad CRC in chunk %r" % (path, kind))
-        if kind == b"IHDR":
-            width, height = int.from_bytes(body[0:4], "big"), int.from_bytes(body[4:8], "big")
-            if body[8] != 8 or body[9] != 2 or body[12] != 0:
-                raise ValueError("%s: not 8-bit RGB non-interlaced (depth %d, type %d)" % (path, body[8], body[9]))
-        elif kind == b"IDAT":
-            idat += body
-        elif kind == b"IEND":
-            break
-        pos += 12 + n
-    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8)
-    stride = 3 * width
-    raw = raw.reshape(height, stride + 1)
-    out = np.zeros((height, stride), dtype=np.int32)
-    prev = [0] * stride
-    for y in range(height):
-        ftype, line = int(raw[y, 0]), raw[y, 1:].tolist()
-        if ftype == 0:
-            cur = line
-        elif ftype == 2:
-            cur = [(v + b) & 255 for v, b in zip(line, prev)]
-        elif ftype in (1, 3, 4):  # Sub, Average, Paeth depend on the pixel to the left: byte by byte
-            cur = [0] * stride
-            for i in range(stride):
-                a = cur[i - 3] if i >= 3 else 0
-                b = prev[i]
-                if ftype == 1:
-                    pred = a
-                elif ftype == 3:
-                    pred = (a + b) >> 1
-                else:
-                    c = prev[i - 3] if i >= 3 else 0
-                    p = a + b - c
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                cur[i] = (line[i] + pred) & 255
-        else:
-            raise ValueError("%s: bad filter type %d" % (path, ftype))
-        out[y] = cur
-        prev = cur
-    return out.reshape(height, width, 3).astype(np.uint8)
 
 
 def project(camera, p, w=W, h=H):
@@ -134,13 +69,13 @@ def shot(name, camera, *extra):
         os.remove(out)
     cmd = [xvfb_run(), "-a", "-s", "-screen 0 1024x768x24", BINARY, "view", "scene.yaml", "--screenshot", out,
            "--size", "%dx%d" % (W, H), "--camera", ",".join(str(c) for c in camera)] + list(extra)
-    p = subprocess.run(cmd, cwd=WORK, env=gl_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
-    err = p.stderr.decode("utf-8", "replace")
+    p = run(cmd, cwd=WORK, env=gl_env(), seconds=300)
+    err = p.stderr
     if p.returncode != 0 or not os.path.exists(out):
         # xvfb-run reports an X server that cannot start ("Xvfb failed to start") on stderr
         print("FAIL: %s: exit %d, no screenshot; stderr:\n%s" % (" ".join(cmd), p.returncode, err), file=sys.stderr)
         sys.exit(1)
-    img = read_png(out)
+    img = read_png(out, colour_types=(2,))  # RGB: the viewer writes no alpha
     if img.shape != (H, W, 3):
         print("FAIL: %s is %s, not %dx%d RGB" % (out, img.shape, W, H), file=sys.stderr)
         sys.exit(1)
@@ -160,9 +95,7 @@ def fraction(img, col, row, r, test):
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
-    with open(os.path.join(WORK, "scene.yaml"), "w") as f:
-        f.write(SCENE)
+    write(os.path.join(WORK, "scene.yaml"), SCENE)
 
     # a: overview
     a = shot("a_overview", OVERVIEW, "--beams", "300")
@@ -213,31 +146,23 @@ def main():
     # d: errors
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     out = os.path.join(WORK, "d_nodisplay.png")
-    p = subprocess.run([BINARY, "view", "scene.yaml", "--screenshot", out], cwd=WORK, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
-    err = p.stderr.decode("utf-8", "replace")
+    p = lidarsim("view", "scene.yaml", "--screenshot", out, env=env)
+    err = p.stderr
     print("d: no display: exit %d: %s" % (p.returncode, err.strip()))
     check(p.returncode == 1 and "no display" in err and "xvfb-run" in err and "DISPLAY" in err,
           "d: no display: exit %d, %r" % (p.returncode, err))
     check(not os.path.exists(out), "d: no display, yet %s was written" % out)
-    with open(os.path.join(WORK, "bad.yaml"), "w") as f:
-        f.write("sensor:\n  preset: vlp16\nobjects:\n  - box: {size: [1, 1, 1]}\n    colour: red\n")
-    p = subprocess.run([BINARY, "view", "bad.yaml", "--screenshot", out], cwd=WORK, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
-    err = p.stderr.decode("utf-8", "replace")
+    write(os.path.join(WORK, "bad.yaml"),
+          "sensor:\n  preset: vlp16\nobjects:\n  - box: {size: [1, 1, 1]}\n    colour: red\n")
+    p = lidarsim("view", "bad.yaml", "--screenshot", out, env=env)
+    err = p.stderr
     check(p.returncode == 1 and "bad.yaml:5:" in err and "colour" in err,
           "d: bad scene: exit %d, %r" % (p.returncode, err))
-    p = subprocess.run([BINARY, "view", "scene.yaml", "--size", "10x10"], cwd=WORK, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
-    err = p.stderr.decode("utf-8", "replace")
+    p = lidarsim("view", "scene.yaml", "--size", "10x10", env=env)
+    err = p.stderr
     check(p.returncode == 2 and "--size" in err and "16..8192" in err, "d: bad --size: exit %d, %r" % (p.returncode, err))
-
-    if failures:
-        print("%d check(s) failed" % len(failures), file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    finish("test_cli_view", "ok")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -5,8 +5,8 @@ usage: test_readme_view.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: t
 
 The README's screenshot line (section Viewer: `xvfb-run ... lidarsim view examples/street/street.yaml
 --screenshot out.png ... --camera ...`) runs as written (test_readme_blocks checks only its exit
-status); its PNG, decoded here (zlib + the PNG filters), must show the scene: no class of colour
-over 60 % of the picture, the road (SemanticKITTI magenta, shaded) on at least 3 % and the
+status); its PNG, decoded by the tests' own reader (png_read.py), must show the scene: no class of
+colour over 60 % of the picture, the road (SemanticKITTI magenta, shaded) on at least 3 % and the
 background above the buildings on at least 3 %. The old camera, inside the corner of a building,
 gave 95 % building orange, 0 % road, 0.1 % background.
 Skipped (77) without xvfb-run. Exits 1 with one line per failed check.
@@ -14,68 +14,12 @@ Skipped (77) without xvfb-run. Exits 1 with one line per failed check.
 import os
 import re
 import shutil
-import struct
-import subprocess
-import sys
-import zlib
 
-from timeouts import limit
+from cli_check import binary_and_work, build_flag, check, finish, run, skip, source_dir
+from png_read import read_png
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SRC = os.path.abspath(os.environ.get("LSIM_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), ".."))
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def read_png_rgb(path):
-    """(width, height, rows of bytes R,G,B,...) of an 8-bit RGB or RGBA PNG."""
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError("not a PNG")
-    pos, idat, w = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            if depth != 8 or ctype not in (2, 6):
-                raise ValueError("PNG depth %d colour type %d" % (depth, ctype))
-            ch = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * ch
-    rows, prev = [], bytearray(stride)
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - ch] if i >= ch else 0
-            b = prev[i]
-            if f == 1:
-                p = a
-            elif f == 2:
-                p = b
-            elif f == 3:
-                p = (a + b) >> 1
-            elif f == 4:
-                c = prev[i - ch] if i >= ch else 0
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            else:
-                p = 0
-            line[i] = (line[i] + p) & 255
-        rows.append(bytes(line) if ch == 3 else bytes(v for k, v in enumerate(line) if k % 4 != 3))
-        prev = line
-    return w, h, rows
+BINARY, WORK = binary_and_work(fresh=True)
+SRC = source_dir()
 
 
 def readme_view_line():
@@ -88,13 +32,10 @@ def readme_view_line():
 
 def main():
     if not shutil.which("xvfb-run"):
-        print("test_readme_view: SKIPPED: no xvfb-run (Debian: xvfb, xauth; make check-deps)")
-        return 77
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
+        skip("test_readme_view", "no xvfb-run (Debian: xvfb, xauth; make check-deps)")
     line = readme_view_line()
     if not check(line is not None, "README.md has no `xvfb-run ... lidarsim view ... --camera` line"):
-        return 1
+        return
     cmd = line.replace("examples/street/street.yaml", os.path.join(SRC, "examples", "street", "street.yaml"))
     cmd = re.sub(r"(\s)lidarsim(\s+view\s)", r"\1%s\2" % BINARY, cmd, count=1)
     m = re.search(r"--screenshot\s+(\S+)", cmd)
@@ -102,24 +43,20 @@ def main():
     print("README line, as run:", cmd)
     env = dict(os.environ)
     env.pop("DISPLAY", None)
-    if os.environ.get("LSIM_SANITIZE", "OFF").upper() in ("ON", "1", "TRUE"):
+    if build_flag("LSIM_SANITIZE"):
         env["ASAN_OPTIONS"] = "detect_leaks=0"  # Mesa's GLX (as test_readme_blocks)
-    p = subprocess.run(["bash", "-c", cmd], cwd=WORK, env=env, capture_output=True, text=True, timeout=limit(300))
+    p = run(["bash", "-c", cmd], cwd=WORK, env=env, seconds=300)
     if not check(p.returncode == 0 and png and os.path.isfile(png), "the README's view line: exit %d: %s"
                  % (p.returncode, p.stderr.strip()[-800:])):
-        return 1
-    w, h, rows = read_png_rgb(png)
+        return
+    img = read_png(png).astype(int)
+    h, w = img.shape[:2]
     n = w * h
-    background = road = building = 0
-    for row in rows:
-        for k in range(0, len(row), 3):
-            r, g, b = row[k], row[k + 1], row[k + 2]
-            if abs(r - 30) <= 2 and abs(g - 30) <= 2 and abs(b - 36) <= 2:
-                background += 1
-            elif r > 120 and b > 120 and g < 80:
-                road += 1
-            elif r > 90 and g > 60 and b < 50 and r > g:
-                building += 1
+    r, g, b = img[:, :, 0], img[:, :, 1], img[:, :, 2]
+    is_background = (abs(r - 30) <= 2) & (abs(g - 30) <= 2) & (abs(b - 36) <= 2)
+    is_road = ~is_background & (r > 120) & (b > 120) & (g < 80)
+    is_building = ~is_background & ~is_road & (r > 90) & (g > 60) & (b < 50) & (r > g)
+    background, road, building = int(is_background.sum()), int(is_road.sum()), int(is_building.sum())
     print("%dx%d: background %.1f %%, road %.1f %%, building %.1f %%"
           % (w, h, 100.0 * background / n, 100.0 * road / n, 100.0 * building / n))
     for name, k in (("background", background), ("road", road), ("building", building)):
@@ -127,12 +64,8 @@ def main():
     check(road >= 0.03 * n, "the road covers %.1f %% (< 3 %%): the camera does not see the street" % (100.0 * road / n))
     check(background >= 0.03 * n, "the background covers %.1f %% (< 3 %%): no sky above the buildings"
           % (100.0 * background / n))
-    if failures:
-        print("%d failure(s)" % len(failures), file=sys.stderr)
-        return 1
-    print("test_readme_view: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    finish("test_readme_view")
