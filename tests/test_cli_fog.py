@@ -22,39 +22,13 @@ overlap) with `atmosphere: {visibility_m: V}` and nothing else, scanned noise-fr
 import math
 import os
 import re
-import subprocess
-import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_pcd, source_dir, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def read_pcd(path):
-    with open(path, "rb") as f:
-        header = {}
-        while True:
-            line = f.readline().decode().strip()
-            if line.startswith("#"):
-                continue
-            key, _, value = line.partition(" ")
-            header[key] = value.split()
-            if key == "DATA":
-                break
-        types = {("F", "4"): "<f4", ("U", "2"): "<u2", ("U", "4"): "<u4"}
-        dtype = np.dtype([(n, types[(t, s)]) for n, t, s in zip(header["FIELDS"], header["TYPE"], header["SIZE"])])
-        return np.frombuffer(f.read(), dtype=dtype, count=int(header["POINTS"][0]))
+BINARY, WORK = binary_and_work()
+SOURCE = source_dir()
+lidarsim = Lidarsim(BINARY, seconds=300)
 
 
 def scan_street(visibility, atmosphere=None):
@@ -67,14 +41,11 @@ def scan_street(visibility, atmosphere=None):
     text, foggy = foggy, foggy.replace("  preset: vlp16\n", "  preset: vlp16\n  detection_reflectance: 0.1\n", 1)
     check(foggy != text, "test bug: no detection_reflectance inserted")
     name = "street_" + re.sub(r"[^A-Za-z0-9.]+", "_", atmosphere)
-    scene = os.path.join(WORK, name + ".yaml")
-    with open(scene, "w") as f:
-        f.write(foggy)
+    scene = write(os.path.join(WORK, name + ".yaml"), foggy)
     out = os.path.join(WORK, name + ".pcd")
-    p = subprocess.run([BINARY, "scan", scene, "-o", out, "--noise", "off", "--keep-misses", "--quiet",
-                        "--fields", "range,label,elevation,num_returns"], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=limit(300))
-    if not check(p.returncode == 0, "scan at %g m visibility: %s" % (visibility, p.stderr.decode().strip())):
+    p = lidarsim("scan", scene, "-o", out, "--noise", "off", "--keep-misses", "--quiet",
+                 "--fields", "range,label,elevation,num_returns")
+    if not check(p.returncode == 0, "scan at %g m visibility: %s" % (visibility, p.stderr.strip())):
         return None
     return read_pcd(out)
 
@@ -98,7 +69,6 @@ def predicted_fog_peak(visibility, pulse_ns=6.0, end=100.0):
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
     threshold = 0.1 / 100.0 ** 2
     shares = {}
     clouds = {}
@@ -154,6 +124,4 @@ def main():
 
 
 main()
-if failures:
-    sys.exit(1)
-print("test_cli_fog: all checks passed")
+finish("test_cli_fog")

@@ -3,42 +3,24 @@
 seconds, and no output file; --import-timeout and --import-memory are honoured and checked;
 a valid mesh used by several objects scans. Usage: test_cli_mesh.py LIDARSIM WORK_DIR"""
 import os
-import shutil
 import struct
-import subprocess
-import sys
-import time
+
+from cli_check import Lidarsim, binary_and_work, check, failures, finish, read_bytes, source_dir, write
 from timeouts import limit
 
-LIDARSIM, WORK = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
-
-
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+LIDARSIM, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(LIDARSIM)
 
 
 def scan(mesh_name, data, *extra, objects=1):
-    with open(os.path.join(WORK, mesh_name), "wb") as f:
-        f.write(data)
-    scene = os.path.join(WORK, "scene.yaml")
-    with open(scene, "w") as f:
-        f.write("sensor: {type: planar, fov_deg: 360, steps: 360}\nobjects:\n")
-        for i in range(objects):
-            f.write(f"  - mesh: {mesh_name}\n    position: [{3 + i}, 0, -0.5]\n")
+    write(os.path.join(WORK, mesh_name), data)
+    scene = write(os.path.join(WORK, "scene.yaml"), "sensor: {type: planar, fov_deg: 360, steps: 360}\nobjects:\n" +
+                  "".join(f"  - mesh: {mesh_name}\n    position: [{3 + i}, 0, -0.5]\n" for i in range(objects)))
     out = os.path.join(WORK, "out.pcd")
     if os.path.exists(out):
         os.remove(out)
-    t0 = time.monotonic()
-    r = subprocess.run([LIDARSIM, "scan", scene, "-o", out, "--quiet", *extra], capture_output=True, text=True,
-                       timeout=limit(120))
-    return r, time.monotonic() - t0, os.path.exists(out)
+    r = lidarsim("scan", scene, "-o", out, "--quiet", *extra)
+    return r, r.seconds, os.path.exists(out)
 
 
 header = (b"ply\nformat binary_little_endian 1.0\nelement vertex 100\nproperty float x\nproperty float y\n"
@@ -67,9 +49,8 @@ for name, data in hostile.items():
     print(f"{name}: exit {r.returncode} in {seconds:.2f} s: {r.stderr.strip()[:160]}")
 
 # a contained crash inside assimp itself (found by fuzzing; passes lidarsim's own checks)
-src = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), ".."))
-with open(os.path.join(src, "tests", "data", "mesh", "assimp_segv.off"), "rb") as f:
-    r, seconds, wrote = scan("crash.off", f.read())
+r, seconds, wrote = scan("crash.off", read_bytes(os.path.join(source_dir(), "tests", "data", "mesh",
+                                                               "assimp_segv.off")))
 check(r.returncode == 1 and "importer (assimp) crashed" in r.stderr and not wrote,
       f"assimp crash not contained: exit {r.returncode}: {r.stderr}")
 
@@ -96,5 +77,4 @@ for opt, val in (("--import-timeout", "0"), ("--import-timeout", "nan"), ("--imp
     r, seconds, wrote = scan("grid.obj", grid, opt, val)
     check(r.returncode == 2 and opt in r.stderr, f"{opt} {val}: exit {r.returncode}: {r.stderr}")
 
-print(f"{len(hostile) + 6 - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("test_cli_mesh", f"{len(hostile) + 6} cases passed")

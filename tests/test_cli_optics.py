@@ -6,39 +6,17 @@ around a Lambertian one. Usage: test_cli_optics.py LIDARSIM WORK_DIR"""
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_pcd, source_dir, write
 
-LIDARSIM, WORK = sys.argv[1], sys.argv[2]
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), ".."))
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
+LIDARSIM, WORK = binary_and_work(fresh=True)
+SOURCE = source_dir()
+lidarsim = Lidarsim(LIDARSIM, seconds=300)
 
 
 def run(args, cwd):
-    return subprocess.run([LIDARSIM, "scan"] + args, cwd=cwd, capture_output=True, text=True, timeout=limit(300))
-
-
-def read_pcd(path):
-    with open(path, "rb") as f:
-        header = {}
-        while True:
-            line = f.readline().decode().strip()
-            key, _, value = line.partition(" ")
-            header[key] = value.split()
-            if key == "DATA":
-                break
-        types = {("F", "4"): "<f4", ("U", "2"): "<u2", ("U", "4"): "<u4"}
-        dtype = np.dtype([(n, types[(t, s)]) for n, t, s in zip(header["FIELDS"], header["TYPE"], header["SIZE"])])
-        return np.frombuffer(f.read(), dtype=dtype, count=int(header["POINTS"][0]))
+    return lidarsim("scan", *args, cwd=cwd)
 
 
 BASE = """sensor:
@@ -109,13 +87,10 @@ def bad_inputs():
     for name, sensor, materials, top, key, valid in BAD:
         d = os.path.join(WORK, "bad", name)
         os.makedirs(d)
-        with open(os.path.join(d, "beams.csv"), "w") as f:
-            f.write("azimuth_deg,elevation_deg\n0,0\n1,0\n")
-        with open(os.path.join(d, "bad_kernel.txt"), "w") as f:
-            f.write("step_deg: 0.05\nh: 1 2 abc\nv: 1 2 1\n")
+        write(os.path.join(d, "beams.csv"), "azimuth_deg,elevation_deg\n0,0\n1,0\n")
+        write(os.path.join(d, "bad_kernel.txt"), "step_deg: 0.05\nh: 1 2 abc\nv: 1 2 1\n")
         text = BASE.format(sensor=sensor, materials=materials, top=top)
-        with open(os.path.join(d, name + ".yaml"), "w") as f:
-            f.write(text)
+        write(os.path.join(d, name + ".yaml"), text)
         before = set(os.listdir(d))
         r = run([name + ".yaml", "-o", "out.pcd"], d)
         msg = r.stderr.strip()
@@ -164,7 +139,7 @@ def examples():
         if material == "lambertian":
             text = text.replace("{brdf: retroreflector, peak: 800, falloff_deg: 25}",
                                 "{brdf: lambertian, reflectance: 0.9}")
-        open(path, "w").write(text)
+        write(path, text)
         r = run(["retro_sign.yaml", "-o", "sign.pcd", "--frame", "world", "--noise", "off"], d)
         check(r.returncode == 0, f"retro sign ({material}) failed: {r.stderr}")
         if r.returncode != 0:
@@ -179,12 +154,6 @@ def examples():
     check(counts.get("lambertian", 1) == 0, "retro sign: a Lambertian sign blooms")
 
 
-os.makedirs(WORK, exist_ok=True)
-shutil.rmtree(WORK)
-os.makedirs(WORK)
 bad_inputs()
 examples()
-if failures:
-    print(f"test_cli_optics: {len(failures)} failures", file=sys.stderr)
-    sys.exit(1)
-print("test_cli_optics: all checks passed")
+finish("test_cli_optics")

@@ -5,25 +5,14 @@ file with a line assimp reads past (an OBJ group, a PLY vertex property), noise 
 printed, never asserted. Usage: test_mesh_large.py LIDARSIM WORK_DIR [TRIANGLES]"""
 import math
 import os
-import shutil
 import struct
-import subprocess
 import sys
-from timeouts import limit
 
-LIDARSIM, WORK = sys.argv[1], sys.argv[2]
+from cli_check import Lidarsim, binary_and_work, check, finish, read_bytes, write
+
+LIDARSIM, WORK = binary_and_work(fresh=True)
 TRIANGLES = int(sys.argv[3]) if len(sys.argv) > 3 else 48000
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
-
-
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+lidarsim = Lidarsim(LIDARSIM, seconds=300)
 
 # A bumpy torus around the sensor (no poles or seams: no two vertices at nearly one place).
 lat = max(8, int(math.sqrt(TRIANGLES / 2 / 6)))
@@ -64,17 +53,14 @@ def write_ply(name, extra):
 
 
 def scan(mesh):
-    scene = os.path.join(WORK, mesh + ".yaml")
-    with open(scene, "w") as f:
-        f.write("sensor: {preset: vlp16, position: [0, 20, 0]}\nobjects:\n  - mesh: %s\n" % mesh)
+    scene = write(os.path.join(WORK, mesh + ".yaml"),
+                  "sensor: {preset: vlp16, position: [0, 20, 0]}\nobjects:\n  - mesh: %s\n" % mesh)
     out = os.path.join(WORK, mesh + ".pcd")
-    r = subprocess.run([LIDARSIM, "scan", scene, "-o", out, "--seed", "5", "--stats", "--quiet"],
-                       capture_output=True, text=True, timeout=limit(300))
+    r = lidarsim("scan", scene, "-o", out, "--seed", "5", "--stats", "--quiet")
     check(r.returncode == 0, "%s: exit %d: %s" % (mesh, r.returncode, r.stderr.strip()))
     stats = [line for line in r.stderr.splitlines() if line.startswith("{")]
     print("%s: %s" % (mesh, stats[-1] if stats else r.stderr.strip()))
-    with open(out, "rb") as f:
-        return f.read()
+    return read_bytes(out)
 
 
 write_obj("plain.obj", False)
@@ -87,4 +73,4 @@ c, d = scan("plain.ply"), scan("extra.ply")
 check(c == d, "plain.ply and extra.ply scan differently")
 check(len(a) > 100000 and len(c) > 100000, "the scans are nearly empty")
 print("%d triangles, %d vertices" % (len(faces), len(verts)))
-sys.exit(1 if failures else 0)
+finish("test_mesh_large")

@@ -9,29 +9,15 @@ with the rplidar-a1 preset (datasheet minimum 0.15 m), returns points near norma
 Usage: test_validate_real.py LIDARSIM WORK_DIR"""
 import csv
 import os
-import shutil
-import subprocess
-import sys
 
 import repo_data
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_bytes, write
 
-LIDARSIM, WORK = sys.argv[1], sys.argv[2]
+LIDARSIM, WORK = binary_and_work(fresh=True)
 CONFIG = repo_data.need(os.path.join(repo_data.RPLIDAR, "data.config"))
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message, file=sys.stderr)
-
-
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+lidarsim = Lidarsim(LIDARSIM, seconds=60)
 out = os.path.join(WORK, "val")
-r = subprocess.run([LIDARSIM, "validate", CONFIG, "-o", out, "--seed", "1"], capture_output=True, text=True,
-                   timeout=limit(300))
+r = lidarsim("validate", CONFIG, "-o", out, "--seed", "1", seconds=300)
 print(r.stdout)
 check(r.returncode == 0, f"validate failed or a verdict is FAIL (exit {r.returncode}): {r.stderr}")
 check(all("PASS" in line for line in r.stdout.splitlines() if ":" in line), "a material's verdict is FAIL")
@@ -58,15 +44,14 @@ for name in names:
     check("calibrated closer" in verdicts.get(name, ""), f"{name}: calibrated not closer: {verdicts.get(name)}")
     for suffix in ("_validation.png", "_view.png"):
         path = os.path.join(out, name + suffix)
-        check(os.path.exists(path) and open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+        check(os.path.exists(path) and read_bytes(path)[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
 
 
 
 def check_holdout(seed):
     """--holdout: exit 0, every verdict PASS, with the real halves' reference; the CSV agrees."""
     out_h = os.path.join(WORK, "holdout%d" % seed)
-    r = subprocess.run([LIDARSIM, "validate", CONFIG, "-o", out_h, "--seed", str(seed), "--holdout"],
-                       capture_output=True, text=True, timeout=limit(300))
+    r = lidarsim("validate", CONFIG, "-o", out_h, "--seed", seed, "--holdout", seconds=300)
     print(r.stdout)
     check(r.returncode == 0, f"validate --holdout --seed {seed}: exit {r.returncode}: {r.stderr}")
     lines = {line.split(":")[0]: line for line in r.stdout.splitlines() if ":" in line}
@@ -116,8 +101,7 @@ for name in ("metal", "metal2"):
 # The calibration it wrote drives a scan: `calibration: FILE#wall`.
 cal = os.path.join(out, "calibration.yaml")
 scene = os.path.join(WORK, "board.yaml")
-with open(scene, "w") as f:
-    f.write(f"""sensor:
+write(scene, f"""sensor:
   preset: rplidar-a1
 materials:
   wall: {{calibration: "{cal}#wall"}}
@@ -127,8 +111,7 @@ objects:
     rotation: [0, 90, 0]
     material: wall
 """)
-r = subprocess.run([LIDARSIM, "scan", scene, "-o", os.path.join(WORK, "board.csv"), "--stats"], capture_output=True,
-                   text=True, timeout=limit(60))
+r = lidarsim("scan", scene, "-o", os.path.join(WORK, "board.csv"), "--stats")
 check(r.returncode == 0, f"scan with the calibration failed: {r.stderr}")
 if r.returncode == 0:
     pts = list(csv.DictReader(open(os.path.join(WORK, "board.csv"))))
@@ -137,9 +120,8 @@ if r.returncode == 0:
 # A bad reference is a clear error.
 with open(scene) as f:
     text = f.read()
-with open(scene, "w") as f:
-    f.write(text.replace("#wall", "#nope"))
-r = subprocess.run([LIDARSIM, "scan", scene, "-o", os.path.join(WORK, "bad.csv")], capture_output=True, text=True)
+write(scene, text.replace("#wall", "#nope"))
+r = lidarsim("scan", scene, "-o", os.path.join(WORK, "bad.csv"))
 check(r.returncode != 0 and "nope" in r.stderr and "board.yaml:4" in r.stderr, f"bad reference: {r.stderr}")
 check(not os.path.exists(os.path.join(WORK, "bad.csv")), "bad reference left an output")
 
@@ -148,9 +130,7 @@ check(not os.path.exists(os.path.join(WORK, "bad.csv")), "bad reference left an 
 # same board of a material without a calibration, or with a calibration that has no reach (a file
 # from before), returns none nearer than 0.15 m.
 def scan_metal2(cal_path, material):
-    path = os.path.join(WORK, "metal2.yaml")
-    with open(path, "w") as f:
-        f.write(f"""sensor:
+    path = write(os.path.join(WORK, "metal2.yaml"), f"""sensor:
   preset: rplidar-a1
 materials:
   m2: {material.replace("CAL", cal_path)}
@@ -161,7 +141,7 @@ objects:
     material: m2
 """)
     pcsv = os.path.join(WORK, "metal2.csv")
-    res = subprocess.run([LIDARSIM, "scan", path, "-o", pcsv, "--quiet"], capture_output=True, text=True, timeout=limit(60))
+    res = lidarsim("scan", path, "-o", pcsv, "--quiet")
     check(res.returncode == 0, f"metal2 scan failed: {res.stderr}")
     return list(csv.DictReader(open(pcsv))) if res.returncode == 0 else []
 
@@ -173,14 +153,11 @@ print(f"metal2 board at 0.1211 m, calibrated: {len(pts)} points, {len(near)} wit
 check(len(near) >= 10 and all(float(p["range"]) < 0.15 for p in near), f"metal2: {len(near)} points near normal")
 check(all(float(p["range"]) >= 0.1145 for p in pts), "metal2: a point nearer than the measured reach")
 old = os.path.join(WORK, "no_reach.yaml")
-with open(old, "w") as f:
-    f.write("".join(line for line in open(cal) if not line.lstrip().startswith("reach_")))
+with open(cal) as f:
+    write(old, "".join(line for line in f if not line.lstrip().startswith("reach_")))
 pts = scan_metal2(old, '{calibration: "CAL#metal2"}')
 check(pts and all(float(p["range"]) >= 0.15 for p in pts), "metal2 without reach: points nearer than 0.15 m")
 pts = scan_metal2(old, "{brdf: cook-torrance, reflectance: 0.9}")
 check(all(float(p["range"]) >= 0.15 for p in pts), "a plain material: points nearer than 0.15 m")
 
-if failures:
-    print(f"test_validate_real: {len(failures)} failures", file=sys.stderr)
-    sys.exit(1)
-print("test_validate_real: all checks passed")
+finish("test_validate_real")
