@@ -153,8 +153,9 @@ def run(cmd, cwd=None, seconds=120, env=None, add_env=None, input=None, text=Tru
             raise
         return Ran(cmd, -1, "" if text else b"", "timed out after %g s (a hang)" % limit(seconds),
                    time.monotonic() - t0)
+    wall = time.monotonic() - t0  # the process's own: before decoding its output
     out = p.stdout.decode("utf-8", "replace") if text else p.stdout
-    return Ran(cmd, p.returncode, out, p.stderr.decode("utf-8", "replace"), time.monotonic() - t0)
+    return Ran(cmd, p.returncode, out, p.stderr.decode("utf-8", "replace"), wall)
 
 
 class Lidarsim:
@@ -208,7 +209,8 @@ def on_terminal(cmd, cwd=None, seconds=120, stdin=True, stdout=True, stderr=True
             arrivals.append((time.monotonic() - t0, data))
     os.close(master)
     rc = p.wait(timeout=limit(seconds))
-    return Ran(cmd, rc, shown.decode("utf-8", "replace"), "", time.monotonic() - t0)
+    wall = time.monotonic() - t0
+    return Ran(cmd, rc, shown.decode("utf-8", "replace"), "", wall)
 
 
 def signal_when(cmd, sig, ready, cwd=None, seconds=60, wait=120, **popen):

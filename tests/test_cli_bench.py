@@ -15,27 +15,17 @@ Timings are printed, never asserted (they depend on the machine).
 import json
 import os
 import shutil
-import subprocess
-import sys
-from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-failures = []
+from cli_check import Lidarsim, binary_and_work, build_flag, check, finish, source_dir
+
+BINARY, _ = binary_and_work()
+lidarsim = Lidarsim(BINARY, seconds=300)
 KEYS = {"engine", "moving", "first_ms", "beams", "triangles", "threads", "raw_embree_ms", "frame_ms", "trace_ms", "shade_ms",
         "noise_ms", "ratio", "points"}
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
-
-
 def bench(*args):
-    p = subprocess.run([BINARY, "bench"] + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=limit(300))
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+    return lidarsim("bench", *args)
 
 
 def rows(out):
@@ -94,7 +84,7 @@ def main():
     for r in got:
         check(r["engine"] == "raster" and r["moving"] is True, "e: engine %s moving %s" % (r["engine"], r["moving"]))
         check(r["points"] == r["beams"], "e: %s points for %s beams inside a closed sphere (moving)" % (r["points"], r["beams"]))
-    config = os.path.join(os.environ.get("LSIM_SOURCE_DIR", ".."), "examples", "dataset", "dataset.yaml")
+    config = os.path.join(source_dir(), "examples", "dataset", "dataset.yaml")
     rc, out, err = bench("dataset", "--config", config, "--frames", "4")
     check(rc == 0, "f: bench dataset exit %d: %s" % (rc, err.strip()))
     got = rows(out) if rc == 0 else []
@@ -102,17 +92,13 @@ def main():
     for r in got:
         check(r["frames"] == 4 and r["serial_1core_s"] > 0 and r["serial_2threads_s"] > 0 and r["shards2_s"] > 0
               and 0 < r["shards2_efficiency"] < 2, "f: bench dataset figures %s" % r)
-        mpi = os.environ.get("LSIM_HAVE_MPI", "OFF").upper() in ("ON", "1", "TRUE")
+        mpi = build_flag("LSIM_HAVE_MPI")
         check((r["mpi2_s"] is not None) == (mpi and shutil.which("mpirun") is not None),
               "f: mpi2_s present exactly in an MPI build (%s)" % r["mpi2_s"])
     rc, out, err = bench("dataset", "--frames", "1")
     check(rc == 2 and "--frames" in err, "f: bench dataset --frames 1 is a usage error (%s)" % err.strip())
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_bench: OK")
-    return 0
+    finish("test_cli_bench", "OK")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -16,24 +16,14 @@ Exits 1 with one line per failed check.
 import os
 import re
 import shutil
-import subprocess
-import sys
 
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, build_flag, check, finish, run, skip, source_dir
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SRC = os.path.abspath(os.environ.get("LSIM_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), ".."))
+BINARY, WORK = binary_and_work(fresh=True)
+SRC = source_dir()
 CONFIG = os.path.join(SRC, "examples", "dataset", "dataset.yaml")
 FRAMES = 6
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
+lidarsim = Lidarsim(BINARY, WORK, seconds=300)
 
 
 def frames_written(out):
@@ -61,7 +51,7 @@ def test_readme_line():
     cmd = cmd.replace("...", "--frames %d --threads 1 --progress lines" % FRAMES)
     cmd = re.sub(r"(^|\s)lidarsim(\s)", r"\1%s\2" % BINARY, cmd, count=1)
     print("README line, as run:", cmd)
-    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=limit(300), cwd=WORK)
+    p = run(["bash", "-c", cmd], cwd=WORK, seconds=300)
     if not check(p.returncode == 0, "the README's mpirun line (uid %d): exit %d: %s"
                  % (os.getuid(), p.returncode, p.stderr.strip()[-1500:])):
         return
@@ -78,8 +68,7 @@ def test_foreign_launcher():
     env = dict(os.environ, PMI_SIZE="2")
     for v in ("OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALNRANKS"):
         env.pop(v, None)
-    p = subprocess.run([BINARY, "dataset", CONFIG, "-o", out, "--frames", "2", "--progress", "lines"],
-                       capture_output=True, text=True, timeout=limit(300), env=env, cwd=WORK)
+    p = lidarsim("dataset", CONFIG, "-o", out, "--frames", "2", "--progress", "lines", env=env)
     check(p.returncode == 1, "PMI_SIZE=2 without its launcher: exit %d (expected 1): %s"
           % (p.returncode, p.stderr.strip()[-500:]))
     check("PMI_SIZE=2" in p.stderr and "OpenMPI's mpirun" in p.stderr and "--shard" in p.stderr,
@@ -88,22 +77,14 @@ def test_foreign_launcher():
 
 
 def main():
-    if os.environ.get("LSIM_HAVE_MPI", "OFF").upper() not in ("ON", "1", "TRUE", "YES"):
-        print("test_cli_mpi: SKIPPED: lidarsim is built without MPI (LSIM_HAVE_MPI=%s)" % os.environ.get("LSIM_HAVE_MPI"))
-        return 77
+    if not build_flag("LSIM_HAVE_MPI"):
+        skip("test_cli_mpi", "lidarsim is built without MPI (LSIM_HAVE_MPI=%s)" % os.environ.get("LSIM_HAVE_MPI"))
     if not shutil.which("mpirun"):
-        print("test_cli_mpi: SKIPPED: no mpirun (Debian: openmpi-bin; make check-deps)")
-        return 77
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
+        skip("test_cli_mpi", "no mpirun (Debian: openmpi-bin; make check-deps)")
     test_readme_line()
     test_foreign_launcher()
-    if failures:
-        print("%d failure(s)" % len(failures), file=sys.stderr)
-        return 1
-    print("test_cli_mpi: all checks passed")
-    return 0
+    finish("test_cli_mpi")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

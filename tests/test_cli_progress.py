@@ -16,49 +16,25 @@ frame's progress came only from writing its points: nothing, then "1/1").
 Exits 1 with one line per failed check.
 """
 import os
-import pty
 import re
-import subprocess
-import sys
-import time
-from timeouts import limit
 
-BIN, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "cli_progress")
+from cli_check import Lidarsim, binary_and_work, check, finish, on_terminal, write
+
+BIN, WORK = binary_and_work()
+WORK = os.path.join(WORK, "cli_progress")
+os.makedirs(WORK, exist_ok=True)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE = os.path.join(ROOT, "examples", "street", "street.yaml")
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+lidarsim = Lidarsim(BIN, WORK, seconds=600)
 
 
 def on_tty(args, arrivals=None):
     """Run with stdin, stdout and stderr on a new pseudo-terminal: (exit status, output, seconds).
     arrivals (a list): gets (seconds since the start, bytes) of every read."""
-    master, slave = pty.openpty()
-    t0 = time.monotonic()
-    p = subprocess.Popen([BIN] + args, stdin=slave, stdout=slave, stderr=slave, cwd=WORK)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        out += data
-        if arrivals is not None:
-            arrivals.append((time.monotonic() - t0, data))
-    os.close(master)
-    rc = p.wait(timeout=limit(600))
-    return rc, out.decode("utf-8", "replace"), time.monotonic() - t0
+    r = on_terminal([BIN] + args, cwd=WORK, seconds=600, arrivals=arrivals)
+    return r.returncode, r.stdout, r.seconds
 
 
-os.makedirs(WORK, exist_ok=True)
 frames, out = 100, ""
 while True:
     rc, out, seconds = on_tty(["scan", SCENE, "-o", "frames.mcap", "--frames", str(frames)])
@@ -78,8 +54,7 @@ if bars:
           "the bar's line ends before the summary: %r" % out[-300:])
 
 # the same run with stderr on a pipe: no bar, no carriage return
-p = subprocess.run([BIN, "scan", SCENE, "-o", "pipe.mcap", "--frames", str(frames)], capture_output=True, text=True,
-                   timeout=limit(600), cwd=WORK)
+p = lidarsim("scan", SCENE, "-o", "pipe.mcap", "--frames", frames)
 check(p.returncode == 0, "scan to a pipe: exit %d: %s" % (p.returncode, p.stderr.strip()))
 check("\r" not in p.stderr and "ETA" not in p.stderr and p.stderr == "",
       "a pipe gets no progress (stderr %r)" % p.stderr[:200])
@@ -118,8 +93,7 @@ objects:
 """
 inside, width = [], 32
 while True:
-    with open(os.path.join(WORK, "long.yaml"), "w") as f:
-        f.write(LONG % width)
+    write(os.path.join(WORK, "long.yaml"), LONG % width)
     arrivals = []
     rc, long_out, seconds = on_tty(["scan", "long.yaml", "-o", "long.bin", "--threads", "1"], arrivals)
     check(rc == 0, "scan of one long frame: exit %d: %s" % (rc, long_out[-300:]))
@@ -137,6 +111,4 @@ check(len(values) >= 3 and inside[-1][0] - inside[0][0] >= 0.3,
 check([v for _, v in inside] == sorted(v for _, v in inside), "the frame's progress rises: %s" % inside[:12])
 check(re.search(r"\] 1/1 frames", long_out) is not None, "the long frame ends at 1/1: %r" % long_out[-300:])
 
-if FAILS:
-    sys.exit(1)
-print("test_cli_progress: OK (%d frames, %d bar redraws; one frame: %s)" % (frames, len(bars), values))
+finish("test_cli_progress", "OK (%d frames, %d bar redraws; one frame: %s)" % (frames, len(bars), values))

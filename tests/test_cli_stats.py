@@ -13,29 +13,20 @@ Exits 1 with one line per failed check.
 """
 import json
 import os
-import subprocess
-import sys
-import time
-from timeouts import limit
 
-BIN, WORK = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "cli_stats")
+from cli_check import Lidarsim, binary_and_work, check, finish
+
+BIN, WORK = binary_and_work()
+WORK = os.path.join(WORK, "cli_stats")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE = os.path.join(ROOT, "examples", "street", "street.yaml")
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+lidarsim = Lidarsim(BIN, WORK, seconds=600)
 
 
 def stats_run(frames):
     """(stats, wall milliseconds) of a --stats run of `frames` frames."""
-    t0 = time.monotonic()
-    p = subprocess.run([BIN, "scan", SCENE, "-o", "f%d.mcap" % frames, "--frames", str(frames), "--stats", "--quiet"],
-                       capture_output=True, text=True, timeout=limit(600), cwd=WORK)
-    wall = (time.monotonic() - t0) * 1e3
+    p = lidarsim("scan", SCENE, "-o", "f%d.mcap" % frames, "--frames", frames, "--stats", "--quiet")
+    wall = p.seconds * 1e3
     check(p.returncode == 0, "scan --frames %d --stats: exit %d: %s" % (frames, p.returncode, p.stderr[-300:]))
     lines = p.stderr.strip().splitlines()
     check(len(lines) == 1, "--stats prints one line: %r" % p.stderr[:300])
@@ -59,6 +50,4 @@ for frames in (1, 12):
     check(s["load_ms"] + s["build_ms"] <= wall, "%d frames: load %.1f + build %.1f ms is more than the wall time %.1f ms"
           % (frames, s["load_ms"], s["build_ms"], wall))
 
-if FAILS:
-    sys.exit(1)
-print("test_cli_stats: OK")
+finish("test_cli_stats", "OK")

@@ -14,26 +14,19 @@ script offers for every subcommand is one the binary accepts (no "unknown option
 """
 import os
 import shlex
-import subprocess
-import sys
-from timeouts import limit
 
-BIN, TOP = os.path.abspath(sys.argv[1]), os.path.join(sys.argv[2], "completion")
+from cli_check import Lidarsim, binary_and_work, check, finish, run, write
+
+BIN, TOP = binary_and_work()
+TOP = os.path.join(TOP, "completion")
 WORK = os.path.join(TOP, "files")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "completions", "lidarsim.bash")
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
+lidarsim = Lidarsim(BIN)
 
 os.makedirs(os.path.join(WORK, "sub"), exist_ok=True)
 for name in ("scene.yaml", "cloud.ply", "cloud.pcd", "notes.txt", "pic.png"):
-    open(os.path.join(WORK, name), "w").close()
+    write(os.path.join(WORK, name), "")
 # the binary as `lidarsim` on PATH, as an installed one would be
 bindir = os.path.join(TOP, "bin")
 os.makedirs(bindir, exist_ok=True)
@@ -48,8 +41,7 @@ def complete(line):
     words = shlex.split(line) + ([""] if line.endswith(" ") else [])
     script = "source %s\nCOMP_WORDS=(%s)\nCOMP_CWORD=%d\n_lidarsim\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n" % (
         shlex.quote(SCRIPT), " ".join(shlex.quote(w) for w in words), len(words) - 1)
-    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=WORK, env=ENV, capture_output=True,
-                       text=True, timeout=limit(60))
+    p = run(["bash", "--norc", "--noprofile", "-c", script], cwd=WORK, env=ENV, seconds=60)
     check(p.returncode == 0 and not p.stderr, "%r: bash exit %d: %s" % (line, p.returncode, p.stderr.strip()))
     return sorted(w for w in p.stdout.split("\n") if w)
 
@@ -89,7 +81,7 @@ COMMANDS = ["scan", "presets", "bench", "bench blooming", "bench pulses", "bench
 for cmd in COMMANDS:
     opts = complete("lidarsim %s --" % cmd) + (["-o"] if "-o" in complete("lidarsim %s -" % cmd) else [])
     check("--help" in opts and "--version" in opts, "%s: --help and --version offered (%s)" % (cmd, opts))
-    helptext = subprocess.run([BIN] + cmd.split() + ["--help"], capture_output=True, text=True, timeout=limit(60)).stdout
+    helptext = lidarsim(*cmd.split(), "--help", seconds=60).stdout
     for opt in opts:
         if opt in ("--help", "--version"):
             continue
@@ -97,11 +89,8 @@ for cmd in COMMANDS:
               or ("[%s" % opt) in helptext or ("%s " % opt) in helptext,
               "%s: %s is offered but its --help does not name it" % (cmd, opt))
         # a trailing unknown option stops the command before it does anything
-        p = subprocess.run([BIN] + cmd.split() + [opt, "--zz-not-an-option"], capture_output=True, text=True,
-                           timeout=limit(120), cwd=WORK)
+        p = lidarsim(*cmd.split(), opt, "--zz-not-an-option", cwd=WORK)
         check("unknown option '%s'" % opt not in p.stderr, "%s: %s is offered but unknown to lidarsim: %s"
               % (cmd, opt, p.stderr.strip()))
 
-if FAILS:
-    sys.exit(1)
-print("test_completion: OK")
+finish("test_completion", "OK")
