@@ -110,6 +110,16 @@ def build_flag(name):
     return os.environ.get(name, "OFF").upper() in ("ON", "1", "TRUE", "YES")
 
 
+def built_with_asan(binary):
+    """Whether `binary`, or the liblidarsim.so beside it, is built with AddressSanitizer."""
+    for path in (binary, os.path.join(os.path.dirname(binary), "liblidarsim.so")):
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                if b"__asan_init" in f.read():
+                    return True
+    return False
+
+
 def source_dir():
     """The source tree: LSIM_SOURCE_DIR (tests/CMakeLists.txt), or the folder above tests/."""
     return os.path.abspath(os.environ.get("LSIM_SOURCE_DIR")

@@ -28,25 +28,15 @@ import sys
 import time
 
 import numpy as np
+from cli_check import binary_and_work, check, finish, run, write
+from timeouts import limit
+from view_pixels import SCENE, gl_env, viridis_pixels
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timeouts import limit  # noqa: E402
-from view_pixels import SCENE, gl_env, viridis_pixels  # noqa: E402
-
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work()
 W, H = 640, 480
 CAMERA = (-16, -20, 14, 5, 0, 1)
 SCAN = re.compile(r"scan: (\d+) points in [0-9.]+ ms, sensor at \(([-0-9.]+), ([-0-9.]+), ([-0-9.]+)\) "
                   r"yaw ([-0-9.]+) deg")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
 
 
 def need(tool, package):
@@ -110,13 +100,12 @@ class Viewer:
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
-    with open(os.path.join(WORK, "scene.yaml"), "w") as f:
-        f.write(SCENE)
+    write(os.path.join(WORK, "scene.yaml"), SCENE)
     xdotool, xwd = need("xdotool", "xdotool"), need("xwd", "x11-apps")
 
     if os.environ.get("LSIM_VIEW_KEYS_SERVER") != "1":
-        # run this script again inside a virtual X server (xvfb-run picks a free display, its auth)
+        # run this script again inside a virtual X server (xvfb-run picks a free display, its auth),
+        # its output straight through
         xvfb_run = need("xvfb-run", "xvfb")
         env = dict(os.environ, LSIM_VIEW_KEYS_SERVER="1")
         env.pop("WAYLAND_DISPLAY", None)
@@ -127,14 +116,14 @@ def main():
     viewer = None
     try:
         viewer = Viewer(env)
-        run(viewer, env, xdotool, xwd)
+        press_keys(viewer, env, xdotool, xwd)
     finally:
         if viewer and viewer.p.poll() is None:
             viewer.p.kill()
             viewer.p.wait()
 
 
-def run(viewer, env, xdotool, xwd):
+def press_keys(viewer, env, xdotool, xwd):
     first = viewer.next_scan()
     if not check(first is not None, "a: the viewer printed no scan line: stderr %s"
                  % (viewer.p.stderr.read().decode("utf-8", "replace") if viewer.p.poll() is not None else "")):
@@ -143,8 +132,7 @@ def run(viewer, env, xdotool, xwd):
           "a: first scan: %d points, sensor at %s yaw %s; expected > 10000 points at (0, 0, 1) yaw 0"
           % (first[0], first[1:4], first[4]))
     for attempt in range(5):  # a client refused while the server is busy: ask again
-        found = subprocess.run([xdotool, "search", "--sync", "--onlyvisible", "--name", "^lidarsim view"],
-                               env=env, capture_output=True, text=True, timeout=limit(60))
+        found = run([xdotool, "search", "--sync", "--onlyvisible", "--name", "^lidarsim view"], env=env, seconds=60)
         if found.returncode == 0 and found.stdout.split():
             break
         time.sleep(1)
@@ -154,12 +142,12 @@ def run(viewer, env, xdotool, xwd):
                     % (viewer.p.returncode, viewer.p.stderr.read().decode("utf-8", "replace")), found.stderr.strip())):
         return
     window = ids[0]
-    subprocess.run([xdotool, "windowfocus", "--sync", window], env=env, timeout=limit(30))
+    run([xdotool, "windowfocus", "--sync", window], env=env, seconds=30)
 
     def grab():
         time.sleep(0.5)  # the redraw after the last event
-        p = subprocess.run([xwd, "-silent", "-id", window], env=env, capture_output=True, timeout=limit(60))
-        check(p.returncode == 0, "xwd -id %s: exit %d: %s" % (window, p.returncode, p.stderr.decode().strip()))
+        p = run([xwd, "-silent", "-id", window], env=env, seconds=60, text=False)
+        check(p.returncode == 0, "xwd -id %s: exit %d: %s" % (window, p.returncode, p.stderr.strip()))
         img = read_xwd(p.stdout)
         check(img.shape == (H, W, 3), "the window grabbed is %s, not %dx%d" % (img.shape, W, H))
         return img
@@ -208,6 +196,4 @@ def run(viewer, env, xdotool, xwd):
 
 
 main()
-if failures:
-    sys.exit(1)
-print("test_cli_view_keys: all checks passed")
+finish("test_cli_view_keys")

@@ -17,34 +17,14 @@ values limit), 118 MB (trajectory: 1.5 M keyframes), 109 MB (PLY mesh: 1.5 M ver
 faces). Standard library only. Exits 1 with one line per failure.
 """
 import os
-import sys
 
+from cli_check import binary_and_work, built_with_asan, check, finish
 from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work()
 SIXTEEN_MIB = 16 << 20
 BOUND_MB = 256  # README "Robustness": any input of up to 16 MiB is read in at most 256 MB
-
-
-def built_with_asan():
-    for path in (BINARY, os.path.join(os.path.dirname(BINARY), "liblidarsim.so")):
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                if b"__asan_init" in f.read():
-                    return True
-    return False
-
-
-LIMIT_MB = BOUND_MB * 3 if built_with_asan() else BOUND_MB
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
+LIMIT_MB = BOUND_MB * 3 if built_with_asan(BINARY) else BOUND_MB
 
 
 def peak_of(name, args):
@@ -82,7 +62,6 @@ def run(name, args, may_refuse):
     check(mb < LIMIT_MB, "%s: peak %.1f MB, over the %d MB bound" % (name, mb, LIMIT_MB))
 
 
-os.makedirs(WORK, exist_ok=True)
 # Point file: 16 MiB of the shortest CSV rows, drawn by render.
 write("points.csv", "x,y,z,intensity\n", "1,2,0,1\n")
 run("render_csv", ["render", "points.csv", "-o", "points.png"], may_refuse=False)
@@ -116,7 +95,4 @@ with open(os.path.join(WORK, "mesh.yaml"), "w") as f:
 check(os.path.getsize(os.path.join(WORK, "mesh.ply")) <= SIXTEEN_MIB, "mesh.ply is over 16 MiB")
 run("mesh_ply", ["scan", "mesh.yaml", "-o", "mesh.pcd"], may_refuse=True)
 
-if failures:
-    print("test_input_memory: %d failures" % len(failures), file=sys.stderr)
-    sys.exit(1)
-print("test_input_memory: every 16 MiB input read under %d MB" % LIMIT_MB)
+finish("test_input_memory", "every 16 MiB input read under %d MB" % LIMIT_MB)

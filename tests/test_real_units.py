@@ -30,35 +30,20 @@ numpy from Debian (/usr/bin/python3). Exits 1 with one line per failed check.
 import json
 import math
 import os
-import subprocess
-import sys
 
 import numpy as np
 
 import repo_data
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, finish, read_csv, write
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work()
 CAL = repo_data.CALIBRATIONS
-failures = []
 ROOM = "objects:\n  - box: {size: [20, 20, 8]}\n"
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
-
-
-def run(args, cwd=WORK):
-    p = subprocess.run([BINARY] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+lidarsim = Lidarsim(BINARY, WORK, seconds=300)
 
 
 def beams(path):
-    code, out, err = run(["presets", path, "--beams"])
+    code, out, err = lidarsim("presets", path, "--beams")
     check(code == 0, "presets %s --beams: exit %d: %s" % (path, code, err.strip()))
     lines = out.splitlines()
     check(lines and lines[0] == "ring,azimuth_deg,elevation_deg,time_s,origin_x,origin_y,origin_z",
@@ -168,14 +153,11 @@ def test_text_forms(json_rows):
     lasers, d = velodyne_lasers(os.path.join(CAL, "velodyne", "64e_s2.1-sztaki.json"))
     lasers = sorted(lasers, key=lambda l: l["laser_id"])
     yaml_path = os.path.join(WORK, "hdl64e_ros.yaml")
-    with open(yaml_path, "w") as f:
-        f.write("lasers:\n")
-        for l in lasers:
-            f.write("- {laser_id: %d, vert_correction: %r, rot_correction: %r, vert_offset_correction: %r,\n"
-                    "   horiz_offset_correction: %r, dist_correction: 1.4, focal_distance: 12}\n" %
-                    (l["laser_id"], l["vert_correction"], l["rot_correction"], l["vert_offset_correction"],
-                     l.get("horiz_offset_correction", 0.0)))
-        f.write("num_lasers: 64\ndistance_resolution: 0.002\n")
+    write(yaml_path, "lasers:\n" + "".join(
+        "- {laser_id: %d, vert_correction: %r, rot_correction: %r, vert_offset_correction: %r,\n"
+        "   horiz_offset_correction: %r, dist_correction: 1.4, focal_distance: 12}\n" %
+        (l["laser_id"], l["vert_correction"], l["rot_correction"], l["vert_offset_correction"],
+         l.get("horiz_offset_correction", 0.0)) for l in lasers) + "num_lasers: 64\ndistance_resolution: 0.002\n")
     xml_path = os.path.join(WORK, "hdl64e_db.xml")
     with open(xml_path, "w") as f:
         f.write('<?xml version="1.0" encoding="UTF-8" standalone="yes" ?>\n<!DOCTYPE boost_serialization>\n'
@@ -199,16 +181,11 @@ def test_text_forms(json_rows):
 
 
 def scan_csv(scene_text, name, *extra):
-    scene = os.path.join(WORK, name + ".yaml")
-    with open(scene, "w") as f:
-        f.write(scene_text)
+    scene = write(os.path.join(WORK, name + ".yaml"), scene_text)
     out = os.path.join(WORK, name + ".csv")
-    code, _, err = run(["scan", scene, "-o", out, "--noise", "off", "--quiet"] + list(extra))
+    code, _, err = lidarsim("scan", scene, "-o", out, "--noise", "off", "--quiet", *extra)
     check(code == 0, "scan %s: exit %d: %s" % (name, code, err.strip()))
-    with open(out) as f:
-        header = f.readline().strip().split(",")
-    data = np.loadtxt(out, delimiter=",", skiprows=1, ndmin=2)
-    return {k: data[:, i] for i, k in enumerate(header)}
+    return read_csv(out)
 
 
 def test_ground_rings(sensor, name, offsets):
@@ -246,10 +223,8 @@ def test_ground_rings(sensor, name, offsets):
 
 
 def stats_rays(scene_text, name):
-    scene = os.path.join(WORK, name + ".yaml")
-    with open(scene, "w") as f:
-        f.write(scene_text)
-    code, _, err = run(["scan", scene, "-o", os.path.join(WORK, name + ".pcd"), "--stats", "--quiet"])
+    scene = write(os.path.join(WORK, name + ".yaml"), scene_text)
+    code, _, err = lidarsim("scan", scene, "-o", os.path.join(WORK, name + ".pcd"), "--stats", "--quiet")
     check(code == 0, "%s: exit %d: %s" % (name, code, err.strip()))
     for line in err.splitlines():
         if line.startswith("{"):
@@ -313,11 +288,9 @@ def test_kernel_origins():
 
 
 def expect_error(scene_text, name, wants):
-    scene = os.path.join(WORK, name + ".yaml")
-    with open(scene, "w") as f:
-        f.write(scene_text)
+    scene = write(os.path.join(WORK, name + ".yaml"), scene_text)
     out = os.path.join(WORK, name + ".pcd")
-    code, _, err = run(["scan", scene, "-o", out, "--quiet"])
+    code, _, err = lidarsim("scan", scene, "-o", out, "--quiet")
     check(code != 0, "%s: exit 0, expected an error" % name)
     for w in wants:
         check(w in err, "%s: message lacks %r: %s" % (name, w, err.strip()))
@@ -345,9 +318,7 @@ def test_bad_files():
         ("other.txt", "hello: world\n", ["not a sensor calibration"]),
     ]
     for name, text, wants in cases:
-        path = os.path.join(WORK, name)
-        with open(path, "w") as f:
-            f.write(text)
+        write(os.path.join(WORK, name), text)
         expect_error("sensor: {calibration: %s}\n" % name + ROOM, "bad_" + name.replace(".", "_"), [name] + wants)
     expect_error("sensor: {calibration: missing.json}\n" + ROOM, "bad_missing", ["missing.json", "cannot open"])
     expect_error("sensor: {calibration: x.json, preset: vlp16}\n" + ROOM, "bad_both", ["give one of"])
@@ -355,7 +326,6 @@ def test_bad_files():
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
     repo_data.need(CAL)
     rows = test_hdl64e_import()
     test_hdl64e_import("64e_utexas.json", "hdl64e")  # the preset is that unit's table
@@ -368,10 +338,7 @@ def main():
     test_rates()
     test_kernel_origins()
     test_bad_files()
-    if failures:
-        print("%d checks failed" % len(failures), file=sys.stderr)
-        sys.exit(1)
-    print("test_real_units: all checks passed")
+    finish("test_real_units")
 
 
 if __name__ == "__main__":

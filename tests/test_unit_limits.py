@@ -20,36 +20,18 @@ refusals are checked with a looser bound. Standard library only. Exits 1 with on
 """
 import json
 import os
-import shutil
 import subprocess
-import sys
 import time
 
+from cli_check import binary_and_work, built_with_asan, check, finish
 from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work(fresh=True)
 SIXTEEN_MIB = 16 << 20
 # README "Robustness": a calibration file of up to 16 MiB takes at most 160 MB (peak RSS of
 # `lidarsim presets FILE`, the program's own ~10 MB included).
 BOUND_MB = 160
-with open(BINARY, "rb") as f:
-    ASAN = b"__asan_init" in f.read()
-if not ASAN:
-    for lib in ("liblidarsim.so",):
-        path = os.path.join(os.path.dirname(BINARY), lib)
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                ASAN = b"__asan_init" in f.read()
-LIMIT_MB = BOUND_MB * 2 if ASAN else BOUND_MB  # ASan: 139 MB at most measured
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
+LIMIT_MB = BOUND_MB * 2 if built_with_asan(BINARY) else BOUND_MB  # ASan: 139 MB at most measured
 
 
 def presets(path):
@@ -116,8 +98,6 @@ def px(i, vert):
             "</px></item>\n" % (i, vert))
 
 
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
 LASERS = vlp16_lasers()
 GOOD_PX = "".join(px(l["laser_id"], "%.4f" % (l["vert_correction"] / 0.0174533)) for l in LASERS)
 
@@ -179,5 +159,4 @@ refused("nested.json", ["nested.json:1:", "not valid JSON"], '{"lasers": ', "[",
 refused("string.json", ["string.json", "vert_correction", "not a number"],
         '{"lasers": [{"laser_id": 0, "vert_correction": "', "x", SIXTEEN_MIB - 100, '"}]}')
 
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish("test_unit_limits")
