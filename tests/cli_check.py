@@ -120,6 +120,18 @@ def built_with_asan(binary):
     return False
 
 
+def python_module_env(binary):
+    """The environment of a child python3 that imports lidarsim's Python module (python/) with the
+    liblidarsim.so built beside `binary`; in a sanitizer build the ASan runtime is preloaded (leak
+    checking off: the interpreter's own allocations)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(source_dir(), "python"), PYTHONDONTWRITEBYTECODE="1",
+               LIDARSIM_LIBRARY=os.path.join(os.path.dirname(binary), "liblidarsim.so"))
+    if build_flag("LSIM_SANITIZE"):
+        env["LD_PRELOAD"] = run(["gcc", "-print-file-name=libasan.so"]).stdout.strip()
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    return env
+
+
 def source_dir():
     """The source tree: LSIM_SOURCE_DIR (tests/CMakeLists.txt), or the folder above tests/."""
     return os.path.abspath(os.environ.get("LSIM_SOURCE_DIR")

@@ -21,29 +21,20 @@ import glob
 import os
 import re
 import shutil
-import subprocess
-import sys
-from timeouts import limit
 
-WORK = os.path.abspath(sys.argv[2])
-SRC = os.path.abspath(os.environ.get("LSIM_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), ".."))
+from cli_check import binary_and_work, check, fail, finish, fresh_dir, run, source_dir
+
+_, WORK = binary_and_work()
+SRC = source_dir()
 BUILD = os.path.join(WORK, "build")
 LIB_AND_CLI = {"lidarsim_objects", "lidarsim", "lidarsim_shared", "lidarsim_cli"}
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def dry_run(target):
     """The commands `make -n TARGET` prints (nothing is run), as one list of lines."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
-    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", SRC, target, "B=" + BUILD, "BA=" + BUILD + "-asan"],
-                       capture_output=True, text=True, timeout=limit(600), env=env)  # as run by make check or not
+    p = run(["make", "-n", "--no-print-directory", "-C", SRC, target, "B=" + BUILD, "BA=" + BUILD + "-asan"],
+            seconds=600, env=env)  # as run by make check or not
     check(p.returncode == 0, "make -n %s: exit %d: %s" % (target, p.returncode, p.stderr.strip()[-500:]))
     return p.stdout.splitlines()
 
@@ -72,8 +63,7 @@ def cmake_lines(lines):
 
 
 def test_demo_builds_library_and_cli():
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
+    fresh_dir(WORK)
     for target in ("demo", "build", "install"):
         configure, build = cmake_lines(dry_run(target))
         if not check(len(configure) == 1 and len(build) == 1,
@@ -84,7 +74,7 @@ def test_demo_builds_library_and_cli():
         check(names and all(n in LIB_AND_CLI for n in names) and "lidarsim_cli" in names,
               "make %s builds named targets, the CLI among them, nothing else: %r" % (target, build[0]))
     configure, build = cmake_lines(dry_run("demo"))
-    p = subprocess.run(["bash", "-c", configure[0]], cwd=SRC, capture_output=True, text=True, timeout=limit(600))
+    p = run(["bash", "-c", configure[0]], cwd=SRC, seconds=600)
     if not check(p.returncode == 0, "make demo's configure line failed: %s" % p.stderr[-800:]):
         return
     makefile2 = os.path.join(BUILD, "CMakeFiles", "Makefile2")
@@ -150,17 +140,13 @@ def test_deb_check_installs_nothing():
 
 def main():
     if not shutil.which("make"):
-        check(False, "make is not installed (Debian: make)")
+        fail("make is not installed (Debian: make)")
     else:
         test_demo_builds_library_and_cli()
         test_suites()
         test_deb_check_installs_nothing()
-    if failures:
-        print("%d failure(s)" % len(failures), file=sys.stderr)
-        return 1
-    print("test_make_targets: all checks passed")
-    return 0
+    finish("test_make_targets")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

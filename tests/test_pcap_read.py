@@ -22,32 +22,21 @@ The library is loaded by a child python3 (LD_PRELOAD of the ASan runtime in a sa
 import os
 import shutil
 import struct
-import subprocess
 import sys
 
 import numpy as np
+from cli_check import Lidarsim, binary_and_work, check, fail, finish, python_module_env, read_bytes, run, write
+from repo_data import DATA, CALIBRATIONS, need
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from repo_data import DATA, CALIBRATIONS, need  # noqa: E402
-from timeouts import limit  # noqa: E402
-
-CLI = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SRC = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+CLI, WORK = binary_and_work(fresh=True)
 REC = os.path.join(DATA, "ouster-recordings")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+lidarsim = Lidarsim(CLI, seconds=60)
 
 
 # ------------------------------------------------------------------ pcap bytes
 
 def pcap_records(path):
-    b = open(path, "rb").read()
+    b = read_bytes(path)
     magic, = struct.unpack("<I", b[:4])
     assert magic == 0xA1B2C3D4, path
     off, out = 24, []
@@ -98,20 +87,14 @@ def read_points(pcap, metadata, frame=0, partial=False, expect_error=None):
             "    print('ERROR', type(e).__name__, e); sys.exit(3)\n"
             "np.save(sys.argv[5], np.asarray(p))\n"
             "print('FRAMES', lidarsim.recording_frames(sys.argv[1], metadata=cal, partial=partial))\n")
-    env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"), PYTHONDONTWRITEBYTECODE="1",
-               LIDARSIM_LIBRARY=os.path.join(os.path.dirname(CLI), "liblidarsim.so"))
-    if os.environ.get("LSIM_SANITIZE", "").upper() in ("ON", "1", "TRUE"):
-        asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-        env["LD_PRELOAD"] = asan
-        env["ASAN_OPTIONS"] = "detect_leaks=0"
-    r = subprocess.run([sys.executable, "-c", code, pcap, metadata or "", str(frame), "1" if partial else "0", out],
-                       capture_output=True, text=True, env=env, timeout=limit(60))
+    r = run([sys.executable, "-c", code, pcap, metadata or "", frame, "1" if partial else "0", out],
+            env=python_module_env(CLI), seconds=60)
     if expect_error:
         check(r.returncode == 3 and expect_error in r.stdout, "%s: expected an error with %r, got rc %d: %s %s"
               % (pcap, expect_error, r.returncode, r.stdout, r.stderr[-2000:]))
         return None
     if r.returncode != 0:
-        check(False, "%s frame %d: %s %s" % (pcap, frame, r.stdout, r.stderr[-2000:]))
+        fail("%s frame %d: %s %s" % (pcap, frame, r.stdout, r.stderr[-2000:]))
         return None
     frames = [int(w.split()[1]) for w in r.stdout.splitlines() if w.startswith("FRAMES ")]
     return np.load(out), frames[0]
@@ -356,8 +339,7 @@ def render_fails(path, metadata, words, name):
     png = os.path.join(WORK, "bad.png")
     if os.path.exists(png):
         os.remove(png)
-    cmd = [CLI, "render", path, "-o", png] + (["--metadata", metadata] if metadata else [])
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=limit(60))
+    r = lidarsim("render", path, "-o", png, *(["--metadata", metadata] if metadata else []))
     ok = r.returncode == 1 and all(w in r.stderr for w in words) and not os.path.exists(png)
     check(ok, "%s: rc %d, expected 1 and %s in: %s" % (name, r.returncode, words, r.stderr.strip()[-1500:]))
     if ok:
@@ -367,12 +349,10 @@ def render_fails(path, metadata, words, name):
 def hostile(vlp16):
     js = os.path.join(REC, "OS-1-32-G_v2.1.1_1024x10.json")
     good = os.path.join(REC, "OS-1-32-G_v2.1.1_1024x10.pcap")
-    data = open(good, "rb").read()
+    data = read_bytes(good)
 
     def put(name, b):
-        p = os.path.join(WORK, name)
-        open(p, "wb").write(b)
-        return p
+        return write(os.path.join(WORK, name), b)
 
     render_fails(put("magic.pcap", b"\x00" * 100), js, ["magic.pcap", "not a capture file"], "wrong magic")
     render_fails(put("short.pcap", data[:10]), js, ["short.pcap", "not a capture file"], "truncated global header")
@@ -409,10 +389,10 @@ def hostile(vlp16):
                  "out-of-range measurement id")
     render_fails(good, None, ["no Velodyne data packets", "--metadata"], "an Ouster recording without metadata")
     if vlp16:
-        v = bytearray(open(vlp16, "rb").read())
+        v = bytearray(read_bytes(vlp16))
         struct.pack_into("<H", v, 24 + 16 + 42 + 2, 36001)
         render_fails(put("vaz.pcap", bytes(v)), None, ["vaz.pcap", "azimuth 36001"], "out-of-range Velodyne azimuth")
-        v = bytearray(open(vlp16, "rb").read())
+        v = bytearray(read_bytes(vlp16))
         v[24 + 16 + 42 + 1205] = 0x77
         render_fails(put("vprod.pcap", bytes(v)), None, ["vprod.pcap", "product id 0x77", "--metadata"],
                      "unknown Velodyne product")
@@ -428,8 +408,6 @@ def hostile(vlp16):
 
 
 def main():
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
     ouster()
     # VLP-16 (63-9243): 2.304 us a laser, 55.296 us a sequence, two sequences a block; by product id
     vlp16 = velodyne("vlp16", "VLP16db.json", 0x22, 16, 1, 2, 2.304e-6, 1, 1, 55.296e-6, False)
@@ -440,12 +418,8 @@ def main():
     velodyne("hdl32e", "32db.json", 0x21, 32, 1, 1, 1.152e-6, 1, 1, 46.08e-6, True)
     velodyne("vls128", "VLS128.json", 0xA1, 128, 4, 1, 2.665e-6, 8, 1, 53.3e-6, True)
     hostile(vlp16)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    print("OK")
-    return 0
+    finish("test_pcap_read", "OK")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

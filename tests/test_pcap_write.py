@@ -41,40 +41,16 @@ Standard library and numpy only. Exits 1 with one line per failed check.
 import json
 import math
 import os
-import shutil
 import struct
-import subprocess
 import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import (Lidarsim, binary_and_work, check, finish, python_module_env, read_bytes, read_csv, run,
+                       run_parts, write)
 from repo_data import CALIBRATIONS, DATA, need
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-    return ok
-
-
-def lidarsim(*args, ok=True):
-    p = subprocess.run([BINARY] + [str(a) for a in args], cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=limit(120))
-    err = p.stderr.decode("utf-8", "replace")
-    if ok and p.returncode != 0:
-        raise RuntimeError("lidarsim %s failed (exit %d): %s" % (" ".join(map(str, args)), p.returncode, err))
-    return p.returncode, err
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+BINARY, WORK = binary_and_work(fresh=True)
+lidarsim = Lidarsim(BINARY, WORK, ok=True)
 
 
 def scene(sensor_lines):
@@ -89,13 +65,6 @@ objects:
     position: [2, 1, 3]
     material: wall
 """ % sensor_lines
-
-
-def read_csv(path):
-    with open(path) as f:
-        names = f.readline().strip().split(",")
-    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    return {n: data[:, i] for i, n in enumerate(names)}
 
 
 # ------------------------------------------------------------------ pcap, Ethernet, IPv4, UDP
@@ -439,9 +408,9 @@ def part_d():
         for i, seed in enumerate((7, 7, 8)):
             p = os.path.join(d, "%s_%d.pcap" % (name, i))
             lidarsim("scan", sc, "-o", p, "--seed", seed, "--quiet", "--threads", 1 + i % 2)
-            blobs = [open(p, "rb").read()]
+            blobs = [read_bytes(p)]
             if name == "os1":
-                blobs.append(open(p[:-5] + ".json", "rb").read())
+                blobs.append(read_bytes(p[:-5] + ".json"))
             outs.append(blobs)
         check(outs[0] == outs[1], "%s: the same seed gave different bytes" % name)
         check(outs[0][0] != outs[2][0], "%s: another seed gave the same pcap" % name)
@@ -485,7 +454,7 @@ def part_f():
     def refused(what, sc_text, out, *args, expect=()):
         sc = write(os.path.join(d, "s.yaml"), sc_text)
         path = os.path.join(d, out)
-        rc, err = lidarsim("scan", sc, "-o", path, "--quiet", *args, ok=False)
+        rc, _, err = lidarsim("scan", sc, "-o", path, "--quiet", *args, ok=False)
         left = [n for n in os.listdir(d) if n != "s.yaml" and not os.path.isdir(os.path.join(d, n))]
         check(rc != 0 and not left, "%s: exit %d, files left %s" % (what, rc, left))
         for e in expect:
@@ -507,7 +476,7 @@ def part_f():
     refused("metadata path a folder", scene("  preset: os1-64"), "m.pcap")
     os.rmdir(os.path.join(d, "m.json"))
     sc = write(os.path.join(d, "s.yaml"), scene("  preset: vlp16"))
-    rc, err = lidarsim("scan", sc, "-o", "-", "--format", "pcap", "--quiet", ok=False)
+    rc, _, err = lidarsim("scan", sc, "-o", "-", "--format", "pcap", "--quiet", ok=False)
     check(rc != 0 and "file name" in err, "pcap to standard output: exit %d, %s" % (rc, err.strip()))
 
 
@@ -534,15 +503,7 @@ def part_g():
     d = os.path.join(WORK, "g")
     sc_os = write(os.path.join(d, "os.yaml"), scene("  preset: os1-64"))
     sc_vlp = write(os.path.join(d, "vlp.yaml"), scene("  preset: vlp16"))
-    source = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    env = dict(os.environ, PYTHONPATH=os.path.join(source, "python"), PYTHONDONTWRITEBYTECODE="1",
-               LIDARSIM_LIBRARY=os.path.join(os.path.dirname(BINARY), "liblidarsim.so"))
-    if os.environ.get("LSIM_SANITIZE", "").upper() in ("ON", "1", "TRUE"):
-        asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-        env["LD_PRELOAD"] = asan
-        env["ASAN_OPTIONS"] = "detect_leaks=0"
-    r = subprocess.run([sys.executable, "-c", PY_ROUNDTRIP, d, sc_os, sc_vlp], capture_output=True, text=True,
-                       env=env, timeout=limit(120))
+    r = run([sys.executable, "-c", PY_ROUNDTRIP, d, sc_os, sc_vlp], env=python_module_env(BINARY))
     if not check(r.returncode == 0, "Python round trip failed: %s" % r.stderr[-2000:]):
         return
     lines = r.stdout.split()
@@ -555,21 +516,6 @@ def part_g():
               "Python %s: %s points scanned, %s read back, ranges off by %s m" % (name, n, back, dr))
 
 
-def main():
-    if os.path.isdir(WORK):
-        shutil.rmtree(WORK)
-    os.makedirs(WORK)
-    for part in (part_b, part_c, part_d, part_e, part_f, part_g):
-        try:
-            part()
-        except Exception as e:  # a crash of one part is a failure, the others still run
-            failures.append("%s: %s: %s" % (part.__name__, type(e).__name__, e))
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        sys.exit(1)
-    print("test_pcap_write: all checks passed")
-
-
 if __name__ == "__main__":
-    main()
+    run_parts((part_b, part_c, part_d, part_e, part_f, part_g))
+    finish("test_pcap_write")
