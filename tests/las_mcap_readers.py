@@ -1,29 +1,20 @@
 """Readers for tests/test_las_mcap.py, written from the specifications: ASPRS LAS 1.4 R15 (point
 data record format 6 with extra bytes) and MCAP (https://mcap.dev/spec) with ROS 2 CDR (XCDR1
-little-endian). Failed checks are collected in `failures` (and printed) by `check`."""
+little-endian). A reader's failed checks are cli_check's (printed at once, counted by finish())."""
 import struct
-import sys
 import zlib
 
 import numpy as np
-
-failures = []
+from cli_check import check, read_bytes
 # README "LAS": SemanticKITTI id -> ASPRS class; others 1.
 ASPRS = {0: 0, 1: 7, 40: 11, 60: 11, 44: 2, 48: 2, 49: 2, 72: 2, 50: 6, 70: 5, 71: 5}
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
 
 
 # ------------------------------------------------------------------ LAS, from the specification
 
 def read_las(path):
     """ASPRS LAS 1.4 R15, point data record format 6 with extra bytes: (header dict, vlrs, records)."""
-    data = open(path, "rb").read()
+    data = read_bytes(path)
     h = {}
     h["signature"] = data[0:4]
     h["global_encoding"], = struct.unpack_from("<H", data, 6)
@@ -134,7 +125,7 @@ class Reader:
 
 
 def read_mcap(path):
-    data = open(path, "rb").read()
+    data = read_bytes(path)
     check(data[:8] == MAGIC and data[-8:] == MAGIC, "MCAP %s: magic at both ends" % path)
     records, pos, end = [], 8, len(data) - 8
     while pos < end:

@@ -43,14 +43,14 @@ import subprocess
 import sys
 
 import numpy as np
+from cli_check import (Lidarsim, binary_and_work, check, finish, pcd_header, read_bytes, read_csv as csv_columns, run,
+                       source_dir, write)
+from las_mcap_readers import check_las, decode_pointcloud2, decode_tf, parse_mcap
+from timeouts import limit
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timeouts import limit  # noqa: E402
-from las_mcap_readers import check, check_las, decode_pointcloud2, decode_tf, failures, parse_mcap  # noqa: E402
-
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
-SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+BINARY, WORK = binary_and_work()
+SOURCE = source_dir()
+lidarsim = Lidarsim(BINARY, WORK, seconds=300, text=False)  # stdout as bytes: an MCAP on standard output
 SCENE = os.path.join(SOURCE, "examples", "street", "street.yaml")
 
 FIELD_TYPES = {"x": "f4", "y": "f4", "z": "f4", "range": "f4", "intensity": "f4", "reflectivity": "f4",
@@ -59,45 +59,26 @@ FIELD_TYPES = {"x": "f4", "y": "f4", "z": "f4", "range": "f4", "intensity": "f4"
                "z_clean": "f4", "return_index": "u2", "num_returns": "u2", "epw": "f4", "power": "f4"}
 
 
-def lidarsim(*args):
-    return subprocess.run([BINARY] + [str(a) for a in args], cwd=WORK, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=limit(300))
-
-
 def scan(out, *extra):
     p = lidarsim("scan", SCENE, "-o", out, "--seed", 7, "--threads", 2, "--quiet", *extra)
-    if not check(p.returncode == 0, "scan %s %s: exit %d: %s" % (out, extra, p.returncode, p.stderr.decode()[-400:])):
+    if not check(p.returncode == 0, "scan %s %s: exit %d: %s" % (out, extra, p.returncode, p.stderr[-400:])):
         sys.exit(1)
     return os.path.join(WORK, out)
 
 
 def read_csv(path):
-    with open(path) as f:
-        names = f.readline().strip().split(",")
-    raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2, dtype=np.float64)
-    return {n: raw[:, i].astype(FIELD_TYPES[n]) for i, n in enumerate(names)}
+    return {n: column.astype(FIELD_TYPES[n]) for n, column in csv_columns(path).items()}
 
 
 def read_pcd(path):
     """PCD binary: (pose comment or None, {field: column})."""
-    data = open(path, "rb").read()
-    head, pos, pose, fields, count = {}, 0, None, None, None
-    while True:
-        end = data.index(b"\n", pos)
-        line = data[pos:end].decode()
-        pos = end + 1
-        if line.startswith("# sensor_pose_at_frame_start"):
-            pose = [float(v) for v in line.split()[2:]]
-        elif not line.startswith("#"):
-            key, *vals = line.split()
-            head[key] = vals
-            if key == "DATA":
-                break
+    data = read_bytes(path)
+    head, pos, comments = pcd_header(data)
+    poses = [[float(v) for v in c.split()[2:]] for c in comments if c.startswith("# sensor_pose_at_frame_start")]
     fields = head["FIELDS"]
-    count = int(head["POINTS"][0])
     dtype = np.dtype([(n, "<" + FIELD_TYPES[n]) for n in fields])
-    rows = np.frombuffer(data, dtype=dtype, count=count, offset=pos)
-    return pose, {n: rows[n] for n in fields}
+    rows = np.frombuffer(data, dtype=dtype, count=int(head["POINTS"][0]), offset=pos)
+    return (poses[0] if poses else None), {n: rows[n] for n in fields}
 
 
 # ------------------------------------------------------------------ npm readers
@@ -114,8 +95,8 @@ def npm_install(packages):
     except (OSError, ValueError):
         pass
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "package.json"), "w") as f:
-        f.write('{"name": "lidarsim-las-mcap-check", "version": "1.0.0", "private": true}\n')
+    write(os.path.join(folder, "package.json"),
+          '{"name": "lidarsim-las-mcap-check", "version": "1.0.0", "private": true}\n')
     if not shutil.which("npm") and not os.path.exists("/usr/bin/npm"):
         return None, "npm is not installed (Debian package npm)"
     try:
@@ -132,12 +113,10 @@ def npm_install(packages):
 
 
 def node(folder, script, *args):
-    path = os.path.join(folder, script[0])
-    with open(path, "w") as f:
-        f.write(script[1])
-    p = subprocess.run(["/usr/bin/node" if os.path.exists("/usr/bin/node") else "node", path] + list(args),
-                       cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit(300))
-    if not check(p.returncode == 0, "node %s: %s" % (script[0], p.stderr.decode()[-600:])):
+    path = write(os.path.join(folder, script[0]), script[1])
+    p = run(["/usr/bin/node" if os.path.exists("/usr/bin/node") else "node", path] + list(args), cwd=folder,
+            seconds=300)
+    if not check(p.returncode == 0, "node %s: %s" % (script[0], p.stderr[-600:])):
         return None
     return json.loads(p.stdout)
 
@@ -426,7 +405,7 @@ def main():
     # f: errors, and no file left
     def refused(out, args, code, words, what):
         p = lidarsim("scan", SCENE, "-o", out, "--threads", 2, *args)
-        err = p.stderr.decode()
+        err = p.stderr
         check(p.returncode == code and all(w in err for w in words), "%s: exit %d, want %d; message %r lacks %s"
               % (what, p.returncode, code, err.strip(), words))
         left = [n for n in os.listdir(os.path.dirname(os.path.join(WORK, out)) or WORK)
@@ -446,21 +425,16 @@ def main():
     fifo = os.path.join(WORK, "pipe.las")
     os.mkfifo(fifo)
     p = lidarsim("scan", SCENE, "-o", fifo, "--threads", 2)  # refused before it is opened: no reader needed
-    check(p.returncode == 2 and b"cannot seek" in p.stderr, "LAS to a FIFO: exit %d %r" % (p.returncode, p.stderr))
+    check(p.returncode == 2 and "cannot seek" in p.stderr, "LAS to a FIFO: exit %d %r" % (p.returncode, p.stderr))
     os.remove(fifo)
     # MCAP needs no seek: standard output gets the file's bytes.
     p = lidarsim("scan", SCENE, "-o", "-", "--format", "mcap", "--frames", 3, "--scan-time", 1, "--seed", 7,
                  "--threads", 2, "--quiet")
-    check(p.returncode == 0 and p.stdout == open(mcap, "rb").read(), "MCAP to standard output: exit %d, %d bytes, "
+    check(p.returncode == 0 and p.stdout == read_bytes(mcap), "MCAP to standard output: exit %d, %d bytes, "
           "the file has %d" % (p.returncode, len(p.stdout), os.path.getsize(mcap)))
     print("f: 9 refusals checked; MCAP to standard output")
-
-    if failures:
-        print("%d check(s) failed" % len(failures), file=sys.stderr)
-        return 1
-    print("all LAS and MCAP checks passed")
-    return 0
+    finish("test_las_mcap", "all LAS and MCAP checks passed")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
