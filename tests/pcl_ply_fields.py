@@ -11,11 +11,10 @@ return_index and num_returns -- and each value must equal the CSV's (floats as f
 exactly; PCL's PLY reader calls nx, ny, nz normal_x, normal_y, normal_z). Exits 1 with one line per failed check.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, check, fail, failures, finish, read_csv, run
 
 BIN, READER, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "ply_pcl")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,17 +25,11 @@ PCL_INT = {1: "int8", 2: "uint8", 3: "int16", 4: "uint16", 5: "int32", 6: "uint3
 PCL_FLOAT = {7: "float32", 8: "float64"}
 # PCL's PLY reader names the PLY's normals nx, ny, nz as its PointNormal fields
 PCL_NAMES = {"normal_x": "nx", "normal_y": "ny", "normal_z": "nz"}
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+lidarsim = Lidarsim(BIN, seconds=300)
 
 
 def read_with_pcl(path):
-    p = subprocess.run([READER, path], capture_output=True, text=True, timeout=limit(300))
+    p = run([READER, path], seconds=300)
     check(p.returncode == 0, "PCL cannot read %s: %s" % (path, p.stderr.strip()))
     if p.returncode != 0:
         return {}, {}
@@ -58,17 +51,14 @@ def read_with_pcl(path):
 os.makedirs(WORK, exist_ok=True)
 outs = {ext: os.path.join(WORK, "street." + ext) for ext in ("csv", "ply", "pcd")}
 for out in outs.values():
-    p = subprocess.run([BIN, "scan", SCENE, "-o", out, "--seed", "7", "--quiet"], capture_output=True, text=True,
-                       timeout=limit(300))
+    p = lidarsim("scan", SCENE, "-o", out, "--seed", "7", "--quiet")
     check(p.returncode == 0, "scan -o %s: exit %d: %s" % (out, p.returncode, p.stderr.strip()))
-if FAILS:
-    sys.exit(1)
+if failures:
+    finish("pcl_ply_fields")
 
-with open(outs["csv"]) as f:
-    names = f.readline().strip().split(",")
-table = np.loadtxt(outs["csv"], delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
-want = {n: table[:, i] for i, n in enumerate(names)}
-n = table.shape[0]
+want = read_csv(outs["csv"])
+names = list(want)
+n = len(want[names[0]])
 check(n > 1000, "the street frame has %d points, expected > 1000" % n)
 
 for ext in ("ply", "pcd"):
@@ -82,7 +72,7 @@ for ext in ("ply", "pcd"):
             continue
         g, w = got[name], want[name]
         if g.shape != (n,):
-            check(False, "%s %s: %s values, expected %d" % (ext, name, g.shape, n))
+            fail("%s %s: %s values, expected %d" % (ext, name, g.shape, n))
             continue
         if name in INTEGER:
             check(types[name] in PCL_INT, "%s %s: PCL's type %d, expected an integer type" % (ext, name, types[name]))
@@ -95,6 +85,4 @@ for ext in ("ply", "pcd"):
         check(bad.size == 0, "%s %s: %d rows differ from the CSV; first row %s: %r vs %r"
               % (ext, name, bad.size, bad[:1], g[bad[:1]], w[bad[:1]]))
 
-if FAILS:
-    sys.exit(1)
-print("pcl_ply_fields: PCL reads all %d columns of %d points from PLY and PCD, equal to the CSV" % (len(names), n))
+finish("pcl_ply_fields", "PCL reads all %d columns of %d points from PLY and PCD, equal to the CSV" % (len(names), n))

@@ -13,23 +13,17 @@ so) only when open3d cannot be imported (Debian: python3-open3d). Exits 1 with o
 failed check.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
-from timeouts import limit
+from cli_check import Lidarsim, binary_and_work, check, failures, fail, finish, read_csv
 
-BIN, WORK = sys.argv[1], os.path.join(sys.argv[2], "ply_open3d")
+BIN, WORK = binary_and_work()
+WORK = os.path.join(WORK, "ply_open3d")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE = os.path.join(ROOT, "examples", "street", "street.yaml")
 INTEGER = {"ring", "label", "instance", "return_index", "num_returns"}
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+lidarsim = Lidarsim(BIN, seconds=300)
 
 
 try:
@@ -41,17 +35,14 @@ except ImportError as e:
 os.makedirs(WORK, exist_ok=True)
 ply, csv = os.path.join(WORK, "street.ply"), os.path.join(WORK, "street.csv")
 for out in (ply, csv):
-    p = subprocess.run([BIN, "scan", SCENE, "-o", out, "--seed", "7", "--quiet"], capture_output=True, text=True,
-                       timeout=limit(300))
+    p = lidarsim("scan", SCENE, "-o", out, "--seed", "7", "--quiet")
     check(p.returncode == 0, "scan -o %s: exit %d: %s" % (out, p.returncode, p.stderr.strip()))
-if FAILS:
-    sys.exit(1)
+if failures:
+    finish("test_ply_open3d")
 
-with open(csv) as f:
-    names = f.readline().strip().split(",")
-table = np.loadtxt(csv, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
-want = {n: table[:, i] for i, n in enumerate(names)}
-n = table.shape[0]
+want = read_csv(csv)
+names = list(want)
+n = len(want[names[0]])
 check(n > 1000, "the street frame has %d points, expected > 1000" % n)
 check(set(INTEGER) <= set(names), "the CSV lacks integer columns: %s" % names)
 
@@ -72,7 +63,7 @@ for name in names:
         continue
     g, w = got[name], want[name]
     if g.shape != (n,):
-        check(False, "%s: %s values, expected %d" % (name, g.shape, n))
+        fail("%s: %s values, expected %d" % (name, g.shape, n))
     elif name in INTEGER:
         check(g.dtype.kind in "iu", "%s: Open3D gives dtype %s, expected an integer type" % (name, g.dtype))
         bad = np.flatnonzero(g.astype(np.int64) != w.astype(np.int64))
@@ -91,6 +82,4 @@ check(legacy.shape == (n, 3) and np.array_equal(legacy.astype(np.float32),
                                                np.stack([want["x"], want["y"], want["z"]], 1).astype(np.float32)),
       "the legacy reader's points %s differ from the CSV's x, y, z" % (legacy.shape,))
 
-if FAILS:
-    sys.exit(1)
-print("test_ply_open3d: %d points, all %d columns read by Open3D with the CSV's values" % (n, len(names)))
+finish("test_ply_open3d", "%d points, all %d columns read by Open3D with the CSV's values" % (n, len(names)))
