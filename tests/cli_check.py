@@ -258,10 +258,19 @@ def signal_when(cmd, sig, ready, cwd=None, seconds=60, wait=120, **popen):
 
 
 def ok(r, what):
-    """A check that the finished command `r` exited 0; the failure names it, its exit and its stderr."""
-    return check(r.returncode == 0, "%s: %s exited %d: %s" % (what, " ".join([os.path.basename(r.args[0])] +
-                                                                           list(r.args[1:])),
-                                                                r.returncode, r.stderr.strip()[-3000:]))
+    """A check that the finished command `r` exited 0; the failure names it, its exit status and the
+    ends of its output."""
+    if r.returncode == 0:
+        return True
+    out = r.stdout.strip()[-2000:] if isinstance(r.stdout, str) else ""
+    return fail("%s: %s exited %d\n%s" % (what, " ".join([os.path.basename(r.args[0])] + list(r.args[1:])),
+                                          r.returncode, "\n".join(s for s in (out, r.stderr.strip()[-3000:]) if s)))
+
+
+def must(cmd, what, **kw):
+    """run(cmd, **kw) that must exit 0 (ok()): its stdout, or None after a failed check."""
+    r = run(cmd, **kw)
+    return r.stdout if ok(r, what) else None
 
 
 def refused(name, r, needles, code=1):

@@ -1,37 +1,25 @@
-"""Shared by tests/test_install.py and tests/test_deb.py: the project's version, commands, checks."""
+"""Shared by tests/test_install.py and tests/test_deb.py: the project's version and commands; the
+checks and the summary are cli_check's."""
 import os
 import re
-import subprocess
-import sys
-from timeouts import limit
 
-SOURCE = os.environ.get("LSIM_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SANITIZE = os.environ.get("LSIM_SANITIZE", "OFF").upper() in ("ON", "1", "TRUE", "YES")
+import cli_check
+from cli_check import build_flag, check, finish, source_dir  # noqa: F401 (the install tests' imports)
+
+SOURCE = source_dir()
+SANITIZE = build_flag("LSIM_SANITIZE")
 # Programs built against a sanitized library need the sanitizer runtime first (make test-asan).
 SAN_FLAGS = ["-fsanitize=address,undefined"] if SANITIZE else []
-failures = []
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return bool(cond)
+def run(cmd, env=None, cwd=None, seconds=300):
+    """cli_check.run with `env` added to this environment: (exit status, stdout, stderr)."""
+    return cli_check.run(cmd, add_env=env, cwd=cwd, seconds=seconds)
 
 
-def run(cmd, env=None, cwd=None, timeout=limit(300)):
-    full = dict(os.environ)
-    if env:
-        full.update(env)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full, cwd=cwd, timeout=timeout)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
-def must(cmd, what, **kw):
-    rc, out, err = run(cmd, **kw)
-    if not check(rc == 0, "%s: %s exited %d\n%s%s" % (what, " ".join(cmd), rc, out[-2000:], err[-3000:])):
-        return None
-    return out
+def must(cmd, what, env=None, cwd=None, seconds=300):
+    """run() that must exit 0: its stdout, or None after a failed check (cli_check.must)."""
+    return cli_check.must(cmd, what, add_env=env, cwd=cwd, seconds=seconds)
 
 
 def project_version():
@@ -53,10 +41,3 @@ def header_functions(header):
 def exported(lib):
     out = must(["nm", "-D", "--defined-only", lib], "nm") or ""
     return [line.split()[-1] for line in out.splitlines() if line.strip()]
-
-
-def finish(name):
-    if failures:
-        print("%s: %d failure(s)" % (name, len(failures)), file=sys.stderr)
-        sys.exit(1)
-    print("%s: all checks passed" % name)

@@ -14,20 +14,14 @@ usage: test_cli_public.py LIDARSIM_BINARY WORK_DIR
 """
 import os
 import re
-import subprocess
-import sys
+
+from cli_check import binary_and_work, fail, finish, must
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, "src", "cli")
-BINARY = sys.argv[1]
+BINARY, _ = binary_and_work()
 OWN_HEADERS = {"args.h", "opts.h", "commands.h", "mpi_ranks.h"}
 OWN_FUNCTIONS = re.compile(r"^lsim_(cmd|cli|arg|opts?|mpi)_|^lsim_print_version$")
-failures = []
-
-
-def fail(what):
-    failures.append(what)
-    print("FAIL: " + what, file=sys.stderr)
 
 
 # a: includes
@@ -47,11 +41,11 @@ if missing:
 # b: the binary against the shared library
 header = open(os.path.join(ROOT, "include", "lidarsim.h")).read()
 public = set(re.findall(r"\b(lsim_[a-z0-9_]+)\s*\(", header))
-dyn = subprocess.run(["readelf", "-d", BINARY], capture_output=True, text=True, check=True).stdout
+dyn = must(["readelf", "-d", BINARY], "readelf -d") or ""
 needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn)
 if not any(re.fullmatch(r"liblidarsim\.so\.\d+", n) for n in needed):
     fail("%s does not link liblidarsim.so (NEEDED: %s)" % (BINARY, ", ".join(needed)))
-symbols = subprocess.run(["nm", BINARY], capture_output=True, text=True, check=True).stdout
+symbols = must(["nm", BINARY], "nm") or ""
 defined, undefined = set(), set()
 for line in symbols.splitlines():
     parts = line.split()
@@ -70,7 +64,5 @@ if not_public:
 if len(undefined) < 50:
     fail("%s calls only %d functions of the library; expected the commands' many" % (BINARY, len(undefined)))
 
-if failures:
-    sys.exit(1)
-print("test_cli_public: %d files of src/cli/ on lidarsim.h only; the binary calls %d public functions of %s"
-      % (len(files), len(undefined), next(n for n in needed if n.startswith("liblidarsim"))))
+finish("test_cli_public", "%d files of src/cli/ on lidarsim.h only; the binary calls %d public functions of %s"
+       % (len(files), len(undefined), next(n for n in needed if n.startswith("liblidarsim"))))

@@ -16,17 +16,12 @@ usage: test_deb.py LIDARSIM_BINARY WORK_DIR   (the build folder is the binary's)
 import glob
 import os
 import shutil
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timeouts import limit  # noqa: E402
+from cli_check import binary_and_work
 from install_common import SAN_FLAGS, SOURCE, check, finish, must, project_version, run
 
-BINARY = os.path.abspath(sys.argv[1])
+BINARY, WORK = binary_and_work(fresh=True)
 BUILD = os.path.dirname(BINARY)
-WORK = os.path.abspath(sys.argv[2])
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
 VERSION = project_version()
 MAJOR = VERSION.split(".")[0]
 
@@ -37,7 +32,7 @@ for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps"):
 
 # a
 PKGDIR = os.path.join(WORK, "pkg")
-must(["cpack", "-G", "DEB", "-B", PKGDIR], "cpack -G DEB", cwd=BUILD, timeout=limit(600))
+must(["cpack", "-G", "DEB", "-B", PKGDIR], "cpack -G DEB", cwd=BUILD, seconds=600)
 arch = (must(["dpkg", "--print-architecture"], "dpkg --print-architecture") or "amd64").strip()
 DEB = os.path.join(PKGDIR, "lidarsim_%s_%s.deb" % (VERSION, arch))
 if not check(os.path.isfile(DEB), "cpack wrote %s (found %s)" % (DEB, glob.glob(os.path.join(PKGDIR, "*.deb")))):
@@ -87,7 +82,7 @@ scene = os.path.join(ROOT, "usr", "share", "lidarsim", "examples", "street", "st
 pcd = os.path.join(WORK, "street.pcd")
 if os.path.isdir("/usr/share/assimp/models"):
     out = must([CLI, "scan", scene, "-o", pcd, "--threads", "2"], "extracted lidarsim scans the street demo", env=ENV,
-               timeout=limit(600))
+               seconds=600)
     if check(os.path.isfile(pcd), "street.pcd written"):
         head = open(pcd, "rb").read(2000).decode(errors="replace")
         pts = [l for l in head.splitlines() if l.startswith("POINTS ")]

@@ -19,17 +19,13 @@ usage: test_install.py LIDARSIM_BINARY WORK_DIR   (the build folder is the binar
 import glob
 import os
 import shutil
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_check import binary_and_work
 from install_common import (SAN_FLAGS, SOURCE, check, exported, finish, header_functions, header_version, must,
                             project_version, run)
 
-BINARY = os.path.abspath(sys.argv[1])
+BINARY, WORK = binary_and_work(fresh=True)
 BUILD = os.path.dirname(BINARY)
-WORK = os.path.abspath(sys.argv[2])
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
 PREFIX = os.path.join(WORK, "prefix")
 VERSION = project_version()
 MAJOR = VERSION.split(".")[0]
