@@ -4,7 +4,7 @@ import os
 import re
 
 import cli_check
-from cli_check import build_flag, check, finish, source_dir  # noqa: F401 (the install tests' imports)
+from cli_check import build_flag, source_dir
 
 SOURCE = source_dir()
 SANITIZE = build_flag("LSIM_SANITIZE")

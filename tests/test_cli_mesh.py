@@ -5,7 +5,7 @@ a valid mesh used by several objects scans. Usage: test_cli_mesh.py LIDARSIM WOR
 import os
 import struct
 
-from cli_check import Lidarsim, binary_and_work, check, failures, finish, read_bytes, source_dir, write
+from cli_check import Lidarsim, binary_and_work, check, finish, read_bytes, source_dir, write
 from timeouts import limit
 
 LIDARSIM, WORK = binary_and_work(fresh=True)

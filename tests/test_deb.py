@@ -17,8 +17,8 @@ import glob
 import os
 import shutil
 
-from cli_check import binary_and_work
-from install_common import SAN_FLAGS, SOURCE, check, finish, must, project_version, run
+from cli_check import binary_and_work, check, finish
+from install_common import SAN_FLAGS, SOURCE, must, project_version
 
 BINARY, WORK = binary_and_work(fresh=True)
 BUILD = os.path.dirname(BINARY)

@@ -20,9 +20,8 @@ import glob
 import os
 import shutil
 
-from cli_check import binary_and_work
-from install_common import (SAN_FLAGS, SOURCE, check, exported, finish, header_functions, header_version, must,
-                            project_version, run)
+from cli_check import binary_and_work, check, finish
+from install_common import SAN_FLAGS, SOURCE, exported, header_functions, header_version, must, project_version, run
 
 BINARY, WORK = binary_and_work(fresh=True)
 BUILD = os.path.dirname(BINARY)

@@ -32,12 +32,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
+
+from cli_check import binary_and_work, fail, finish
 from timeouts import limit
 
-BINARY = os.path.abspath(sys.argv[1])
-WORK = os.path.abspath(sys.argv[2])
+BINARY, WORK = binary_and_work()
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.environ.get("LSIM_SOURCE_DIR") or os.path.join(HERE, ".."))
 BUILD = os.path.dirname(BINARY)
@@ -46,13 +46,7 @@ TREE = os.path.join(WORK, "tree")
 PY = "/usr/bin/python3"
 LINE_TIMEOUT = limit(300)  # a hang catcher (tests/timeouts.py)
 
-failures = []
 counts = {}          # (kind, outcome) -> n
-
-
-def fail(what):
-    failures.append(what)
-    print("FAIL: " + what, file=sys.stderr)
 
 
 def count(kind, outcome):
@@ -287,12 +281,8 @@ def main():
         print("  %-30s %3d blocks" % (rel, k))
     if counts.get(("yaml", "scene scanned"), 0) == 0 or counts.get(("sh", "run"), 0) == 0:
         fail("no sh block or no scene ran: the extractor found nothing to run")
-    if failures:
-        print("%d failure(s)" % len(failures), file=sys.stderr)
-        return 1
-    print("all runnable blocks ran")
-    return 0
+    finish("test_readme_blocks", "all runnable blocks ran")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
