@@ -1,5 +1,5 @@
 /* File helpers for tests: a scratch folder under /tmp for input files, path joining, counting and
- * removing folder entries, and checking a PNG's signature and size. */
+ * removing folder entries, whole files read and compared, and checking a PNG's signature and size. */
 #ifndef LSIM_TEST_FILES_H
 #define LSIM_TEST_FILES_H
 
@@ -151,6 +151,19 @@ static inline unsigned char *read_file_bytes(const char *path, size_t *size)
     }
     *size = (size_t)n;
     return buf;
+}
+
+/* 1 when the files at a and b both read completely and hold the same bytes; else 0, saying so. */
+static inline int same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = read_file_bytes(a, &na), *y = read_file_bytes(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    if (!same)
+        fprintf(stderr, "files differ: %s (%zu bytes) and %s (%zu bytes)\n", a, na, b, nb);
+    free(x);
+    free(y);
+    return same;
 }
 
 #endif

@@ -1,10 +1,12 @@
-/* Shared by the fit tests: the scenes of examples/cw/, noisy "real" scans, and the check of the
- * fit's Jacobian against per-beam central differences. */
+/* Shared by the fit tests: the scenes of examples/cw/ and the URG-04LX room with a post, the sensor
+ * placed in it, noisy "real" scans, and the check of the fit's Jacobian against per-beam central
+ * differences. */
 #ifndef LSIM_TESTS_FIT_CHECK_H
 #define LSIM_TESTS_FIT_CHECK_H
 
 #include "harness.h"
 #include "lidarsim.h"
+#include "test_scenes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +22,37 @@ static inline lsim_scene *example(lsim_context *ctx, const char *file, lsim_sens
     lsim_scene *scene;
     REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, sensor));
     return scene;
+}
+
+/* The fit tests' room: a 6 x 4 x 3 m box centred at (0.5, 0, 1), walls at x = -2.5 and 3.5, y = +-2
+ * (off-centre, so that the room has no symmetry the fit could fall into), and a post of `post`
+ * size standing at (x, y). */
+static inline lsim_scene *fit_room(lsim_context *ctx, const double post[3], double x, double y)
+{
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
+    lsim_object_desc desc = test_object(NULL, NULL, 0.5, 0.0, 1.0);
+    const double size[3] = {6.0, 4.0, 3.0};
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
+    desc = test_object(NULL, NULL, x, y, 1.0);
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
+    return scene;
+}
+
+/* The urg-04lx preset as it comes, 1 m up at (x, y), turned by roll, pitch and yaw (degrees). */
+static inline lsim_sensor *fit_urg_tilted(lsim_context *ctx, double x, double y, double roll_deg, double pitch_deg,
+                                          double yaw_deg)
+{
+    lsim_sensor *s;
+    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
+    const double pos[3] = {x, y, 1.0}, rpy[3] = {roll_deg, pitch_deg, yaw_deg};
+    REQUIRE_OK(ctx, lsim_sensor_set_pose(s, pos, rpy));
+    return s;
+}
+
+/* The same, level, turned by yaw_deg. */
+static inline lsim_sensor *fit_urg(lsim_context *ctx, double x, double y, double yaw_deg)
+{
+    return fit_urg_tilted(ctx, x, y, 0.0, 0.0, yaw_deg);
 }
 
 /* A noisy scan (seed) of `scene` by `sensor`: one row per beam, misses as range 0. */

@@ -9,6 +9,7 @@
  *  - the same irradiance twice, and 1 and 3 threads, give the same bytes. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,14 +18,9 @@
 
 static lsim_scene *street(lsim_context *ctx)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "asphalt", 0.08));
+    lsim_scene *scene = test_scene_new(ctx, "asphalt", 0.08);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "facade", 0.9));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "asphalt";
-    d.label = "road";
+    lsim_object_desc d = test_object("asphalt", "road", 0.0, 0.0, 0.0);
     const double ground[2] = {160.0, 160.0};
     REQUIRE_OK(ctx, lsim_scene_add_plane(scene, ground, &d));
     d.material = "facade";

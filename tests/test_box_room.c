@@ -4,6 +4,7 @@
  * presets), which the analytic answer takes from lsim_sensor_get_beam_origins. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +12,8 @@
 static void check_room(lsim_context *ctx, const char *preset, const double pos[3], const double rpy[3])
 {
     const double size[3] = {14.0, 9.0, 5.0}, center[3] = {1.0, -0.5, 2.0};
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", 0.7));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    memcpy(desc.position, center, sizeof center);
-    desc.material = "wall";
-    desc.label = "building";
+    lsim_scene *scene = test_scene_new(ctx, "wall", 0.7);
+    const lsim_object_desc desc = test_object("wall", "building", center[0], center[1], center[2]);
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
     lsim_sensor *sensor;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, preset, &sensor));

@@ -3,6 +3,7 @@
  * sensor), the scans are written in the sensor's `range,intensity,angle_rad` form, and
  * `lsim_calibrate_input` recovers the tables within sampling error, and the board's distance. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "calib/calibrate.h"
 #include "core/text.h"
@@ -48,13 +49,7 @@ int main(void)
     lsim_scene *scene;
     REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
     REQUIRE_OK(ctx, lsim_scene_add_calibration(scene, "board", &truth));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "board";
-    d.position[0] = -0.8;
-    d.rotation_deg[1] = 90.0;
-    const double size[2] = {1.0, 1.2};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &d));
+    test_scene_wall(ctx, scene, "board", -0.8, 1.0, 1.2, 90.0, 0.0);
     double az[720], el[720];
     for (int i = 0; i < 720; ++i) {
         az[i] = -179.75 + 0.5 * i;

@@ -3,6 +3,7 @@
  * (binary 0/47 intensity stays binary); noise off gives the bins' mean intensity exactly. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include "calib/calibration.h"
 
@@ -60,13 +61,7 @@ int main(void)
     CHECK(lsim_scene_add_calibrated_material(scene, "board", path, "nope") == LSIM_ERR_NOT_FOUND);
     CHECK(strstr(lsim_context_last_error(ctx), "board") != NULL); /* lists the names it has */
     REQUIRE_OK(ctx, lsim_scene_add_calibrated_material(scene, "board", path, "board"));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "board";
-    d.position[0] = 1.0;
-    d.rotation_deg[1] = 90.0;
-    const double size[2] = {1.0, 3.0}; /* 3 m wide: incidence up to ~56 deg at 1 m */
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &d));
+    test_scene_wall(ctx, scene, "board", 1.0, 1.0, 3.0, 90.0, 0.0); /* 3 m wide: incidence up to ~56 deg at 1 m */
     /* 2000 revolutions' worth of beams: a dense fan over the board, many frames. */
     const size_t n = 36000;
     double *az = malloc(n * sizeof *az), *el = calloc(n, sizeof *el);

@@ -3,9 +3,9 @@
  * the masks the CLI uses, whatever the thread count); the other columns are absent (NULL); a
  * workspace reused across masks gives the same values; writers and PNGs that lack a column fail
  * naming it, and a KITTI-only scan writes the same files as a full one. */
-#include "harness.h"
-#include "mixed_scene.h"
 #include "files.h"
+#include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 #include "pipeline/frame.h"
@@ -58,23 +58,6 @@ static int message_has(lsim_context *ctx, const char *needle)
         return 1;
     fprintf(stderr, "message '%s' lacks '%s'\n", msg, needle);
     return 0;
-}
-
-static int files_equal(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    int same = fa && fb;
-    while (same) {
-        int ca = fgetc(fa), cb = fgetc(fb);
-        same = ca == cb;
-        if (ca == EOF || cb == EOF)
-            break;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
 }
 
 static void check_masks(lsim_context *ctx, lsim_scene *scene, const lsim_sensor *sensor, lsim_frame frame)
@@ -158,14 +141,14 @@ static void check_writers(lsim_context *ctx, lsim_scene *scene, const lsim_senso
     lsim_points *kitti = scan(ctx, scene, sensor, lsim_format_fields(LSIM_FORMAT_KITTI), 2, LSIM_FRAME_SENSOR);
     REQUIRE_OK(ctx, lsim_points_write(full, full_bin, LSIM_FORMAT_AUTO));
     REQUIRE_OK(ctx, lsim_points_write(kitti, part_bin, LSIM_FORMAT_AUTO));
-    CHECK(files_equal(full_bin, part_bin));
+    CHECK(same_file(full_bin, part_bin));
     char a[256], b[256];
     path_join(a, sizeof a, scratch_dir, "full.label");
     path_join(b, sizeof b, scratch_dir, "part.label");
-    CHECK(files_equal(a, b));
+    CHECK(same_file(a, b));
     path_join(a, sizeof a, scratch_dir, "full.labels.yaml");
     path_join(b, sizeof b, scratch_dir, "part.labels.yaml");
-    CHECK(files_equal(a, b));
+    CHECK(same_file(a, b));
 
     /* Formats and images that need a column the scan did not fill: an error naming it, no file. */
     static const char *const names[] = {"x.pcd", "x.ply", "x.csv"};

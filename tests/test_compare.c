@@ -4,6 +4,7 @@
  * and by direction agree; frames of other sensors, mismatched beams and a missing ring are clear
  * errors; the report is written whole or not at all. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -21,14 +22,9 @@
 /* A ground plane and two boxes around the sensor: the upward beams miss, except on the boxes. */
 static lsim_scene *make_scene(lsim_context *ctx)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "grey", 0.6));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "grey";
+    lsim_scene *scene = test_scene_new(ctx, "grey", 0.6);
+    lsim_object_desc d = test_object("grey", NULL, 0.0, 0.0, -1.8);
     const double ground[2] = {120.0, 120.0};
-    d.position[2] = -1.8;
     REQUIRE_OK(ctx, lsim_scene_add_plane(scene, ground, &d));
     const double box[3] = {4.0, 30.0, 8.0};
     d.position[0] = 15.0;

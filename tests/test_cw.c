@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "receiver/cw.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <complex.h>
 #include <math.h>
@@ -173,19 +174,24 @@ static void test_noise(void)
     CHECK_NEAR(weak, predicted, 0.1 * predicted);
 }
 
+/* A wall 0.2 m thick whose face is at wall_x - 0.1 and a post of post_width (along y) whose face is at
+ * 1 m, both 2 m tall, straight ahead of the sensor. */
+static lsim_scene *post_and_wall(lsim_context *ctx, double wall_x, double post_width)
+{
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
+    const double wall[3] = {0.2, 8.0, 2.0}, post[3] = {0.05, post_width, 2.0};
+    lsim_object_desc desc = test_object(NULL, NULL, wall_x, 0.0, 0.0);
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, wall, &desc));
+    desc.position[0] = 1.025;
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
+    return scene;
+}
+
 /* The URG-04LX through the pipeline: a thin post 1 m ahead, a wall 1.6 m ahead (closer than a
  * quarter wavelength behind it, so a mixed pixel lands between them rather than aliasing). */
 static void test_depth_edge(lsim_context *ctx, int cw)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double wall[3] = {0.2, 8.0, 2.0}, post[3] = {0.05, 0.05, 2.0};
-    desc.position[0] = 1.7;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, wall, &desc));
-    desc.position[0] = 1.025;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
+    lsim_scene *scene = post_and_wall(ctx, 1.7, 0.05);
     lsim_sensor *s;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s)); /* as it comes: three rays, 13 mrad */
     if (!cw) { /* a pulse short enough (0.15 m FWHM in range) to tell the post from the wall */
@@ -237,15 +243,7 @@ static double phasor_range(const double *r, const double *a, int n)
  * w cos / t^2 per ray (same material, equal shares w), strictly between post and wall. */
 static void test_preset_mixed_pixels(lsim_context *ctx)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double wall[3] = {0.2, 8.0, 2.0}, post[3] = {0.05, 0.1, 2.0};
-    desc.position[0] = 1.5;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, wall, &desc));
-    desc.position[0] = 1.025;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
+    lsim_scene *scene = post_and_wall(ctx, 1.5, 0.1);
     lsim_sensor *s;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
     char text[4096];

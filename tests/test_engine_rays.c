@@ -2,6 +2,7 @@
  * engine reports them as misses, and finite rays beside them are traced as usual. Per-ray
  * tnear/tfar and masks are honoured. Run for each engine behind the seam. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "geometry/engine.h"
 #include "scene/scene.h"
@@ -49,12 +50,7 @@ int main(void)
 {
     lsim_context *ctx;
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double size[3] = {10, 10, 10};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc)); /* walls at +-5 m */
+    lsim_scene *scene = test_scene_room(ctx, 10, 10, 10); /* walls at +-5 m */
     check_engine(ctx, scene, &lsim_engine_embree);
     check_engine(ctx, scene, &lsim_engine_brute);
     lsim_scene_destroy(scene);

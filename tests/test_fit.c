@@ -16,44 +16,16 @@
 
 #define DEG (3.14159265358979323846 / 180.0)
 
-static lsim_scene *room(lsim_context *ctx, int mirror)
+/* The fit room with a 0.3 m square post at (2, 1.2). */
+static lsim_scene *room(lsim_context *ctx)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double size[3] = {6.0, 4.0, 3.0};
-    desc.position[0] = 0.5; /* off-centre, so that the room has no symmetry the fit could fall into */
-    desc.position[2] = 1.0;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
     const double post[3] = {0.3, 0.3, 3.0};
-    lsim_object_desc_init(&desc);
-    desc.position[0] = 2.0;
-    desc.position[1] = 1.2;
-    desc.position[2] = 1.0;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
-    (void)mirror;
-    return scene;
-}
-
-static lsim_sensor *urg_tilted(lsim_context *ctx, double x, double y, double roll_deg, double pitch_deg,
-                               double yaw_deg)
-{
-    lsim_sensor *s;
-    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
-    const double pos[3] = {x, y, 1.0}, rpy[3] = {roll_deg, pitch_deg, yaw_deg};
-    REQUIRE_OK(ctx, lsim_sensor_set_pose(s, pos, rpy));
-    return s;
-}
-
-static lsim_sensor *urg(lsim_context *ctx, double x, double y, double yaw_deg)
-{
-    return urg_tilted(ctx, x, y, 0.0, 0.0, yaw_deg);
+    return fit_room(ctx, post, 2.0, 1.2);
 }
 
 static float *real_scan(lsim_context *ctx, lsim_scene *scene, size_t *count)
 {
-    lsim_sensor *truth = urg(ctx, 0.40, -0.30, 12.0);
+    lsim_sensor *truth = fit_urg(ctx, 0.40, -0.30, 12.0);
     float *r = scan_ranges(ctx, scene, truth, 42, count);
     CHECK(*count == lsim_sensor_beam_count(truth));
     lsim_sensor_destroy(truth);
@@ -68,10 +40,10 @@ static void progress(void *user, int iteration, double loss)
 
 static void experiment_1(lsim_context *ctx)
 {
-    lsim_scene *scene = room(ctx, 0);
+    lsim_scene *scene = room(ctx);
     size_t n;
     float *real = real_scan(ctx, scene, &n);
-    lsim_sensor *s = urg(ctx, 0.0, 0.0, 0.0);
+    lsim_sensor *s = fit_urg(ctx, 0.0, 0.0, 0.0);
     lsim_fit *fit;
     REQUIRE_OK(ctx, lsim_fit_create(scene, s, LSIM_FIT_SE2, &fit));
     REQUIRE_OK(ctx, lsim_fit_set_scan(fit, real, n));
@@ -98,11 +70,11 @@ static void experiment_1(lsim_context *ctx)
 
 static void gradient_check(lsim_context *ctx, lsim_fit_pose dof)
 {
-    lsim_scene *scene = room(ctx, 0);
+    lsim_scene *scene = room(ctx);
     size_t n;
     float *real = real_scan(ctx, scene, &n);
     /* SE(3): tilted, so that its beams also meet the floor and the ceiling, and every partial counts */
-    lsim_sensor *s = dof == LSIM_FIT_SE2 ? urg(ctx, 0.2, -0.1, 5.0) : urg_tilted(ctx, 0.2, -0.1, 8.0, 25.0, 5.0);
+    lsim_sensor *s = dof == LSIM_FIT_SE2 ? fit_urg(ctx, 0.2, -0.1, 5.0) : fit_urg_tilted(ctx, 0.2, -0.1, 8.0, 25.0, 5.0);
     lsim_fit *fit;
     REQUIRE_OK(ctx, lsim_fit_create(scene, s, dof, &fit));
     REQUIRE_OK(ctx, lsim_fit_set_scan(fit, real, n));
@@ -117,9 +89,7 @@ static void gradient_check(lsim_context *ctx, lsim_fit_pose dof)
  * 2.6 m (in front, left and right of the sensor), so the amplitudes take six levels. */
 static lsim_scene *checkerboards(lsim_context *ctx, double black, double white)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "black", black));
+    lsim_scene *scene = test_scene_new(ctx, "black", black);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "white", white));
     const struct { double d, yaw; } boards[3] = {{1.0, 0.0}, {1.8, 90.0}, {2.6, -90.0}};
     for (int b = 0; b < 3; ++b)
@@ -146,14 +116,14 @@ static void experiment_4(lsim_context *ctx)
 {
     const double truth[3] = {0.01, 0.3, -0.2}, freq[2] = {46.55e6, 53.2e6};
     lsim_scene *real_scene = checkerboards(ctx, 0.1, 0.8);
-    lsim_sensor *truth_sensor = urg(ctx, 0.0, 0.0, 0.0);
+    lsim_sensor *truth_sensor = fit_urg(ctx, 0.0, 0.0, 0.0);
     REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(truth_sensor, freq, 30, 15, truth));
     lsim_points *p = noisy_scan(ctx, real_scene, truth_sensor, 9);
     const size_t n = lsim_points_count(p);
     const float *range = lsim_points_column(p, LSIM_FIELD_RANGE), *amp = lsim_points_column(p, LSIM_FIELD_INTENSITY);
 
     lsim_scene *scene = checkerboards(ctx, 0.5, 0.5); /* the fit starts from grey boards and no bias */
-    lsim_sensor *s = urg(ctx, 0.0, 0.0, 0.0);
+    lsim_sensor *s = fit_urg(ctx, 0.0, 0.0, 0.0);
     const double none[3] = {0, 0, 0};
     REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(s, freq, 30, 15, none));
     lsim_fit *fit;
@@ -210,8 +180,8 @@ static void experiment_4(lsim_context *ctx)
 
 static void bad_use(lsim_context *ctx)
 {
-    lsim_scene *scene = room(ctx, 0);
-    lsim_sensor *s = urg(ctx, 0, 0, 0);
+    lsim_scene *scene = room(ctx);
+    lsim_sensor *s = fit_urg(ctx, 0, 0, 0);
     lsim_fit *fit;
     CHECK(lsim_fit_create(scene, s, (lsim_fit_pose)4, &fit) == LSIM_ERR_INVALID_ARGUMENT);
     CHECK(strstr(lsim_context_last_error(ctx), "dof") != NULL);
@@ -269,14 +239,8 @@ static void bad_use(lsim_context *ctx)
 /* A room of one Lambertian material of reflectance `rho`, its name "wall". */
 static lsim_scene *wall_room(lsim_context *ctx, double rho)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", rho));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    desc.material = "wall";
-    desc.position[0] = 0.5;
-    desc.position[2] = 1.0;
+    lsim_scene *scene = test_scene_new(ctx, "wall", rho);
+    const lsim_object_desc desc = test_object("wall", NULL, 0.5, 0.0, 1.0);
     const double size[3] = {6.0, 4.0, 3.0};
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
     return scene;
@@ -288,7 +252,7 @@ static lsim_scene *wall_room(lsim_context *ctx, double rho)
 static void limits(lsim_context *ctx)
 {
     lsim_scene *truth = wall_room(ctx, 1.0), *model = wall_room(ctx, 0.9);
-    lsim_sensor *s = urg(ctx, 0.2, 0.1, 5.0);
+    lsim_sensor *s = fit_urg(ctx, 0.2, 0.1, 5.0);
     lsim_points *p = noisy_scan(ctx, truth, s, 3);
     const size_t n = lsim_points_count(p);
     lsim_fit *fit;

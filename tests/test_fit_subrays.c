@@ -15,38 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The fit room with a 0.1 m square post whose front face is at x = 3.1, 0.4 m in front of the wall. */
 static lsim_scene *room_with_post(lsim_context *ctx)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double size[3] = {6.0, 4.0, 3.0};
-    desc.position[0] = 0.5; /* walls at x = -2.5 and 3.5, y = +-2 */
-    desc.position[2] = 1.0;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
     const double post[3] = {0.1, 0.1, 3.0};
-    lsim_object_desc_init(&desc);
-    desc.position[0] = 3.15; /* front face at x = 3.1: 0.4 m in front of the wall */
-    desc.position[1] = 0.3;
-    desc.position[2] = 1.0;
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, post, &desc));
-    return scene;
-}
-
-static lsim_sensor *urg(lsim_context *ctx, double x, double y, double yaw_deg)
-{
-    lsim_sensor *s;
-    REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));
-    const double pos[3] = {x, y, 1.0}, rpy[3] = {0.0, 0.0, yaw_deg};
-    REQUIRE_OK(ctx, lsim_sensor_set_pose(s, pos, rpy));
-    return s;
+    return fit_room(ctx, post, 3.15, 0.3);
 }
 
 /* Beams whose preset (three-ray) range is more than 2 cm from a single ray's: mixed pixels. */
 static uint8_t *mixed_beams(lsim_context *ctx, lsim_scene *scene, double x, double y, double yaw, size_t *count)
 {
-    lsim_sensor *three = urg(ctx, x, y, yaw), *one = urg(ctx, x, y, yaw);
+    lsim_sensor *three = fit_urg(ctx, x, y, yaw), *one = fit_urg(ctx, x, y, yaw);
     REQUIRE_OK(ctx, lsim_sensor_set_beam(one, 13.0, LSIM_BEAM_SINGLE, 1));
     lsim_scan_options opt;
     lsim_scan_options_init(&opt);
@@ -125,10 +104,10 @@ static double mixed_rows_vs_differences(lsim_context *ctx, lsim_fit *fit, size_t
 static void gradient_check(lsim_context *ctx)
 {
     lsim_scene *scene = room_with_post(ctx);
-    lsim_sensor *truth = urg(ctx, 0.40, -0.30, 12.0);
+    lsim_sensor *truth = fit_urg(ctx, 0.40, -0.30, 12.0);
     size_t n;
     float *real = scan_ranges(ctx, scene, truth, 42, &n);
-    lsim_sensor *s = urg(ctx, 0.2, -0.1, 5.0);
+    lsim_sensor *s = fit_urg(ctx, 0.2, -0.1, 5.0);
     size_t mixed_count;
     uint8_t *mixed = mixed_beams(ctx, scene, 0.2, -0.1, 5.0, &mixed_count);
     lsim_fit *fit;
@@ -153,10 +132,10 @@ static void gradient_check(lsim_context *ctx)
 static void localise(lsim_context *ctx)
 {
     lsim_scene *scene = room_with_post(ctx);
-    lsim_sensor *truth = urg(ctx, 0.40, -0.30, 12.0);
+    lsim_sensor *truth = fit_urg(ctx, 0.40, -0.30, 12.0);
     size_t n;
     float *real = scan_ranges(ctx, scene, truth, 42, &n);
-    lsim_sensor *s = urg(ctx, 0.0, 0.0, 0.0);
+    lsim_sensor *s = fit_urg(ctx, 0.0, 0.0, 0.0);
     lsim_fit *fit;
     REQUIRE_OK(ctx, lsim_fit_create(scene, s, LSIM_FIT_SE2, &fit));
     REQUIRE_OK(ctx, lsim_fit_set_scan(fit, real, n));
@@ -194,7 +173,7 @@ static void localise(lsim_context *ctx)
 static void pulsed_refused(lsim_context *ctx)
 {
     lsim_scene *scene = room_with_post(ctx);
-    lsim_sensor *s = urg(ctx, 0.0, 0.0, 0.0);
+    lsim_sensor *s = fit_urg(ctx, 0.0, 0.0, 0.0);
     REQUIRE_OK(ctx, lsim_sensor_set_cw_receiver(s, NULL, 0, 0, NULL));
     lsim_fit *fit = NULL;
     CHECK(lsim_fit_create(scene, s, LSIM_FIT_SE2, &fit) == LSIM_ERR_INVALID_ARGUMENT && fit == NULL);

@@ -3,6 +3,7 @@
  * detection threshold (rho_det at max range). Also an analytic sphere. Noise off. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <string.h>
 
@@ -22,18 +23,9 @@ static lsim_sensor *one_beam(lsim_context *ctx, double max_range)
 static double wall_intensity(lsim_context *ctx, double rho, double d, double yaw_deg, double *reflectivity,
                              double *incidence, size_t *count)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", rho));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    desc.material = "m";
-    desc.position[0] = d;
-    desc.rotation_deg[1] = 90.0; /* plane normal +z -> along x */
-    desc.rotation_deg[2] = yaw_deg;
-    /* Ry(90) then Rz(yaw): the plane's normal points along -x/+x rotated by yaw. */
-    const double size[2] = {50.0, 50.0};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &desc));
+    lsim_scene *scene = test_scene_new(ctx, "m", rho);
+    /* Ry(90) then Rz(yaw): the plane's normal (+z) along x, rotated by yaw. */
+    test_scene_wall(ctx, scene, "m", d, 50.0, 50.0, 90.0, yaw_deg);
     lsim_sensor *s = one_beam(ctx, 100.0);
     lsim_scan_options opt;
     lsim_scan_options_init(&opt);

@@ -8,6 +8,7 @@
  *    2.0, a VLR running into the points, an unknown extra-bytes type: LSIM_ERR_PARSE naming the
  *    file and what is wrong, *out NULL. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -81,18 +82,7 @@ static int columns_match(const lsim_points *a, const lsim_points *b, lsim_field 
 
 static void test_own_files(void)
 {
-    lsim_scene *scene = NULL;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.position[2] = 2.0;
-    d.label = "building";
-    const double room[3] = {12.0, 10.0, 5.0}, car[3] = {2.0, 1.0, 1.0};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, room, &d));
-    d.position[0] = 3.0;
-    d.position[2] = 0.5;
-    d.label = "car";
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, car, &d));
+    lsim_scene *scene = test_scene_room_and_car(ctx, 0.0);
     REQUIRE_OK(ctx, lsim_scene_commit(scene));
     lsim_sensor *sensor = NULL;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "vlp16", &sensor));

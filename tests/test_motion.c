@@ -11,6 +11,7 @@
  *   and the library's checks of bad motion input. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -40,15 +41,19 @@ static lsim_sensor *vlp16(lsim_context *ctx)
     return s;
 }
 
+/* A new scene that will run on `engine`. */
+static lsim_scene *engine_scene(lsim_context *ctx, lsim_engine_kind engine)
+{
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
+    REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engine));
+    return scene;
+}
+
 /* A wall whose face toward the sensor is the plane x = face (a thick box, wide and tall). */
 static lsim_scene *wall_scene(lsim_context *ctx, lsim_engine_kind engine, double face)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engine));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.position[0] = face + 1.0;
+    lsim_scene *scene = engine_scene(ctx, engine);
+    const lsim_object_desc d = test_object(NULL, NULL, face + 1.0, 0.0, 0.0);
     const double size[3] = {2.0, 400.0, 100.0};
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &d));
     return scene;
@@ -175,12 +180,8 @@ static void driving_kernel(lsim_context *ctx, int e)
 /* 2: a box at 20 m/s toward a static sensor; world points on its face at their time. */
 static void driving_box(lsim_context *ctx, int e)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engines[e]));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.position[0] = 12.0; /* face at x = 11 at t = 0 */
+    lsim_scene *scene = engine_scene(ctx, engines[e]);
+    lsim_object_desc d = test_object(NULL, NULL, 12.0, 0.0, 0.0); /* face at x = 11 at t = 0 */
     d.velocity[0] = -20.0;
     const double size[3] = {2.0, 30.0, 30.0};
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &d));
@@ -221,11 +222,8 @@ static void driving_box(lsim_context *ctx, int e)
 
 static lsim_scene *room_scene(lsim_context *ctx, lsim_engine_kind engine)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engine));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
+    lsim_scene *scene = engine_scene(ctx, engine);
+    const lsim_object_desc d = test_object(NULL, NULL, 0.0, 0.0, 0.0);
     const double size[3] = {14.0, 9.0, 6.0};
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &d));
     return scene;
@@ -355,20 +353,14 @@ static int same_points(const lsim_points *a, const lsim_points *b)
 /* A street-like scene: a wall, a ground plane, a sphere and a box; objects with or without rates. */
 static lsim_scene *mixed(lsim_context *ctx, lsim_engine_kind engine, int with_zero_rates, int moving)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engine));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
+    lsim_scene *scene = engine_scene(ctx, engine);
+    lsim_object_desc d = test_object(NULL, NULL, 0.0, 0.0, 0.0);
     const double plane[2] = {80, 80}, wall[3] = {1, 60, 8}, car[3] = {4.5, 1.9, 1.5};
     REQUIRE_OK(ctx, lsim_scene_add_plane(scene, plane, &d));
     d.position[0] = 20.0;
     d.position[2] = 4.0;
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, wall, &d));
-    lsim_object_desc_init(&d);
-    d.position[0] = 8.0;
-    d.position[1] = 3.0;
-    d.position[2] = 0.75;
+    d = test_object(NULL, NULL, 8.0, 3.0, 0.75);
     d.rotation_deg[2] = 20.0;
     if (moving) {
         d.velocity[0] = -15.0;
@@ -376,9 +368,7 @@ static lsim_scene *mixed(lsim_context *ctx, lsim_engine_kind engine, int with_ze
     }
     (void)with_zero_rates; /* zero rates: lsim_object_desc_init's zeros, the same as none */
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, car, &d));
-    lsim_object_desc_init(&d);
-    d.position[0] = -6.0;
-    d.position[2] = 1.0;
+    d = test_object(NULL, NULL, -6.0, 0.0, 1.0);
     if (moving)
         d.velocity[1] = 5.0;
     REQUIRE_OK(ctx, lsim_scene_add_sphere(scene, 1.0, &d));

@@ -5,6 +5,7 @@
  * tests/CMakeLists.txt; shared libraries such as Embree and libgomp are not counted). */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -53,15 +54,10 @@ int main(void)
 {
     lsim_context *ctx;
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double room[3] = {30, 20, 8}, crate[3] = {1, 1, 1};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, room, &desc));
-    desc.position[0] = 4;
-    desc.label = "car";
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, crate, &desc));
+    lsim_scene *scene = test_scene_room(ctx, 30, 20, 8);
+    const double crate[3] = {1, 1, 1};
+    const lsim_object_desc car = test_object(NULL, "car", 4, 0, 0);
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, crate, &car));
     lsim_sensor *sensor;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "vlp16", &sensor));
 

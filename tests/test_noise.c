@@ -2,17 +2,13 @@
  * whatever the thread count; different seeds differ; noise off is exact. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <string.h>
 
 static lsim_points *scan_wall(lsim_context *ctx, int noise, uint64_t seed, int threads, double sigma)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double room[3] = {20.0, 20.0, 20.0};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, room, &desc));
+    lsim_scene *scene = test_scene_room(ctx, 20.0, 20.0, 20.0);
     lsim_sensor *s;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "os1-64", &s));
     const double zero[3] = {0, 0, 0};

@@ -4,6 +4,7 @@
  * reference pose leaves every point where it was; the pose reads back; bad names, moving objects
  * and non-finite poses are clear errors. */
 #include "harness.h"
+#include "test_scenes.h"
 #include "lidarsim.h"
 
 #include <math.h>
@@ -52,18 +53,14 @@ static int same_header(const char *a, const char *b)
 
 static void run(lsim_context *ctx, lsim_engine_kind engine)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_set_engine(scene, engine));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
+    lsim_object_desc desc = test_object(NULL, NULL, 3.0, 0.0, 0.0);
     desc.name = "board";
-    desc.position[0] = 3.0;
     desc.rotation_deg[1] = 90.0; /* the plane's normal along x */
     const double size[2] = {1.0, 1.0};
     REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &desc));
-    lsim_object_desc_init(&desc);
-    desc.position[0] = -5.0; /* something else, unnamed */
+    desc = test_object(NULL, NULL, -5.0, 0.0, 0.0); /* something else, unnamed */
     REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &desc));
     lsim_sensor *s;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "urg-04lx", &s));

@@ -3,6 +3,7 @@
  * emitter-receiver baseline, and blooming of a retroreflective sign (Alg. 1 = Alg. 2). */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include "optics/brdf.h"
 
@@ -36,29 +37,17 @@ static lsim_points *scan(lsim_context *ctx, lsim_scene *scene, lsim_sensor *s, i
     return p;
 }
 
+/* A square wall `size` metres wide of `material` at x, its normal along x. */
 static void add_wall(lsim_context *ctx, lsim_scene *scene, const char *material, double x, double size)
 {
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = material;
-    d.position[0] = x;
-    d.rotation_deg[1] = 90.0; /* plane normal along x */
-    const double wh[2] = {size, size};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, wh, &d));
-}
-
-static lsim_scene *new_scene(lsim_context *ctx)
-{
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    return scene;
+    test_scene_wall(ctx, scene, material, x, size, size, 90.0, 0.0);
 }
 
 static void mirror_ghost(lsim_context *ctx)
 {
     /* Beam along +x hits a 45 degree mirror at x = 5, turns to +y, meets a wall at y = 3:
      * the ghost lies along the emitted ray at 5 + 3 = 8 m, with power rho_m^2 rho_w / 8^2. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     lsim_material_desc m;
     lsim_material_desc_init(&m, LSIM_MATERIAL_MIRROR);
     m.reflectance = 0.9;
@@ -106,7 +95,7 @@ static void glass_pane(lsim_context *ctx)
     /* A glass pane (thin plane) at 4 m in front of a wall at 10 m: with `all` returns two echoes,
      * the glass's specular one at 4 m and the wall's at 10 m whose intensity is reduced by the
      * pane's two-way transmission ((1 - F)^2 tau)^2, F the normal-incidence Fresnel reflectance. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     lsim_material_desc g;
     lsim_material_desc_init(&g, LSIM_MATERIAL_GLASS);
     g.ior = 1.5;
@@ -156,7 +145,7 @@ static void brdfs_in_scan(lsim_context *ctx)
                                          LSIM_MATERIAL_RETROREFLECTOR};
     const lsim_brdf_kind kinds[3] = {LSIM_BRDF_OREN_NAYAR, LSIM_BRDF_COOK_TORRANCE, LSIM_BRDF_RETROREFLECTOR};
     for (int k = 0; k < 3; ++k) {
-        lsim_scene *scene = new_scene(ctx);
+        lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
         lsim_material_desc m;
         lsim_material_desc_init(&m, types[k]);
         REQUIRE_OK(ctx, lsim_scene_add_material(scene, "m", &m));
@@ -193,7 +182,7 @@ static void epw_grows(lsim_context *ctx)
     double last = 0.0;
     const double rho[4] = {0.05, 0.2, 0.5, 1.0};
     for (int k = 0; k < 4; ++k) {
-        lsim_scene *scene = new_scene(ctx);
+        lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
         REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", rho[k]));
         add_wall(ctx, scene, "m", 20.0, 20.0);
         double az = 0, el = 0;
@@ -209,7 +198,7 @@ static void epw_grows(lsim_context *ctx)
     }
     /* Grazing: a ground plane seen at 80 degrees with a 3 mrad beam has a wider echo than the
      * same return at normal incidence with the same peak. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 1.0));
     lsim_object_desc d;
     lsim_object_desc_init(&d);
@@ -238,7 +227,7 @@ static void subrays_mixed_pixel(lsim_context *ctx)
 {
     /* A beam aimed at the edge of a near box in front of a far wall: sub-rays see both, the
      * receiver reports two echoes (near and far) in `all` mode; a single ray sees one. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.8));
     add_wall(ctx, scene, "m", 30.0, 60.0);
     lsim_object_desc d;
@@ -269,7 +258,7 @@ static void subrays_conserve_power(lsim_context *ctx)
 {
     /* Every sub-ray counts, however many: a wall's reflectivity is rho with 217 sub-rays, and
      * behind a glass pane (two contributions per sub-ray) the wall keeps ((1 - F)^2 tau)^2. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.5));
     add_wall(ctx, scene, "m", 10.0, 20.0);
     double az = 0, el = 0;
@@ -308,7 +297,7 @@ static void thin_glass_far(lsim_context *ctx)
     const double distances[3] = {10.0, 60.0, 120.0};
     for (int k = 0; k < 3; ++k) {
         double d = distances[k];
-        lsim_scene *scene = new_scene(ctx);
+        lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
         REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.9));
         lsim_material_desc g;
         lsim_material_desc_init(&g, LSIM_MATERIAL_GLASS);
@@ -330,7 +319,7 @@ static void thin_glass_far(lsim_context *ctx)
         lsim_sensor_destroy(s);
         lsim_scene_destroy(scene);
     }
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.9));
     lsim_material_desc g;
     lsim_material_desc_init(&g, LSIM_MATERIAL_GLASS);
@@ -387,7 +376,7 @@ static double range_std(lsim_context *ctx, lsim_scene *scene, double irradiance,
 static void sunlight(lsim_context *ctx)
 {
     /* A dark wall at 50 m facing a low sun: the echo's range jitter grows with the irradiance. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.2));
     add_wall(ctx, scene, "m", 50.0, 100.0);
     size_t dark_n, sun_n;
@@ -403,7 +392,7 @@ static void atmosphere(lsim_context *ctx)
 {
     /* Extinction: the wall's intensity falls by exp(-2 alpha R). Fog backscatter: a false echo
      * near the sensor, labelled "outlier" (1). */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.5));
     add_wall(ctx, scene, "m", 20.0, 40.0);
     double az = 0, el = 0;
@@ -435,7 +424,7 @@ static void baseline(lsim_context *ctx)
 {
     /* A receiver 20 cm to the left of the emitter, and a post 40 cm in front of the receiver
      * (not of the emitter): the wall behind is lit but the receiver cannot see it there. */
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "m", 0.5));
     add_wall(ctx, scene, "m", 10.0, 40.0);
     lsim_object_desc d;
@@ -470,7 +459,7 @@ static void baseline(lsim_context *ctx)
 static size_t bloom_points(lsim_context *ctx, lsim_material_type type, double peak, double halo, int algorithm,
                            lsim_points **keep)
 {
-    lsim_scene *scene = new_scene(ctx);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", 0.1));
     lsim_material_desc m;
     lsim_material_desc_init(&m, type);

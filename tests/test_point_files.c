@@ -5,6 +5,7 @@
  * with a progress report (lsim_scene_scan_write_progress). Errors name the file or value at fault
  * and leave no file behind. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -390,19 +391,7 @@ int main(void)
 {
     mkdir(DIR, 0777);
     REQUIRE_OK(ctx, lsim_context_create(&ctx));
-    lsim_scene *scene = NULL;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.position[2] = 2.0;
-    d.label = "building";
-    const double room[3] = {12.0, 10.0, 5.0}, car[3] = {2.0, 1.0, 1.0};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, room, &d));
-    d.position[0] = 3.0;
-    d.position[1] = 1.0;
-    d.position[2] = 0.5;
-    d.label = "car";
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, car, &d));
+    lsim_scene *scene = test_scene_room_and_car(ctx, 1.0);
     lsim_sensor *sensor = NULL;
     REQUIRE_OK(ctx, lsim_sensor_create_preset(ctx, "vlp16", &sensor));
     const double pos[3] = {0, 0, 1.0}, rpy[3] = {0, 0, 0};

@@ -15,6 +15,7 @@
  *    and their errors. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 #include "optics/fog.h"
@@ -65,16 +66,8 @@ typedef struct wall_scan {
 static wall_scan scan_wall(lsim_context *ctx, const lsim_sensor_spec *spec, double R, double rho, double E, int noise,
                            uint64_t seed)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", rho));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    desc.material = "wall";
-    desc.position[0] = R;
-    desc.rotation_deg[1] = -90.0; /* the plane's normal (+z) turned to face the sensor (-x) */
-    const double size[2] = {20.0, 20.0};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &desc));
+    lsim_scene *scene = test_scene_new(ctx, "wall", rho);
+    test_scene_wall(ctx, scene, "wall", R, 20.0, 20.0, -90.0, 0.0); /* facing the sensor */
     if (E > 0.0) {
         const double sun[3] = {-1.0, 0.0, 0.0}; /* behind the sensor: the wall faces it */
         REQUIRE_OK(ctx, lsim_scene_set_ambient(scene, sun, E));

@@ -3,19 +3,14 @@
  * VIEWPOINT carries the sensor pose in the world frame, and out-of-range placements are errors. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static lsim_scene *room(lsim_context *ctx, double edge)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    const double size[3] = {edge, edge, edge};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, size, &desc));
-    return scene;
+    return test_scene_room(ctx, edge, edge, edge);
 }
 
 static lsim_sensor *os1(lsim_context *ctx, const double pos[3], const double rpy[3])

@@ -5,7 +5,9 @@
  * echoes (or crashed); now every frame is bit-identical to the same frame scanned alone, and the
  * fit ends where it ends alone. Run it under the ASan build too (build-*-asan). */
 #define _GNU_SOURCE
+#include "files.h"
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -53,20 +55,6 @@ static lsim_scan_options frame_options(int k)
     return o;
 }
 
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc(n > 0 ? (size_t)n : 1);
-    *size = buf && fread(buf, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-    fclose(f);
-    return buf;
-}
-
 typedef struct worker {
     lsim_scene *scene;
     lsim_context *scene_ctx; /* where the scene's calls report their errors */
@@ -104,7 +92,7 @@ static void *scan_worker(void *arg)
         }
         if (st == LSIM_OK) {
             size_t a = 0, b = 0;
-            char *got = read_file(w->path, &a), *want = read_file(w->expected_path, &b);
+            unsigned char *got = read_file_bytes(w->path, &a), *want = read_file_bytes(w->expected_path, &b);
             w->frames_ok += got && want && a == b && a > 0 && memcmp(got, want, a) == 0;
             ++w->frames;
             free(got);
@@ -132,18 +120,13 @@ static lsim_sensor *small_lidar(lsim_context *ctx)
 
 static lsim_scene *room(lsim_context *ctx, int moving)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    const double walls[3] = {30, 20, 8}, crate[3] = {1.5, 1, 1.2}, pillar[3] = {0.5, 0.5, 3};
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, walls, &d));
-    d.position[0] = 4, d.position[1] = 1.5, d.label = "car";
+    lsim_scene *scene = test_scene_room(ctx, 30, 20, 8);
+    const double crate[3] = {1.5, 1, 1.2}, pillar[3] = {0.5, 0.5, 3};
+    lsim_object_desc d = test_object(NULL, "car", 4, 1.5, 0);
     if (moving)
         d.velocity[1] = 2.0; /* 2 m/s across: each frame time places it elsewhere */
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, crate, &d));
-    lsim_object_desc_init(&d);
-    d.position[0] = -3, d.position[1] = -4, d.label = "pole";
+    d = test_object(NULL, "pole", -3, -4, 0);
     REQUIRE_OK(ctx, lsim_scene_add_box(scene, pillar, &d));
     return scene;
 }

@@ -1,6 +1,7 @@
 /* lsim_sensor_describe: the sensor's key numbers as text (what `lidarsim presets NAME` prints),
  * snprintf-style: the whole length returned, truncated output always NUL-terminated. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -56,12 +57,8 @@ int main(void)
     CHECK(strstr(buf, "\nrange_sigma_m: 0.0681 at the detection threshold, 0.00681 at 10x it") != NULL);
     CHECK(strstr(buf, "range_sigma_m: 0.01\n") == NULL);
     CHECK(strstr(buf, "\ndescription: planar, continuous-wave") != NULL);
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "grey", 0.2));
-    lsim_object_desc d;
-    lsim_object_desc_init(&d);
-    d.material = "grey";
+    lsim_scene *scene = test_scene_new(ctx, "grey", 0.2);
+    const lsim_object_desc d = test_object("grey", NULL, 0.0, 0.0, 0.0);
     REQUIRE_OK(ctx, lsim_scene_add_sphere(scene, 2.0, &d));
     double s1 = 0.0, s2 = 0.0, in = 0.0;
     size_t count = 0;

@@ -3,6 +3,7 @@
  * bad resolutions are refused and leave the sensor as it was, and a noisy scan reports ranges in
  * whole steps of the resolution. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 #include "sensor/sensor.h"
@@ -57,14 +58,8 @@ static void resolution_checked(lsim_context *ctx)
 /* Ranges of a noisy scan of a wall at 3.3 m are whole steps of the resolution. */
 static void resolution_applied(lsim_context *ctx)
 {
-    lsim_scene *scene = NULL;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc o;
-    lsim_object_desc_init(&o);
-    o.position[0] = 3.3;
-    o.rotation_deg[1] = 90.0;
-    const double size[2] = {4.0, 4.0};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &o));
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
+    test_scene_wall(ctx, scene, NULL, 3.3, 4.0, 4.0, 90.0, 0.0);
     double az[33], el[33];
     for (int i = 0; i < 33; ++i) {
         az[i] = -16.0 + i;

@@ -6,6 +6,7 @@
  * constant model keeps sigma0 and drops nothing. */
 #include "harness.h"
 #include "scan_fixture.h"
+#include "test_scenes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,16 +27,8 @@ typedef struct result {
 
 static result scan_wall(lsim_context *ctx, double reflectance, lsim_noise_kind model, uint64_t seed)
 {
-    lsim_scene *scene;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    REQUIRE_OK(ctx, lsim_scene_add_lambertian(scene, "wall", reflectance));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
-    desc.material = "wall";
-    desc.position[0] = DIST;
-    desc.rotation_deg[1] = -90.0; /* the plane's normal (+z) turned to face the sensor (-x) */
-    const double size[2] = {60.0, 60.0};
-    REQUIRE_OK(ctx, lsim_scene_add_plane(scene, size, &desc));
+    lsim_scene *scene = test_scene_new(ctx, "wall", reflectance);
+    test_scene_wall(ctx, scene, "wall", DIST, 60.0, 60.0, -90.0, 0.0); /* facing the sensor */
     lsim_sensor *s;
     REQUIRE_OK(ctx, lsim_sensor_create_planar(ctx, 2.0, BEAMS, 10.0, &s));
     REQUIRE_OK(ctx, lsim_sensor_set_range(s, 0.5, RANGE_MAX));

@@ -6,9 +6,9 @@
  * slice; the default: one slice). Failures leave no file: a missing directory, a write that
  * fails half-way (RLIMIT_FSIZE), /dev/full (stays a device); a bad KITTI name fails before the
  * frame. */
-#include "harness.h"
-#include "mixed_scene.h"
 #include "files.h"
+#include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 #include "pipeline/frame.h"
@@ -21,18 +21,6 @@
 #include <sys/stat.h>
 
 static char dir[64];
-
-static int same_file(const char *a, const char *b)
-{
-    size_t na = 0, nb = 0;
-    unsigned char *x = read_file_bytes(a, &na), *y = read_file_bytes(b, &nb);
-    int same = x && y && na == nb && memcmp(x, y, na) == 0;
-    if (!same)
-        fprintf(stderr, "files differ: %s (%zu bytes) and %s (%zu bytes)\n", a, na, b, nb);
-    free(x);
-    free(y);
-    return same;
-}
 
 static const struct {
     lsim_format format;
