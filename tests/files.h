@@ -1,5 +1,6 @@
-/* File helpers for tests: a scratch folder under /tmp for input files, path joining, counting and
- * removing folder entries, whole files read and compared, and checking a PNG's signature and size. */
+/* File helpers for tests: a scratch folder under /tmp for input files, text files written, path
+ * joining, the repository's data files, counting and removing folder entries, whole files read and
+ * compared, and checking a PNG's signature and size. */
 #ifndef LSIM_TEST_FILES_H
 #define LSIM_TEST_FILES_H
 
@@ -17,6 +18,38 @@ static inline void path_join(char *out, size_t size, const char *dir, const char
     int n = snprintf(out, size, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= size) {
         fprintf(stderr, "path too long: %s/%s\n", dir, name);
+        exit(1);
+    }
+}
+
+/* Write `text` to `path`: 1, or 0 after saying that it cannot (for CHECK(text_written(...))). */
+static inline int text_written(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "cannot write %s\n", path);
+    return ok;
+}
+
+/* Write `text` to `path`; a file that cannot be written ends the test. */
+static inline void write_text(const char *path, const char *text)
+{
+    if (!text_written(path, text))
+        exit(1);
+}
+
+/* LSIM_DATA_DIR/rel into out: a file of the repository's data/ folder (tests/CMakeLists.txt sets
+ * LSIM_DATA_DIR; by default ../../data). It ships with the repository, so a missing one fails the
+ * test `test` (never a skip). */
+static inline void data_file(char *out, size_t size, const char *test, const char *rel)
+{
+    const char *data = getenv("LSIM_DATA_DIR");
+    path_join(out, size, data ? data : "../../data", rel);
+    if (access(out, R_OK) != 0) {
+        printf("%s: FAILED: %s not found (the repository's data/ folder; set LSIM_DATA_DIR to it)\n", test, out);
         exit(1);
     }
 }

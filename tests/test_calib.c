@@ -377,15 +377,6 @@ static void test_closed_loop(lsim_context *ctx)
 /* ------------------------------------------------------------------------------------------- */
 /* Bad input                                                                                    */
 
-static int message_has(lsim_context *ctx, const char *a, const char *b)
-{
-    const char *msg = lsim_context_last_error(ctx);
-    int ok = strstr(msg, a) && (!b || strstr(msg, b));
-    if (!ok)
-        fprintf(stderr, "message '%s' lacks '%s'%s%s\n", msg, a, b ? " or " : "", b ? b : "");
-    return ok;
-}
-
 static void expect_scan_error(lsim_context *ctx, const char *name, const char *text, int line, const char *what)
 {
     const char *path = scratch_write_text(name, text);

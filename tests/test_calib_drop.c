@@ -12,6 +12,7 @@
  * material, acrylic's 55-60, 60-65 and 65-70 by name, and at least 97 % of all 1 deg bins. Also
  * with hold-out (calibrated on the even revolutions, compared with the odd ones): every 5 deg bin
  * within 3 sigma of the three samples (train half, test half, simulation). */
+#include "files.h"
 #include "harness.h"
 
 #include "calib/board_fit.h"
@@ -178,14 +179,8 @@ static void split(const lsim_scan_data *full, lsim_scan_data *even, lsim_scan_da
 
 int main(void)
 {
-    const char *data = getenv("LSIM_DATA_DIR");
     char config[1024];
-    snprintf(config, sizeof config, "%s/apollosim-rplidar/data.config", data ? data : "../../data");
-    if (access(config, R_OK) != 0) {
-        printf("test_calib_drop: FAILED: %s not found (the repository's data/ folder; set LSIM_DATA_DIR to it)\n",
-               config);
-        return 1;
-    }
+    data_file(config, sizeof config, "test_calib_drop", "apollosim-rplidar/data.config");
     lsim_context *ctx;
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     lsim_calib_config cfg;

@@ -14,6 +14,7 @@
  *     metal2: Cook-Torrance roughness 0.5, f0 0.04, not the bounds 1 and 1), the scale fitted;
  *   - the calibration file of all five round-trips exactly;
  *   - the ROS LaserScan dump reads: as many revolutions as `ranges:` blocks, 720 beams each. */
+#include "files.h"
 #include "harness.h"
 
 #include "calib/board_fit.h"
@@ -151,15 +152,9 @@ static void test_dump(lsim_context *ctx, const char *data_dir)
 
 int main(void)
 {
-    const char *data = getenv("LSIM_DATA_DIR");
     char data_dir[768], config[1024];
-    snprintf(data_dir, sizeof data_dir, "%s/apollosim-rplidar", data ? data : "../../data");
-    snprintf(config, sizeof config, "%s/data.config", data_dir);
-    if (access(config, R_OK) != 0) {
-        printf("test_calib_real: FAILED: %s not found (the repository's data/ folder; set LSIM_DATA_DIR to it)\n",
-               config);
-        return 1;
-    }
+    data_file(data_dir, sizeof data_dir, "test_calib_real", "apollosim-rplidar");
+    data_file(config, sizeof config, "test_calib_real", "apollosim-rplidar/data.config");
     lsim_context *ctx;
     REQUIRE_OK(NULL, lsim_context_create(&ctx));
     lsim_calib_config cfg;

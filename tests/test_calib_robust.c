@@ -23,15 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int message_has(lsim_context *ctx, const char *a, const char *b)
-{
-    const char *m = lsim_context_last_error(ctx);
-    int ok = strstr(m, a) != NULL && (!b || strstr(m, b) != NULL);
-    if (!ok)
-        fprintf(stderr, "  message was: %s\n", m);
-    return ok;
-}
-
 /* Beam lines of `revs` revolutions of `per` beams (angles -pi..pi), then `extra` beams of the
  * next revolution, then the `stray` lines as given. */
 static const char *write_revolutions(const char *name, size_t revs, size_t per, size_t extra, const char *stray)

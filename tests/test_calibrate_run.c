@@ -75,15 +75,6 @@ static int exists(const char *path)
     return lstat(path, &info) == 0;
 }
 
-static int message_has(lsim_context *ctx, const char *a, const char *b)
-{
-    const char *m = lsim_context_last_error(ctx);
-    int ok = strstr(m, a) != NULL && (!b || strstr(m, b) != NULL);
-    if (!ok)
-        fprintf(stderr, "  message was: %s\n", m);
-    return ok;
-}
-
 /* The number after "key": in a JSON text (NAN when absent). */
 static double json_number(const char *text, const char *key)
 {

@@ -3,6 +3,7 @@
  * surface, the sensor's lane clear, moving actors, determinism in (seed, sequence), jitter within
  * its bounds, and a noise-free scan in which every point carries the label of the object it lies
  * on. Then configs that must fail at load, each naming the file and the key or count. */
+#include "files.h"
 #include "harness.h"
 
 #include "lidarsim.h"
@@ -354,16 +355,6 @@ static void check_poses(lsim_context *ctx, const lsim_dataset *ds, lsim_sensor *
 
 /* ---------------------------------------------------------------- bad configs */
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void expect_load_error(lsim_context *ctx, const char *name, const char *library, const char *layout,
                               const char *want1, const char *want2)
 {
@@ -371,7 +362,7 @@ static void expect_load_error(lsim_context *ctx, const char *name, const char *l
     snprintf(text, sizeof text,
              "seed: 1\nframes: 4\nframes_per_sequence: 2\nsensor: {preset: vlp16, position: [0, 0, 1.8]}\n"
              "layout:\n%s\ntrajectory: {kind: straight, speed: 8}\nlibrary:\n%s", layout, library);
-    write_file(name, text);
+    CHECK(text_written(name, text));
     lsim_dataset *ds = NULL;
     lsim_status st = lsim_dataset_load(ctx, name, &ds);
     const char *msg = lsim_context_last_error(ctx);
@@ -415,8 +406,9 @@ static void check_bad_configs(lsim_context *ctx)
     expect_load_error(ctx, "ds_cap_triangles.yaml", lib, street, "library[0].count", "at most 20000000");
     expect_load_error(ctx, "ds_cap_count.yaml", "  - box: [1, 1, 1]\n    count: [1e9, 1e9]\n", street,
                       "library[0].count", "10000");
-    write_file("ds_cap_drive.yaml", "frames: 1000000\nsensor: {type: planar, steps: 16, fov_deg: 90, rate_hz: 0.01}\n"
-                                    "layout: {kind: scatter}\n");
+    CHECK(text_written("ds_cap_drive.yaml",
+                       "frames: 1000000\nsensor: {type: planar, steps: 16, fov_deg: 90, rate_hz: 0.01}\n"
+                       "layout: {kind: scatter}\n"));
     lsim_dataset *ds = NULL;
     CHECK(lsim_dataset_load(ctx, "ds_cap_drive.yaml", &ds) != LSIM_OK && ds == NULL);
     printf("ds_cap_drive.yaml: %s\n", lsim_context_last_error(ctx));
@@ -430,10 +422,10 @@ static void check_bad_configs(lsim_context *ctx)
  * the file, the entry's count and what to change. */
 static void check_build_failure(lsim_context *ctx)
 {
-    write_file("ds_crowded.yaml",
-               "seed: 1\nframes: 2\nframes_per_sequence: 2\nsensor: {preset: vlp16}\n"
-               "layout: {kind: street, length: 20, road_width: 8}\ntrajectory: {kind: straight, speed: 2}\n"
-               "library:\n  - box: [3, 1.5, 1]\n    label: car\n    count: 18\n");
+    CHECK(text_written("ds_crowded.yaml",
+                       "seed: 1\nframes: 2\nframes_per_sequence: 2\nsensor: {preset: vlp16}\n"
+                       "layout: {kind: street, length: 20, road_width: 8}\ntrajectory: {kind: straight, speed: 2}\n"
+                       "library:\n  - box: [3, 1.5, 1]\n    label: car\n    count: 18\n"));
     lsim_dataset *ds = NULL;
     REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_crowded.yaml", &ds));
     lsim_scene *scene = NULL;
@@ -458,7 +450,7 @@ static void check_place_budget(lsim_context *ctx)
     for (int i = 0; i < 16; ++i)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s[%d, %d]", i ? ", " : "", i % 2 ? 99 : -99, i - 99);
     snprintf(text + n, sizeof text - (size_t)n, "]}\nlibrary:\n  - {box: [1, 1, 1], count: 9000}\n");
-    write_file("ds_budget.yaml", text);
+    CHECK(text_written("ds_budget.yaml", text));
     lsim_dataset *ds = NULL;
     REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_budget.yaml", &ds));
     lsim_scene *scene = NULL;
@@ -476,11 +468,11 @@ static void check_place_budget(lsim_context *ctx)
 /* A waypoint drive: the sensor follows the polyline at the configured speed, yaw along it. */
 static void check_waypoints(lsim_context *ctx)
 {
-    write_file("ds_waypoints.yaml",
-               "frames: 20\nframes_per_sequence: 20\nsensor: {preset: vlp16, position: [0, 0, 1.8]}\n"
-               "layout: {kind: scatter, extent: [80, 80]}\n"
-               "trajectory: {kind: waypoints, speed: 10, points: [[-20, -20], [-10, -20], [-10, 0], [10, 0]]}\n"
-               "library:\n  - box: [1, 1, 2]\n    count: 30\n    label: pole\n");
+    CHECK(text_written("ds_waypoints.yaml",
+                       "frames: 20\nframes_per_sequence: 20\nsensor: {preset: vlp16, position: [0, 0, 1.8]}\n"
+                       "layout: {kind: scatter, extent: [80, 80]}\n"
+                       "trajectory: {kind: waypoints, speed: 10, points: [[-20, -20], [-10, -20], [-10, 0], [10, 0]]}\n"
+                       "library:\n  - box: [1, 1, 2]\n    count: 30\n    label: pole\n"));
     lsim_dataset *ds = NULL;
     REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_waypoints.yaml", &ds));
     lsim_scene *scene = NULL;
@@ -512,12 +504,12 @@ static void check_waypoints(lsim_context *ctx)
 /* A scatter layout with a circular drive: objects keep the clearance from the circle. */
 static void check_scatter_circle(lsim_context *ctx)
 {
-    write_file("ds_scatter.yaml",
-               "seed: 3\nframes: 6\nframes_per_sequence: 3\nsensor: {preset: vlp16, position: [0, 0, 1.8]}\n"
-               "layout: {kind: scatter, extent: [60, 60]}\n"
-               "trajectory: {kind: circle, radius: 15, speed: 5}\n"
-               "library:\n  - box: [2, 1, 1.5]\n    label: car\n    count: [10, 20]\n    speed: [0, 3]\n"
-               "  - sphere: 0.5\n    label: other-object\n    count: 5\n");
+    CHECK(text_written("ds_scatter.yaml",
+                       "seed: 3\nframes: 6\nframes_per_sequence: 3\nsensor: {preset: vlp16, position: [0, 0, 1.8]}\n"
+                       "layout: {kind: scatter, extent: [60, 60]}\n"
+                       "trajectory: {kind: circle, radius: 15, speed: 5}\n"
+                       "library:\n  - box: [2, 1, 1.5]\n    label: car\n    count: [10, 20]\n    speed: [0, 3]\n"
+                       "  - sphere: 0.5\n    label: other-object\n    count: 5\n"));
     lsim_dataset *ds = NULL;
     REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_scatter.yaml", &ds));
     lsim_scene *scene = NULL;

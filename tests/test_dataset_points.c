@@ -1,6 +1,7 @@
 /* lsim_dataset_run's points_format (the point files themselves: tests/test_cli_dataset_points.py):
  * the config's `points_format` reaches the dataset's info, and the run refuses formats other
  * than PCD, PLY, LAS and CSV (and values outside lsim_format) before it writes anything. */
+#include "files.h"
 #include "harness.h"
 
 #include "lidarsim.h"
@@ -9,22 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* lsim_dataset_run's points_format: formats other than PCD, PLY, LAS and CSV are refused before
  * anything is written; the config's points_format is read into the info. */
 static void check_points_format_option(lsim_context *ctx)
 {
-    write_file("ds_points.yaml", "points_format: las\nsensor: {type: planar, steps: 16, fov_deg: 90}\n"
-                                 "layout: {kind: scatter}\n");
+    CHECK(text_written("ds_points.yaml", "points_format: las\nsensor: {type: planar, steps: 16, fov_deg: 90}\n"
+                                         "layout: {kind: scatter}\n"));
     lsim_dataset *ds = NULL;
     REQUIRE_OK(ctx, lsim_dataset_load(ctx, "ds_points.yaml", &ds));
     lsim_dataset_info info;

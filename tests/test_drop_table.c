@@ -392,14 +392,8 @@ static void expect_error(lsim_context *ctx, const char *what, const char *drop, 
     lsim_sensor *s = NULL;
     lsim_status st = fixture_load_sensor(ctx, SCENE_PATH, yaml, &s);
     const char *msg = lsim_context_last_error(ctx);
-    int ok = st == LSIM_ERR_PARSE && s == NULL && strstr(msg, SCENE_PATH ":") != NULL;
-    for (size_t i = 0; contains[i]; ++i)
-        ok &= strstr(msg, contains[i]) != NULL;
-    if (!ok)
-        fprintf(stderr, "case %s: status %d, message '%s'\n", what, (int)st, msg);
-    else
-        printf("  %s: %s\n", what, msg);
-    CHECK(ok);
+    CHECK(report_case(what, st == LSIM_ERR_PARSE && s == NULL && strstr(msg, SCENE_PATH ":") != NULL &&
+                                contains_all(msg, contains), st, msg));
     lsim_sensor_destroy(s);
 }
 

@@ -9,6 +9,7 @@
  *      FIT:LINE:COL, an unknown object's error too (not INVALID_ARGUMENT), nothing written;
  *   c  lsim_dataset_load / lsim_dataset_run: two frames in two slices (stop_after 1, then the resume),
  *      the files and the stats; a bad shard, a different seed on the same folder, a bad config. */
+#include "files.h"
 #include "harness.h"
 
 #include "lidarsim.h"
@@ -21,17 +22,6 @@
 
 #define WORK "file_tools.work"
 #define DEG (3.14159265358979323846 / 180.0)
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-}
 
 static int exists(const char *path)
 {

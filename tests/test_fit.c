@@ -74,7 +74,8 @@ static void gradient_check(lsim_context *ctx, lsim_fit_pose dof)
     size_t n;
     float *real = real_scan(ctx, scene, &n);
     /* SE(3): tilted, so that its beams also meet the floor and the ceiling, and every partial counts */
-    lsim_sensor *s = dof == LSIM_FIT_SE2 ? fit_urg(ctx, 0.2, -0.1, 5.0) : fit_urg_tilted(ctx, 0.2, -0.1, 8.0, 25.0, 5.0);
+    lsim_sensor *s =
+        dof == LSIM_FIT_SE2 ? fit_urg(ctx, 0.2, -0.1, 5.0) : fit_urg_tilted(ctx, 0.2, -0.1, 8.0, 25.0, 5.0);
     lsim_fit *fit;
     REQUIRE_OK(ctx, lsim_fit_create(scene, s, dof, &fit));
     REQUIRE_OK(ctx, lsim_fit_set_scan(fit, real, n));

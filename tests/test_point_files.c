@@ -4,6 +4,7 @@
  * lsim_points_check_output, lsim_path_check_writable), lsim_points_file_remove and the frames writer
  * with a progress report (lsim_scene_scan_write_progress). Errors name the file or value at fault
  * and leave no file behind. */
+#include "files.h"
 #include "harness.h"
 #include "test_scenes.h"
 
@@ -152,13 +153,6 @@ static void test_read_errors(void)
     p = (lsim_points *)&p;
     CHECK(lsim_points_read(ctx, DIR "/huge.pcd", 0, &p) == LSIM_ERR_PARSE && p == NULL &&
           has(err(), "huge.pcd:8") && has(err(), "more than 2^40"));
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "w");
-    fputs(text, fp);
-    fclose(fp);
 }
 
 /* A wanted column named twice was read from the first without a word: refused naming both

@@ -23,13 +23,7 @@ static void expect_error(lsim_context *ctx, const char *what, const char *sensor
     lsim_sensor *s = NULL;
     lsim_status st = load(ctx, sensor_yaml, &s);
     const char *msg = lsim_context_last_error(ctx);
-    int ok = st == LSIM_ERR_PARSE && s == NULL;
-    for (size_t i = 0; contains[i]; ++i)
-        ok &= strstr(msg, contains[i]) != NULL;
-    if (!ok)
-        fprintf(stderr, "case %s: status %d, message '%s'\n", what, (int)st, msg);
-    else
-        printf("  %s: %s\n", what, msg);
+    report_case(what, st == LSIM_ERR_PARSE && s == NULL && contains_all(msg, contains), st, msg);
     CHECK(st == LSIM_ERR_PARSE);
     CHECK(s == NULL);
     for (size_t i = 0; contains[i]; ++i)

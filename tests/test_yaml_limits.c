@@ -1,6 +1,7 @@
 /* Bounded, well-reported YAML: syntax errors name where the unclosed construct began and where the
  * parser noticed; nesting, value count and size limits; hashed material and label lookups (30k of
  * each load in well under a second); absurd sensor and kernel requests refused up front. */
+#include "files.h"
 #include "harness.h"
 
 #include "lidarsim.h"
@@ -25,31 +26,15 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(1);
-    }
-}
-
 /* Load `text` as a scene (with a sensor); it must fail with every string of `contains` (NULL-ended). */
 static void expect_scene_error(lsim_context *ctx, const char *what, const char *text, const char *const *contains)
 {
-    write_file(PATH, text);
+    write_text(PATH, text);
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
     lsim_status st = lsim_scene_load(ctx, PATH, &scene, &sensor);
     const char *msg = lsim_context_last_error(ctx);
-    int ok = st == LSIM_ERR_PARSE && !scene && !sensor;
-    for (size_t i = 0; contains[i]; ++i)
-        ok &= strstr(msg, contains[i]) != NULL;
-    if (!ok)
-        fprintf(stderr, "case %s: status %d, message '%s'\n", what, (int)st, msg);
-    else
-        printf("  %s: %s\n", what, msg);
-    CHECK(ok);
+    CHECK(report_case(what, st == LSIM_ERR_PARSE && !scene && !sensor && contains_all(msg, contains), st, msg));
     lsim_scene_destroy(scene);
     lsim_sensor_destroy(sensor);
     remove(PATH);
@@ -115,13 +100,13 @@ static void syntax_errors(lsim_context *ctx)
            "undefined alias", "needs an anchor `&name`");
 
     /* the calibration file and the calibration config share the loader */
-    write_file(PATH, "lidarsim_calibration: 1\nsensor: s\nmaterials:\n  - {name: wall, bins: [\n");
+    write_text(PATH, "lidarsim_calibration: 1\nsensor: s\nmaterials:\n  - {name: wall, bins: [\n");
     lsim_calibration cal;
     memset(&cal, 0, sizeof cal);
     CHECK(lsim_calibration_read(ctx, PATH, &cal) == LSIM_ERR_PARSE);
     printf("  calibration: %s\n", lsim_context_last_error(ctx));
     CHECK(strstr(lsim_context_last_error(ctx), PATH ":4:24: materials[0].bins: the `[` opened here is never closed"));
-    write_file(PATH, "sensor: s\nmaterials:\n  - name: wall\n    file: {a: 1\n");
+    write_text(PATH, "sensor: s\nmaterials:\n  - name: wall\n    file: {a: 1\n");
     lsim_calib_config cfg;
     CHECK(lsim_calib_config_read(ctx, PATH, &cfg) == LSIM_ERR_PARSE);
     printf("  calibration config: %s\n", lsim_context_last_error(ctx));
@@ -289,7 +274,7 @@ static void sensor_limits(lsim_context *ctx)
 
 static void expect_kernel_error(lsim_context *ctx, const char *text, const char *needle)
 {
-    write_file("test_yaml_limits.tmp.kernel", text);
+    write_text("test_yaml_limits.tmp.kernel", text);
     lsim_kernel k;
     lsim_status st = lsim_kernel_read(ctx, "test_yaml_limits.tmp.kernel", &k);
     const char *msg = lsim_context_last_error(ctx);
