@@ -10,6 +10,7 @@
  * that names the EGL error and what to install. */
 #include "geometry/raster_gl.h"
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "lidarsim.h"
 
@@ -103,14 +104,13 @@ int main(int argc, char **argv)
         return expect_no_egl();
     lsim_context *ctx = NULL;
     REQUIRE_OK(ctx, lsim_context_create(&ctx));
-    lsim_scene *scene = NULL;
-    REQUIRE_OK(ctx, lsim_scene_create(ctx, &scene));
-    lsim_object_desc desc;
-    lsim_object_desc_init(&desc);
+    lsim_scene *scene = test_scene_new(ctx, NULL, 0.0);
+    /* the room: a box from room_lo to room_hi */
+    const lsim_object_desc room_desc = test_object(NULL, NULL, 0.5 * (room_hi[0] + room_lo[0]),
+                                                   0.5 * (room_hi[1] + room_lo[1]), 0.5 * (room_hi[2] + room_lo[2]));
     const double room[3] = {room_hi[0] - room_lo[0], room_hi[1] - room_lo[1], room_hi[2] - room_lo[2]};
-    for (int a = 0; a < 3; ++a)
-        desc.position[a] = 0.5 * (room_hi[a] + room_lo[a]);
-    REQUIRE_OK(ctx, lsim_scene_add_box(scene, room, &desc));
+    REQUIRE_OK(ctx, lsim_scene_add_box(scene, room, &room_desc));
+    lsim_object_desc desc;
     /* a named small box, re-placed below through the rasterizer's pose */
     lsim_object_desc_init(&desc);
     const double cube[3] = {0.4, 0.4, 0.4};
@@ -340,12 +340,8 @@ int main(int argc, char **argv)
 
     /* a second handle alive beside the first, on a second scene with a moving box: set_time places it */
     {
-        lsim_scene *moving = NULL;
-        REQUIRE_OK(ctx, lsim_scene_create(ctx, &moving));
-        lsim_object_desc_init(&desc);
-        for (int a = 0; a < 3; ++a)
-            desc.position[a] = 0.5 * (room_hi[a] + room_lo[a]);
-        REQUIRE_OK(ctx, lsim_scene_add_box(moving, room, &desc));
+        lsim_scene *moving = test_scene_new(ctx, NULL, 0.0);
+        REQUIRE_OK(ctx, lsim_scene_add_box(moving, room, &room_desc));
         /* a 0.2 m box 1 m behind the eye's foot along -y at t = 0, moving +y at 0.5 m/s: under the eye at t = 2 */
         lsim_object_desc_init(&desc);
         const double small[3] = {0.2, 0.2, 0.2};
