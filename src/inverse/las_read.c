@@ -1,5 +1,5 @@
 /* ASPRS LAS 1.0 to 1.4 back into a point buffer (inverse/las_read.h), for lsim_points_read: what
- * lidarsim's own writer (io/las.c) puts in a file, and the standard part of any other LAS file.
+ * lidarsim's own writer (formats/las.c) puts in a file, and the standard part of any other LAS file.
  *
  *   x, y, z          X * scale + offset (int32 records, the header's scale and offset)
  *   reflectivity     intensity / 65535 (lidarsim writes round(65535 x reflectivity))
@@ -18,7 +18,7 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 #include "points/points.h"
 
 #include <errno.h>

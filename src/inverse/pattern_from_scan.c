@@ -6,7 +6,7 @@
 
 #include "core/file_id.h"
 #include "inverse/scan_columns.h"
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 #include "sensor/sensor.h"
 
 #include "core/context.h"

@@ -5,7 +5,7 @@
 #include "core/context.h"
 #include "core/text.h"
 #include "core/file_open.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 #include "points/points.h"
 
 #include <math.h>

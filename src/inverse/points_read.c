@@ -7,7 +7,7 @@
 #include "inverse/las_read.h"
 #include "inverse/points_extras.h"
 #include "inverse/scan_columns.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 #include "points/points.h"
 #include "recording/pcap_read.h"
 
