@@ -16,14 +16,14 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
      output     outputs that appear whole or not at all: atomic files and groups, a run's
                 output set                                       (core; every writer above
                 goes through it, so it sits below formats and pictures)
-  2  formats    point files written and read back: PCD, PLY, LAS, KITTI, CSV, MCAP; format
-                names, byte order helpers                        (points, output)
+  2  formats    point files written and read back: PCD, PLY, LAS, KITTI, CSV, MCAP; the
+                column reader, format names, byte order helpers  (points, output)
      pictures   PNGs and plots: the canvas, colour maps, plots, point views, figures
                                                                  (points, output)
   3  scene      objects, materials, meshes, scene and sensor YAML (sensor, points)
      recording  real sensors' packet streams (Ouster, Velodyne pcaps) in and out: a unit's
                 calibration (sensor), points, output's atomic writer and formats' byte order
-                helpers (formats is rank 2, so recording sits above it, beside scene)
+                helpers and pcap magic (formats is rank 2, so recording sits above it, beside scene)
   4  geometry   engines: hits of rays in a scene                 (scene)
   5  optics     BRDFs, bounces, sub-rays, fog, blooming          (geometry, receiver)
   6  calib      real scans, board fit, calibration tables and files, KS test, views

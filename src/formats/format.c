@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -109,4 +110,12 @@ lsim_status lsim_format_resolve(lsim_context *ctx, const char *path, lsim_format
     }
     return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "cannot write '%s': invalid format value %d (use one of %s)",
                      path, (int)requested, lsim_format_valid_names());
+}
+
+int lsim_pcap_magic(const unsigned char *h, size_t size)
+{
+    if (size < 4)
+        return 0;
+    const uint32_t le = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+    return le == 0xA1B2C3D4u || le == 0xD4C3B2A1u || le == 0xA1B23C4Du || le == 0x4D3CB2A1u || le == 0x0A0D0D0Au;
 }

@@ -4,6 +4,8 @@
 
 #include "lidarsim.h"
 
+#include <stddef.h>
+
 /* The valid --format names, for messages: "pcd, pcd-ascii, ply, kitti, csv, las, mcap" (static). */
 const char *lsim_format_valid_names(void);
 
@@ -16,6 +18,10 @@ lsim_status lsim_format_parse_ctx(lsim_context *ctx, const char *name, lsim_form
  * LSIM_ERR_INVALID_ARGUMENT naming the extension and the valid ones when it is unknown or missing. */
 lsim_status lsim_format_from_path(lsim_context *ctx, const char *path, lsim_format *out);
 
+
+/* 1 if the first bytes of a file are a pcap or pcapng magic number: lsim_points_read refuses a
+ * recording given as a point file, src/recording/pcap_read.c a file that is not a capture. */
+int lsim_pcap_magic(const unsigned char *head, size_t size);
 
 /* lsim_format_name and lsim_format_resolve: include/lidarsim.h (public). */
 

@@ -5,7 +5,7 @@
 #include "lidarsim.h"
 
 #include "core/file_id.h"
-#include "inverse/scan_columns.h"
+#include "formats/scan_columns.h"
 #include "output/atomic_file.h"
 #include "sensor/sensor.h"
 

@@ -1,4 +1,4 @@
-/* What lsim_points_read (inverse/points_read.c) adds to the columns it read:
+/* What lsim_points_read (formats/points_read.c) adds to the columns it read:
  *
  * - the sensor's viewpoint: a PCD's VIEWPOINT line (tx ty tz qw qx qy qz; lidarsim writes the
  *   sensor pose there for a world-frame scan and the identity for a sensor-frame one), kept in
@@ -9,8 +9,8 @@
  *   `.../labels/NNNNNN.label`; when the file gave no label column and label or instance is asked
  *   for, that file is read (uint32 a point: label | instance << 16), and it must hold as many
  *   points as the frame. */
-#ifndef LSIM_INVERSE_POINTS_EXTRAS_H
-#define LSIM_INVERSE_POINTS_EXTRAS_H
+#ifndef LSIM_FORMATS_POINTS_EXTRAS_H
+#define LSIM_FORMATS_POINTS_EXTRAS_H
 
 #include "lidarsim.h"
 

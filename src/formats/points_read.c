@@ -1,15 +1,15 @@
 /* lsim_points_read (include/lidarsim.h): a point file lidarsim wrote back into a point buffer.
- * CSV, PCD and PLY through the column reader (inverse/scan_columns.h), one pass over the file for
- * every field asked for; LAS through inverse/las_read.c; a KITTI .bin (and its .label) read here. */
+ * CSV, PCD and PLY through the column reader (formats/scan_columns.h), one pass over the file for
+ * every field asked for; LAS through formats/las_read.c; a KITTI .bin (and its .label) read here. */
 #include "core/context.h"
 #include "core/text.h"
 #include "core/file_open.h"
-#include "inverse/las_read.h"
-#include "inverse/points_extras.h"
-#include "inverse/scan_columns.h"
+#include "formats/las_read.h"
+#include "formats/points_extras.h"
+#include "formats/scan_columns.h"
 #include "formats/field_io.h"
+#include "formats/format.h"
 #include "points/points.h"
-#include "recording/pcap_read.h"
 
 #include <errno.h>
 #include <math.h>
@@ -156,7 +156,7 @@ lsim_status lsim_points_read(lsim_context *ctx, const char *path, uint32_t field
                      : lsim_has_extension(path, ".bin") ? read_kitti(ctx, path, fields, out)
                                                    : read_columns(ctx, path, fields, out);
     if (st == LSIM_OK && (st = lsim_points_read_extras(ctx, path, fields, *out)) != LSIM_OK) {
-        lsim_points_destroy(*out); /* a PCD's VIEWPOINT, a dataset frame's labels (inverse/points_extras.h) */
+        lsim_points_destroy(*out); /* a PCD's VIEWPOINT, a dataset frame's labels (formats/points_extras.h) */
         *out = NULL;
     }
     return st;

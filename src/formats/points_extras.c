@@ -1,6 +1,6 @@
-/* lsim_points_read_extras (inverse/points_extras.h): a PCD's VIEWPOINT and a dataset frame's
+/* lsim_points_read_extras (formats/points_extras.h): a PCD's VIEWPOINT and a dataset frame's
  * labels, read through the one opener (core/file_open.h). */
-#include "inverse/points_extras.h"
+#include "formats/points_extras.h"
 
 #include "core/context.h"
 #include "core/text.h"

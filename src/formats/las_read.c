@@ -1,4 +1,4 @@
-/* ASPRS LAS 1.0 to 1.4 back into a point buffer (inverse/las_read.h), for lsim_points_read: what
+/* ASPRS LAS 1.0 to 1.4 back into a point buffer (formats/las_read.h), for lsim_points_read: what
  * lidarsim's own writer (formats/las.c) puts in a file, and the standard part of any other LAS file.
  *
  *   x, y, z          X * scale + offset (int32 records, the header's scale and offset)
@@ -14,7 +14,7 @@
  * size, offset and count of the header and the VLRs is checked against the file before a point is
  * read: a file that disagrees with itself is a parse error naming the field, never a partial
  * read. */
-#include "inverse/las_read.h"
+#include "formats/las_read.h"
 
 #include "core/context.h"
 #include "core/file_open.h"

@@ -1,7 +1,7 @@
 /* LAS 1.0 to 1.4 (point formats 0 to 10) back into a point buffer, for lsim_points_read
- * (inverse/las_read.c gives what is read from where). */
-#ifndef LSIM_INVERSE_LAS_READ_H
-#define LSIM_INVERSE_LAS_READ_H
+ * (formats/las_read.c gives what is read from where). */
+#ifndef LSIM_FORMATS_LAS_READ_H
+#define LSIM_FORMATS_LAS_READ_H
 
 #include "lidarsim.h"
 
