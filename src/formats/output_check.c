@@ -1,5 +1,6 @@
-/* Checks of an output before a long run, and the removal of a point file written earlier
- * (include/lidarsim.h: lsim_points_check_output, lsim_path_check_writable, lsim_points_file_remove). */
+/* Checks of a point file output before a long run, and the removal of a point file written earlier
+ * (include/lidarsim.h: lsim_points_check_output, lsim_points_file_remove; whether any file can be
+ * written, lsim_path_check_writable, is output/atomic_group.c's). */
 #include "core/context.h"
 #include "formats/format.h"
 #include "formats/writers.h"
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 static int is_stdout(const char *path) { return strcmp(path, "-") == 0; }
 
@@ -45,17 +45,6 @@ lsim_status lsim_points_check_output(lsim_context *ctx, const char *path, lsim_f
     if (out)
         *out = format;
     return LSIM_OK;
-}
-
-lsim_status lsim_path_check_writable(lsim_context *ctx, const char *path)
-{
-    if (!path || !*path)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output path is empty: give a file name");
-    struct stat info;
-    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
-        return lsim_fail(ctx, LSIM_ERR_IO, "'%s' is a directory; give a file name", path);
-    /* probes without opening a FIFO or device (its reader would see an empty stream) */
-    return lsim_atomic_check(ctx, path);
 }
 
 lsim_status lsim_points_file_remove(lsim_context *ctx, const char *path, lsim_format format)

@@ -1,8 +1,12 @@
-/* Atomic output files (see atomic_file.h): O_TMPFILE + linkat + rename, a named temporary file
- * where O_TMPFILE is missing, and straight-through writes to stdout, devices and FIFOs. */
+/* One atomic output file (see atomic_file.h; the group that commits files together is
+ * atomic_group.c): where a path's write goes (stdout, a device or FIFO straight through; a regular
+ * file, or where its symlinks lead, through an O_TMPFILE or a named temporary file beside it), the
+ * stream that keeps the reason of a failed write, finishing a file (flush, fsync) and naming an
+ * anonymous one for its rename; folders synced, committed outputs removed. */
 #define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH */
 
 #include "output/atomic_file.h"
+#include "output/atomic_single.h"
 
 #include "core/context.h"
 #include "core/file_inputs.h"
@@ -11,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +105,7 @@ static FILE *stream_over(lsim_atomic_file *f, int fd)
 #endif
 }
 
-static void release(lsim_atomic_file *f)
+void lsim_atomic_file_release(lsim_atomic_file *f)
 {
     free(f->path);
     free(f->target);
@@ -111,13 +114,7 @@ static void release(lsim_atomic_file *f)
     f->fp = NULL;
 }
 
-void lsim_atomic_begin(lsim_atomic_group *group, lsim_context *ctx)
-{
-    memset(group, 0, sizeof *group);
-    group->ctx = ctx;
-}
-
-static const char *hint_for(int err)
+const char *lsim_atomic_hint(int err)
 {
     switch (err) {
     case ENOENT: return "the directory does not exist: create it first";
@@ -136,18 +133,17 @@ static const char *hint_for(int err)
     }
 }
 
-static int is_stdout(const char *path) { return path[0] == '-' && path[1] == '\0'; }
+int lsim_atomic_is_stdout(const char *path) { return path[0] == '-' && path[1] == '\0'; }
 
 static int is_direct_mode(mode_t m) { return S_ISCHR(m) || S_ISBLK(m) || S_ISFIFO(m) || S_ISSOCK(m); }
 
 int lsim_atomic_is_direct(const char *path)
 {
     struct stat st;
-    return path && (is_stdout(path) || (stat(path, &st) == 0 && is_direct_mode(st.st_mode)));
+    return path && (lsim_atomic_is_stdout(path) || (stat(path, &st) == 0 && is_direct_mode(st.st_mode)));
 }
 
-/* `path`'s directory part: "dir" for "dir/name", "/" for "/name", "." for "name". malloc'd. */
-static char *dir_of(const char *path)
+char *lsim_atomic_dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
@@ -173,7 +169,7 @@ int lsim_sync_path(const char *path, int folder)
 
 int lsim_sync_folder_of(const char *path)
 {
-    char *dir = dir_of(path);
+    char *dir = lsim_atomic_dir_of(path);
     if (!dir)
         return ENOMEM;
     const int err = lsim_sync_path(dir, 1);
@@ -239,7 +235,7 @@ static int classify(const char *path, lsim_atomic_kind *kind)
 {
     struct stat st;
     *kind = LSIM_ATOMIC_ANONYMOUS;
-    if (is_stdout(path)) {
+    if (lsim_atomic_is_stdout(path)) {
         *kind = LSIM_ATOMIC_DIRECT;
         return 0;
     }
@@ -262,12 +258,19 @@ static lsim_status refuse_directory(lsim_context *ctx, const char *path)
                      path[n - 1] == '/' ? "the path ends in '/', which names a directory" : "it is a directory");
 }
 
+lsim_status lsim_atomic_target(lsim_context *ctx, const char *path, lsim_atomic_kind *kind)
+{
+    if (classify(path, kind) == EISDIR)
+        return refuse_directory(ctx, path);
+    return lsim_atomic_is_stdout(path) ? LSIM_OK : lsim_file_inputs_check(ctx, path); /* not read by the run */
+}
+
 /* Open a straight-through output: stdout (a duplicate of descriptor 1, so that closing it checks
  * for errors without closing the process's stdout) or the device / FIFO itself. */
 static lsim_status open_direct(lsim_context *ctx, lsim_atomic_file *f)
 {
     int fd;
-    if (is_stdout(f->path)) {
+    if (lsim_atomic_is_stdout(f->path)) {
         fflush(stdout); /* keep anything printed before in front */
         fd = dup(STDOUT_FILENO);
     } else {
@@ -276,8 +279,8 @@ static lsim_status open_direct(lsim_context *ctx, lsim_atomic_file *f)
     if (fd < 0) {
         int err = errno;
         return lsim_fail(ctx, LSIM_ERR_IO, "cannot write '%s' (%s); %s",
-                         is_stdout(f->path) ? "standard output" : f->path, strerror(err),
-                         is_stdout(f->path) ? "is standard output closed?" : hint_for(err));
+                         lsim_atomic_is_stdout(f->path) ? "standard output" : f->path, strerror(err),
+                         lsim_atomic_is_stdout(f->path) ? "is standard output closed?" : lsim_atomic_hint(err));
     }
     f->fp = stream_over(f, fd);
     if (!f->fp) {
@@ -305,7 +308,7 @@ static lsim_status open_temporary(lsim_context *ctx, lsim_atomic_file *f)
 {
     struct stat old;
     int keep_mode = stat(f->target, &old) == 0 && S_ISREG(old.st_mode);
-    char *dir = dir_of(f->target);
+    char *dir = lsim_atomic_dir_of(f->target);
     if (!dir)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory opening '%s'", f->path);
     int fd = -1, err = 0;
@@ -337,7 +340,7 @@ static lsim_status open_temporary(lsim_context *ctx, lsim_atomic_file *f)
     }
     if (fd < 0)
         return lsim_fail(ctx, LSIM_ERR_IO, "cannot write '%s': cannot create a temporary file beside it (%s); %s",
-                         f->path, strerror(err), hint_for(err));
+                         f->path, strerror(err), lsim_atomic_hint(err));
     f->fp = stream_over(f, fd);
     if (!f->fp) {
         err = errno;
@@ -350,24 +353,8 @@ static lsim_status open_temporary(lsim_context *ctx, lsim_atomic_file *f)
     return LSIM_OK;
 }
 
-lsim_status lsim_atomic_open(lsim_atomic_group *group, const char *path, FILE **out_fp)
+lsim_status lsim_atomic_file_open(lsim_context *ctx, lsim_atomic_file *f, const char *path, lsim_atomic_kind kind)
 {
-    lsim_context *ctx = group->ctx;
-    *out_fp = NULL;
-    if (!path || !*path)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output path is empty: give a file name");
-    if (group->count >= LSIM_ATOMIC_MAX)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
-                         "cannot write '%s': more than %d files in one atomic group (internal error)",
-                         path, LSIM_ATOMIC_MAX);
-    lsim_atomic_kind kind;
-    if (classify(path, &kind) == EISDIR)
-        return refuse_directory(ctx, path);
-    const lsim_status input = is_stdout(path) ? LSIM_OK : lsim_file_inputs_check(ctx, path); /* not read by the run */
-    if (input != LSIM_OK)
-        return input;
-
-    lsim_atomic_file *f = &group->file[group->count];
     memset(f, 0, sizeof *f);
     f->kind = kind;
     f->path = lsim_strdup(path);
@@ -382,37 +369,17 @@ lsim_status lsim_atomic_open(lsim_atomic_group *group, const char *path, FILE **
             int err = errno;
             st = err == ENOMEM ? lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory opening '%s'", path)
                                : lsim_fail(ctx, LSIM_ERR_IO, "cannot write '%s': cannot follow its symlink (%s); %s",
-                                           path, strerror(err), hint_for(err));
+                                           path, strerror(err), lsim_atomic_hint(err));
         } else {
             st = open_temporary(ctx, f);
         }
     }
-    if (st != LSIM_OK) {
-        release(f);
-        return st;
-    }
-    group->count++;
-    *out_fp = f->fp;
-    return LSIM_OK;
+    if (st != LSIM_OK)
+        lsim_atomic_file_release(f);
+    return st;
 }
 
-void lsim_atomic_abort(lsim_atomic_group *group)
-{
-    for (int i = 0; i < group->count; ++i) {
-        lsim_atomic_file *f = &group->file[i];
-        if (f->fp)
-            fclose(f->fp); /* an anonymous temporary file disappears here */
-        if (f->tmp_path)
-            unlink(f->tmp_path);
-        release(f);
-    }
-    group->count = 0;
-}
-
-/* Check and flush one file, and close it unless it is anonymous (its descriptor is needed to link
- * it). Returns 0, an errno value from fflush/fclose, or -1 when an earlier write failed (stdio
- * keeps only the error flag, not the reason). */
-static int finish_writing(lsim_atomic_file *f)
+int lsim_atomic_file_finish(lsim_atomic_file *f)
 {
     int err = ferror(f->fp) ? -1 : 0;
     errno = 0;
@@ -433,9 +400,7 @@ static int finish_writing(lsim_atomic_file *f)
     return err;
 }
 
-/* Give an anonymous file the name "<target>.tmp.XXXXXX" (a fresh one, retrying on a clash).
- * Returns 0 or an errno value. */
-static int link_anonymous(lsim_atomic_file *f)
+int lsim_atomic_file_link(lsim_atomic_file *f)
 {
     static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t n = strlen(f->target);
@@ -468,146 +433,10 @@ static int link_anonymous(lsim_atomic_file *f)
     return err;
 }
 
-/* Make the renames into the folders of the group's files durable: fsync each folder once.
- * Returns 0 or the first errno value (EINVAL, a folder that cannot be synced, is not an error);
- * *failed receives the index of the file whose folder failed. */
-static int sync_folders(lsim_atomic_group *group, int *failed)
-{
-    for (int i = 0; i < group->count; ++i) {
-        const lsim_atomic_file *f = &group->file[i];
-        if (f->kind == LSIM_ATOMIC_DIRECT)
-            continue;
-        char *dir = dir_of(f->target);
-        if (!dir) {
-            *failed = i;
-            return ENOMEM;
-        }
-        int seen = 0; /* an earlier file of the group in the same folder: synced already */
-        for (int j = 0; j < i && !seen; ++j)
-            if (group->file[j].kind != LSIM_ATOMIC_DIRECT) {
-                char *other = dir_of(group->file[j].target);
-                seen = other && strcmp(other, dir) == 0;
-                free(other);
-            }
-        const int err = seen ? 0 : lsim_sync_path(dir, 1);
-        free(dir);
-        if (err) {
-            *failed = i;
-            return err;
-        }
-    }
-    return 0;
-}
-
-lsim_status lsim_atomic_commit(lsim_atomic_group *group)
-{
-    lsim_context *ctx = group->ctx;
-    for (int i = 0; i < group->count; ++i) {
-        lsim_atomic_file *f = &group->file[i];
-        int err = finish_writing(f);
-        if (err) {
-            const char *name = is_stdout(f->path) ? "standard output" : f->path;
-            const char *outcome = f->kind == LSIM_ATOMIC_DIRECT ? "the output written there is incomplete"
-                                                                 : "no output was written";
-            lsim_status st =
-                err < 0 ? lsim_fail(ctx, LSIM_ERR_IO, "error writing '%s': a write failed (disk full, file size "
-                                    "limit or device error); free some space and retry; %s", name, outcome)
-                        : lsim_fail(ctx, LSIM_ERR_IO, "error writing '%s' (%s); %s; %s",
-                                    name, strerror(err), hint_for(err), outcome);
-            lsim_atomic_abort(group);
-            return st;
-        }
-    }
-    /* Link and rename every file with the usual termination signals held back, so that Ctrl-C
-     * cannot leave a temporary name or half of a group behind; they are delivered afterwards. */
-    sigset_t hold, saved;
-    sigemptyset(&hold);
-    sigaddset(&hold, SIGINT);
-    sigaddset(&hold, SIGTERM);
-    sigaddset(&hold, SIGHUP);
-    int masked = pthread_sigmask(SIG_BLOCK, &hold, &saved) == 0;
-    lsim_status st = LSIM_OK;
-    int done = 0;
-    for (; done < group->count; ++done) {
-        lsim_atomic_file *f = &group->file[done];
-        if (f->kind == LSIM_ATOMIC_DIRECT)
-            continue;
-        int err = 0;
-        if (f->kind == LSIM_ATOMIC_ANONYMOUS)
-            err = link_anonymous(f);
-        if (!err && rename(f->tmp_path, f->target) != 0) {
-            err = errno;
-            unlink(f->tmp_path);
-        }
-        if (err) {
-            st = lsim_fail(ctx, err == ENOMEM ? LSIM_ERR_OUT_OF_MEMORY : LSIM_ERR_IO,
-                           "cannot move the finished file into place as '%s' (%s); %s; no output was written",
-                           f->path, strerror(err), hint_for(err));
-            free(f->tmp_path);
-            f->tmp_path = NULL;
-            break;
-        }
-        free(f->tmp_path);
-        f->tmp_path = NULL;
-    }
-    int failed = 0, err = st == LSIM_OK ? sync_folders(group, &failed) : 0;
-    if (err) { /* renamed, but the names may not survive a power loss: report it and roll back */
-        const lsim_atomic_file *f = &group->file[failed];
-        st = lsim_fail(ctx, err == ENOMEM ? LSIM_ERR_OUT_OF_MEMORY : LSIM_ERR_IO,
-                       "cannot make '%s' durable: syncing its folder failed (%s); %s; no output was written",
-                       f->path, strerror(err), hint_for(err));
-    }
-    if (st != LSIM_OK) /* roll back: the files already renamed are ours; remove them */
-        for (int j = 0; j < done; ++j)
-            if (group->file[j].kind != LSIM_ATOMIC_DIRECT)
-                unlink(group->file[j].target);
-    for (int i = 0; i < group->count; ++i) {
-        lsim_atomic_file *f = &group->file[i];
-        if (f->fp)
-            fclose(f->fp); /* anonymous files: linked now, or discarded on failure */
-        if (f->tmp_path)
-            unlink(f->tmp_path); /* named files not renamed after a failure */
-        release(f);
-    }
-    group->count = 0;
-    if (masked)
-        pthread_sigmask(SIG_SETMASK, &saved, NULL);
-    return st;
-}
-
-lsim_status lsim_atomic_finish(lsim_atomic_group *group, lsim_status status)
-{
-    if (status != LSIM_OK) {
-        lsim_atomic_abort(group);
-        return status;
-    }
-    return lsim_atomic_commit(group);
-}
-
-lsim_status lsim_atomic_check(lsim_context *ctx, const char *path)
-{
-    if (!path || !*path)
-        return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "output path is empty: give a file name");
-    lsim_atomic_kind kind;
-    if (classify(path, &kind) == EISDIR)
-        return refuse_directory(ctx, path);
-    const lsim_status input = is_stdout(path) ? LSIM_OK : lsim_file_inputs_check(ctx, path); /* not read by the run */
-    if (input != LSIM_OK)
-        return input;
-    if (kind == LSIM_ATOMIC_DIRECT)
-        return LSIM_OK;
-    lsim_atomic_group group;
-    lsim_atomic_begin(&group, ctx);
-    FILE *fp;
-    lsim_status st = lsim_atomic_open(&group, path, &fp);
-    lsim_atomic_abort(&group);
-    return st;
-}
-
 void lsim_atomic_remove(const char *path)
 {
     struct stat st;
-    if (!path || !*path || is_stdout(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (!path || !*path || lsim_atomic_is_stdout(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return;
     char *target = lsim_atomic_resolve_links(path);
     if (target)
