@@ -28,7 +28,7 @@ WORK = os.path.abspath(sys.argv[2])
 SOURCE = os.environ.get("LSIM_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 failures = []
 
-# Every field of a point, in file order (README "Points"): name -> struct letter.
+# Every field of a point, in file order (docs/points.md): name -> struct letter.
 FIELDS = [("x", "f"), ("y", "f"), ("z", "f"), ("range", "f"), ("intensity", "f"), ("reflectivity", "f"),
           ("ring", "H"), ("azimuth", "f"), ("elevation", "f"), ("time", "f"), ("label", "I"), ("instance", "I"),
           ("incidence", "f"), ("nx", "f"), ("ny", "f"), ("nz", "f"), ("x_clean", "f"), ("y_clean", "f"),

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""The README's `lidarsim view` example shows the street (issue 23: its camera showed one wall).
+"""The viewer page's `lidarsim view` example (docs/viewer.md, the README's "Viewer" until issue 26) shows the street (issue 23: its camera showed one wall).
 
 usage: test_readme_view.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the source tree)
 
-The README's screenshot line (section Viewer: `xvfb-run ... lidarsim view examples/street/street.yaml
+docs/viewer.md's screenshot line (once the README's section Viewer: `xvfb-run ... lidarsim view examples/street/street.yaml
 --screenshot out.png ... --camera ...`) runs as written (test_readme_blocks checks only its exit
 status); its PNG, decoded here (zlib + the PNG filters), must show the scene: no class of colour
 over 60 % of the picture, the road (SemanticKITTI magenta, shaded) on at least 3 % and the
@@ -79,7 +79,7 @@ def read_png_rgb(path):
 
 
 def readme_view_line():
-    text = open(os.path.join(SRC, "README.md"), encoding="utf-8").read().replace("\\\n", " ")
+    text = open(os.path.join(SRC, "docs", "viewer.md"), encoding="utf-8").read().replace("\\\n", " ")
     for line in text.splitlines():
         if line.strip().startswith("xvfb-run") and " view " in line and "--camera" in line:
             return " ".join(line.split())
@@ -93,7 +93,7 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     line = readme_view_line()
-    if not check(line is not None, "README.md has no `xvfb-run ... lidarsim view ... --camera` line"):
+    if not check(line is not None, "docs/viewer.md has no `xvfb-run ... lidarsim view ... --camera` line"):
         return 1
     cmd = line.replace("examples/street/street.yaml", os.path.join(SRC, "examples", "street", "street.yaml"))
     cmd = re.sub(r"(\s)lidarsim(\s+view\s)", r"\1%s\2" % BINARY, cmd, count=1)
