@@ -1,8 +1,9 @@
 # lidarsim — top-level entry points (Debian 12). Targets that need packages install the missing ones
-# with apt-get (as root); what each installs and how long it takes: README, "Install" and "Tests".
+# with apt-get (as root); what each installs and how long it takes: docs/install.md and docs/tests.md.
 #   make            the library and the CLI only (Release) -> build/lidarsim, build/liblidarsim.so, .a
 #   make demo       + the build packages, build, scan the bundled street demo -> out/demo/
 #   make check      the core test suite (Release, light dependencies): ctest -LE interop
+#   make docs       the documentation site (MkDocs + Material, mkdocs.yml) -> build/site/, offline
 #   make test-interop  other projects' readers of lidarsim's files (PCL, Open3D, npm): ctest -L interop
 #   make test-asan  the core suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
 #   make test       the whole suite, as CI runs it: check, test-asan, test-interop, deb-check
@@ -23,10 +24,13 @@ BUILD_PKGS = cmake make gcc pkg-config libembree-dev libassimp-dev libyaml-dev l
 DEMO_PKGS  = assimp-testmodels fonts-dejavu-core
 # The core suite: Python with numpy and pytest, valgrind, Mesa's EGL/GL (raster engine, viewer under
 # xvfb; xdotool and xwd press keys in the live viewer and grab its window), OpenMPI (dataset over
-# ranks), the .deb tools (dpkg-shlibdeps, file), man (the manual page renders without warnings).
+# ranks), the .deb tools (dpkg-shlibdeps, file), man (the manual page renders without warnings),
+# MkDocs with the Material theme and Chromium (tests/test_docs_site.py builds the site and reads it
+# in headless Chromium).
+DOCS_PKGS  = mkdocs mkdocs-material
 CHECK_PKGS = python3 python3-numpy python3-pytest valgrind libegl1 libegl-mesa0 libgl1-mesa-dri \
              libglx-mesa0 libopenmpi-dev openmpi-bin binutils dpkg-dev file man-db groff-base xvfb xauth \
-             xdotool x11-apps
+             xdotool x11-apps $(DOCS_PKGS) chromium
 # The interoperability checks: PCL (tests/pcl_*.py, with VTK and Qt), Open3D (test_ply_open3d.py),
 # and node + npm for the LAS and MCAP readers of test_las_mcap_npm (@loaders.gl/las, @mcap/core,
 # installed by npm into the test's work folder).
@@ -44,7 +48,7 @@ SAN_ENV    = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_sta
              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
 .PHONY: all build install deb deb-check deps build-deps demo-deps check-deps interop-deps node-deps fuzz-deps \
-        pcl-deps demo check test test-interop test-asan fuzz bench bench-pcl clean
+        pcl-deps docs-deps demo docs check test test-interop test-asan fuzz bench bench-pcl clean
 
 all: build
 
@@ -122,10 +126,21 @@ fuzz-deps: build-deps
 pcl-deps: build-deps
 	$(call install_missing,$(PCL_PKGS))
 
+docs-deps:
+	$(call install_missing,$(DOCS_PKGS))
+
 demo: demo-deps build
 	mkdir -p out/demo
 	$(B)/lidarsim scan examples/street/street.yaml -o out/demo/street.pcd --stats
 	$(B)/lidarsim render out/demo/street.pcd -o out/demo/street_bev.png --view bev --color label --extent 35
+
+# The documentation site from docs/ (mkdocs.yml): build/site/, with no font, script or style from the
+# network (--strict: a broken page link fails the build; the offline check reads the built HTML).
+# Open it through a web server (python3 -m http.server -d $(B)/site): the search reads its index
+# with fetch, which file:// pages may not do. tests/test_docs_site.py also reads it in Chromium.
+docs: docs-deps
+	$(PY) -m mkdocs build --strict --config-file mkdocs.yml --site-dir $(B)/site
+	$(PY) tools/docs_site_check.py $(B)/site --static
 
 # The project's whole suite; CI (.ci/run) runs it.
 test: check test-asan test-interop deb-check

@@ -84,7 +84,7 @@ LSIM_API lsim_status lsim_context_last_status(const lsim_context *ctx);
  * importer may use on top of what the process already maps (0: automatic, 2 GiB + 32 x the
  * file size; not enforced in AddressSanitizer builds). */
 LSIM_API lsim_status lsim_context_set_import_limits(lsim_context *ctx, double seconds, double memory_bytes);
-/* No output replaces an input (README "Robustness"). With on != 0 the context remembers every file
+/* No output replaces an input (docs/robustness.md). With on != 0 the context remembers every file
  * it reads from then on (scene, meshes, pattern, trajectory, kernel and calibration files, point
  * files, configs); every file it then writes (point files, pictures, reports, a dataset's files)
  * that is one of them, the same file whatever the spelling or link, is refused with
@@ -106,7 +106,7 @@ LSIM_API const char *lsim_sensor_preset_description(const char *name);
 LSIM_API lsim_status lsim_sensor_create_preset(lsim_context *ctx, const char *name, lsim_sensor **out);
 /* A real unit as a sensor, from its calibration file: an Ouster sensor metadata JSON or a
  * Velodyne per-laser table (JSON, the ROS velodyne_pointcloud YAML, or VeloView XML). Every beam
- * has that unit's elevation, azimuth offset, origin and firing time (README "Real units"). */
+ * has that unit's elevation, azimuth offset, origin and firing time (docs/real-sensors.md). */
 LSIM_API lsim_status lsim_sensor_create_calibrated(lsim_context *ctx, const char *path, lsim_sensor **out);
 /* Rotating multi-channel lidar: `channels` elevations (degrees), `columns` firings per revolution. */
 LSIM_API lsim_status lsim_sensor_create_rotating(lsim_context *ctx, int channels, const double *elevations_deg,
@@ -125,7 +125,7 @@ LSIM_API lsim_status lsim_sensor_create_pattern(lsim_context *ctx, size_t count,
 LSIM_API void lsim_sensor_destroy(lsim_sensor *sensor);
 
 LSIM_API lsim_status lsim_sensor_set_pose(lsim_sensor *sensor, const double position[3], const double rpy_deg[3]);
-/* Time and motion (README "Time and motion"). Each beam is cast from the sensor's pose at its own
+/* Time and motion (docs/motion.md). Each beam is cast from the sensor's pose at its own
  * time: the frame's start (lsim_scan_options.scan_time) plus the beam's time within the sweep.
  * Constant motion from the pose of lsim_sensor_set_pose at t = 0: velocity in m/s (world frame)
  * and roll, pitch, yaw rates in deg/s (NULL = zeros; all zeros = a static sensor). Replaces a
@@ -146,7 +146,7 @@ LSIM_API lsim_status lsim_sensor_set_range(lsim_sensor *sensor, double min_m, do
  * detection threshold of the range equation). */
 LSIM_API lsim_status lsim_sensor_set_noise(lsim_sensor *sensor, double range_sigma_m, double intensity_sigma,
                                            double detection_reflectance);
-/* Noise model (README "Noise"). LSIM_NOISE_CONSTANT: range noise of range_sigma for every echo.
+/* Noise model (docs/real-sensors.md, "Noise from the signal"). LSIM_NOISE_CONSTANT: range noise of range_sigma for every echo.
  * LSIM_NOISE_SNR (the presets' default): an echo of peak power P against a noise floor of
  * threshold / snr_at_threshold has SNR = P / floor; range noise sqrt(range_sigma^2 +
  * (sqrt(2) sigma_pulse / SNR)^2) with sigma_pulse the pulse's standard deviation in range, and
@@ -179,7 +179,7 @@ typedef enum lsim_returns_mode {
 } lsim_returns_mode;
 LSIM_API lsim_status lsim_sensor_set_receiver(lsim_sensor *sensor, double pulse_width_ns, lsim_returns_mode mode,
                                               int max_returns);
-/* Continuous-wave (phase-shift) receiver instead of the pulsed one (README "Continuous-wave
+/* Continuous-wave (phase-shift) receiver instead of the pulsed one (docs/sensor.md "Continuous-wave
  * receiver"): two distinct modulation frequencies in Hz, `samples` per frequency (4..256) over
  * about `periods` periods (1..10000), phase bias c0 + c1 L + c2 L^2 (radians, L in intensity
  * units; NULL: none). freq_hz NULL: back to the pulsed receiver. The urg-04lx preset is CW. */
@@ -240,7 +240,7 @@ typedef struct lsim_object_desc {
     double scale;            /* uniform scale, > 0 */
     const char *material;    /* material name (NULL: "default", Lambertian 0.5) */
     const char *label;       /* semantic class name (NULL: "unlabeled") */
-    /* Motion (README "Time and motion"); all zero (lsim_object_desc_init) = a static object.
+    /* Motion (docs/motion.md); all zero (lsim_object_desc_init) = a static object.
      * Constant rates move the object from position / rotation_deg at t = 0: velocity in m/s (world)
      * and roll, pitch, yaw rates in deg/s (within +-1e4 m/s, +-1e5 deg/s). A trajectory
      * (trajectory_count 1..1e6 keys at strictly ascending times, seconds) overrides the rates:
@@ -283,7 +283,7 @@ typedef struct lsim_material_desc {
     double reflectance, roughness, ior, f0, metallic, peak, falloff_deg, transmittance;
 } lsim_material_desc;
 
-/* Defaults of a type (see the README's material table). */
+/* Defaults of a type (see the material table of docs/materials.md). */
 LSIM_API void lsim_material_desc_init(lsim_material_desc *desc, lsim_material_type type);
 LSIM_API lsim_status lsim_scene_add_material(lsim_scene *scene, const char *name, const lsim_material_desc *desc);
 /* A material measured with the real sensor (`lidarsim calibrate`): the material `calibrated_name`
@@ -324,10 +324,10 @@ LSIM_API lsim_status lsim_scene_add_triangles(lsim_scene *scene, const float *ve
  * are answered from OpenGL views (EGL, Mesa's llvmpipe without a GPU) with the normal
  * correction: one cube map for a still frame, a view per group of beams (lsim_raster_options)
  * when the sensor or objects move; bounces, shadow rays and spheres are ray-cast by Embree. Its
- * points match Embree's to about a micrometre away from silhouettes (README). */
+ * points match Embree's to about a micrometre away from silhouettes (docs/raster-engine.md). */
 typedef enum lsim_engine_kind { LSIM_ENGINE_EMBREE = 0, LSIM_ENGINE_BRUTE = 1, LSIM_ENGINE_RASTER = 2 } lsim_engine_kind;
 LSIM_API lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind);
-/* Settings of the raster engine (scene key `raster:`; README "Rasterization engine").
+/* Settings of the raster engine (scene key `raster:`; docs/raster-engine.md).
  * oversample: pixels per finest beam spacing, 1..16 (default 2). group_ms: when the sensor or
  * objects move during a frame, the beams are cut into groups of this many milliseconds of firing
  * time and each group's view is drawn at the group's mean time (0.01..1000, default 1): a moving
@@ -461,8 +461,8 @@ typedef enum lsim_format {
     LSIM_FORMAT_PLY,      /* PLY binary little-endian */
     LSIM_FORMAT_KITTI,    /* .bin x,y,z,intensity float32 + .label + label map */
     LSIM_FORMAT_CSV,
-    LSIM_FORMAT_LAS,      /* ASPRS LAS 1.4, point data record format 6 + extra bytes (README "LAS") */
-    LSIM_FORMAT_MCAP,     /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (README "MCAP") */
+    LSIM_FORMAT_LAS,      /* ASPRS LAS 1.4, point data record format 6 + extra bytes (docs/points.md "LAS") */
+    LSIM_FORMAT_MCAP,     /* MCAP with ROS 2 sensor_msgs/PointCloud2 and tf2_msgs/TFMessage (docs/points.md "MCAP") */
     LSIM_FORMAT_PCAP      /* the sensor's own UDP packets (Ouster, Velodyne) in a pcap; Ouster's metadata JSON
                            * beside it (docs/formats.md "pcap out"): lsim_scene_scan_write*,
                            * lsim_points_write_recording */
@@ -539,7 +539,7 @@ LSIM_API lsim_status lsim_points_write_range_image(const lsim_points *points, co
  * Minimise sum_i rho(r_sim,i - r_real,i) over the chosen parameters with L-BFGS (liblbfgs, Wolfe
  * line search). Each evaluation scans the scene (noise off), walks each beam's path through
  * mirrors and glass, and differentiates every beam's range by re-tracing that path with dual
- * numbers (README "Fitting"). Beams at a silhouette (a neighbouring beam of the same ring meets
+ * numbers (docs/fitting.md). Beams at a silhouette (a neighbouring beam of the same ring meets
  * other surfaces, misses, or lies more than 10 % nearer or farther) have no gradient there: they
  * are left out and counted, as are beams whose reported range is not their path's return
  * (unmatched: a CW mix of several returns, a specular surface's own return). The sensor reports
@@ -620,7 +620,7 @@ LSIM_API lsim_status lsim_fit_get_residuals(const lsim_fit *fit, size_t beams, u
                                             double *jacobian);
 /* Run at most max_iterations (1..10000) from the current parameters; the sensor ends at the fit.
  * progress (may be NULL) is called after each L-BFGS iteration with its number (over all rounds)
- * and the loss of the round's path models there (README "Fitting": the simulated loss is known only
+ * and the loss of the round's path models there (docs/fitting.md: the simulated loss is known only
  * at the end of a round). */
 LSIM_API lsim_status lsim_fit_run(lsim_fit *fit, int max_iterations, void (*progress)(void *user, int iteration, double loss),
                                   void *user, lsim_fit_result *result);
@@ -985,7 +985,7 @@ LSIM_API lsim_status lsim_pattern_from_scan(lsim_context *ctx, const char *scan_
 
 /* Datasets (`lidarsim dataset`): random scenes from a config (sensor, object library, layout,
  * jitter, trajectory, moving actors; examples/dataset/README.md), every frame scanned noisy and
- * clean and written as a SemanticKITTI tree (README "Datasets"), each frame atomically and
+ * clean and written as a SemanticKITTI tree (docs/datasets.md), each frame atomically and
  * recorded in a manifest, so that a run stopped at any point resumes with the missing frames only.
  * Frame k is a function of (config, seed, k) alone: the same bytes whatever the split into shards
  * and ranks, the threads or the resumes. */
@@ -1055,7 +1055,7 @@ LSIM_API lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *o
 /* ---------------------------------------------------------------------------------------------- */
 /* Benchmarks and the live viewer (`lidarsim bench`, `lidarsim view`) */
 
-/* Benchmarks (`lidarsim bench`, README "Performance"): one run function for all of them; the
+/* Benchmarks (`lidarsim bench`, docs/performance.md): one run function for all of them; the
  * options say which one and hold its settings, and its report goes to standard output (exactly what
  * `lidarsim bench` prints) or to a file. Times depend on the machine; the other figures (beams,
  * points, echoes, mismatches) do not. */
@@ -1118,7 +1118,7 @@ typedef struct lsim_bench_options {
 /* Defaults for every field (above) of a `kind` benchmark. */
 LSIM_API void lsim_bench_options_init(lsim_bench_options *options, lsim_bench_kind kind);
 
-/* Run the benchmark and print its report (the format `lidarsim bench` prints: README "Performance").
+/* Run the benchmark and print its report (the format `lidarsim bench` prints: docs/performance.md).
  * Errors set ctx's message: LSIM_ERR_INVALID_ARGUMENT for an option out of range (naming the
  * field, its value and the range), or a DATASET run without `program`; LSIM_ERR_IO for a report
  * path that cannot be written, a scene of the fit that does not load, or a spawned dataset run
@@ -1128,7 +1128,7 @@ LSIM_API void lsim_bench_options_init(lsim_bench_options *options, lsim_bench_ki
  * is not written). */
 LSIM_API lsim_status lsim_bench_run(lsim_context *ctx, const lsim_bench_options *options);
 
-/* The live viewer (`lidarsim view`, README "Viewer"): the scene's triangles (flat shaded,
+/* The live viewer (`lidarsim view`, docs/viewer.md): the scene's triangles (flat shaded,
  * coloured by label or material), the sensor (a marker and its axes), the beams as lines from
  * the sensor to each hit (coloured by intensity) and the points (by intensity or label), in a
  * GLFW window with an OpenGL 3.3 core context. Keys move the sensor and re-scan the frame. With

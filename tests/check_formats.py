@@ -29,7 +29,7 @@ FIELDS = [
 ]
 NAMES = [name for name, _ in FIELDS]
 NUMPY_TYPE = {"F": "<f4", "U2": "<u2", "U4": "<u4"}
-PLY_TYPE = {"F": "float", "U2": "uint16", "U4": "int"}  # names Open3D's tensor reader keeps (src/io/ply.c)
+PLY_TYPE = {"F": "float", "U2": "uint16", "U4": "int"}  # names Open3D's tensor reader keeps (src/formats/ply.c)
 PLY_NUMPY = {"F": "<f4", "U2": "<u2", "U4": "<i4"}
 
 LABEL_IDS = [0, 10, 40, 252]

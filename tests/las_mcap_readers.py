@@ -6,7 +6,8 @@ import zlib
 
 import numpy as np
 from cli_check import check, read_bytes
-# README "LAS": SemanticKITTI id -> ASPRS class; others 1.
+
+# docs/points.md "LAS": SemanticKITTI id -> ASPRS class; others 1.
 ASPRS = {0: 0, 1: 7, 40: 11, 60: 11, 44: 2, 48: 2, 49: 2, 72: 2, 50: 6, 70: 5, 71: 5}
 
 

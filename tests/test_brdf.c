@@ -531,7 +531,7 @@ static void test_validate(void)
     lsim_context_destroy(ctx);
 }
 
-/* The documented Cook–Torrance (README "Materials", docs/physics.md): F0 = (1 - metallic) f0 +
+/* The documented Cook–Torrance (docs/materials.md, once the README's "Materials"; docs/physics.md): F0 = (1 - metallic) f0 +
  * metallic rho, and the worked example's digits are what lsim_brdf_backscatter gives (before, the
  * docs wrote F0 unmixed, which is 3.2 times lower at 0 deg for this material). */
 static char *read_doc(const char *name)
@@ -566,7 +566,7 @@ static void test_cook_torrance_documented(void)
     b.ior = 1.5;
     b.metallic = 0.5;
     const double angles[3] = {0.0, 30.0, 60.0}, documented[3] = {0.40187, 0.07675, 0.06367};
-    char *physics = read_doc("docs/physics.md"), *readme = read_doc("README.md");
+    char *physics = read_doc("docs/physics.md"), *readme = read_doc("docs/materials.md");
     CHECK(physics != NULL && readme != NULL);
     for (int k = 0; k < 3; ++k) {
         const double c = cos(angles[k] * DEG), got = lsim_brdf_backscatter(&b, c);

@@ -6,7 +6,7 @@
  *     revolution is not a complete one (validate uses count / beams_per_revolution revolutions);
  *   - a scene with 2,000 `calibration: FILE#m` references parses FILE once per load (bytes read
  *     from /proc/self/io) and gives every material the right calibration;
- *   - outputs committed together (lsim_output_set, src/io/output_set.h; validate, calibrate --view):
+ *   - outputs committed together (lsim_output_set, src/output/output_set.h; validate, calibrate --view):
  *     a rename failing half-way removes the files already renamed, a file never written stops
  *     the commit, a folder the set made is removed again, success leaves no staging folder. */
 #include "harness.h"
@@ -17,7 +17,7 @@
 #include "scene/scene.h"
 
 #include "core/context.h"
-#include "io/output_set.h"
+#include "output/output_set.h"
 
 #include <stdlib.h>
 #include <string.h>

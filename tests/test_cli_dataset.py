@@ -116,7 +116,7 @@ if T0 and all(parts):
     per = json.loads(T0["dataset.json"])["frames_per_sequence"]
 
     def owner(k, shards):
-        """README "Datasets": blocks of a sequence's frames dealt out to the shards."""
+        """docs/datasets.md: blocks of a sequence's frames dealt out to the shards."""
         sequences = (FRAMES + per - 1) // per
         cut = min(max((4 * shards + sequences - 1) // sequences, 1), per)
         block = (per + cut - 1) // cut

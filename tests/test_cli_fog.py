@@ -7,8 +7,8 @@ examples/street/street.yaml (VLP-16: 6 ns pulse, 0.5-100 m, 10 % detected at 100
 overlap) with `atmosphere: {visibility_m: V}` and nothing else, scanned noise-free in its default
 `strongest` mode, every beam kept:
 - at 1,000 m visibility fewer than 1 % of the beams return fog (label 1, "outlier": no surface);
-- the share of fog beams grows as the visibility falls (1000, 200, 50, 20 m; printed for the
-  README);
+- the share of fog beams grows as the visibility falls (1000, 200, 50, 20 m; printed for
+  docs/fog.md);
 - at 20 m visibility the fog echoes lie where the published model puts the fog's peak (Hahner et
   al., ICCV 2021: pi beta xi(r) exp(-2 alpha r) / r^2 convolved with the pulse, alpha = ln(20) / V,
   beta = 0.046 / V, xi the linear overlap ramp of Rasshofer's eqs. 11-12 with Hahner's geometry),

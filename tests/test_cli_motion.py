@@ -26,7 +26,7 @@ BINARY, WORK = binary_and_work(fresh=True)
 SOURCE = source_dir()
 lidarsim = Lidarsim(BINARY, WORK)
 
-# Every field of a point, in file order (README "Points"): name -> struct letter.
+# Every field of a point, in file order (docs/points.md): name -> struct letter.
 FIELDS = [("x", "f"), ("y", "f"), ("z", "f"), ("range", "f"), ("intensity", "f"), ("reflectivity", "f"),
           ("ring", "H"), ("azimuth", "f"), ("elevation", "f"), ("time", "f"), ("label", "I"), ("instance", "I"),
           ("incidence", "f"), ("nx", "f"), ("ny", "f"), ("nz", "f"), ("x_clean", "f"), ("y_clean", "f"),

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""`mpirun ... lidarsim dataset` as the README writes it (issue 23).
+"""`mpirun ... lidarsim dataset` as docs/cli.md (the README's Usage until issue 26) writes it (issue 23).
 
 usage: test_cli_mpi.py LIDARSIM_BINARY WORK_DIR   (env LSIM_SOURCE_DIR, LSIM_HAVE_MPI)
 
-  a  the README's mpirun line (its Usage synopsis), run as written with K=2 and the example
+  a  docs/cli.md's mpirun line (its Usage synopsis), run as written with K=2 and the example
      dataset, as root too (CI runs as root; OpenMPI refuses root without --allow-run-as-root):
      exit 0, every frame written once, one summary (rank 0's) and no progress from rank 1
   b  an MPI build launched by another MPI's launcher (its environment announces 2 ranks, here
@@ -36,7 +36,7 @@ def frames_written(out):
 
 
 def readme_mpirun_line():
-    for line in open(os.path.join(SRC, "README.md"), encoding="utf-8"):
+    for line in open(os.path.join(SRC, "docs", "cli.md"), encoding="utf-8"):
         if line.startswith("mpirun "):
             return line.split("#")[0].strip()
     return None
@@ -44,7 +44,7 @@ def readme_mpirun_line():
 
 def test_readme_line():
     line = readme_mpirun_line()
-    if not check(line is not None, "README.md has no line starting with `mpirun `"):
+    if not check(line is not None, "docs/cli.md has no line starting with `mpirun `"):
         return
     out = os.path.join(WORK, "readme")
     cmd = line.replace(" -n K ", " -n 2 ").replace("CONFIG.yaml", CONFIG).replace("-o DIR", "-o " + out)

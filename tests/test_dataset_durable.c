@@ -11,8 +11,8 @@
 #include "harness.h"
 #include "files.h"
 
-#include "io/atomic_file.h"
 #include "lidarsim.h"
+#include "output/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

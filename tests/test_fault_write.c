@@ -1,4 +1,4 @@
-/* The atomic output writer (io/atomic_file.h) under faults, through the library:
+/* The atomic output writer (output/atomic_file.h) under faults, through the library:
  *   - a directory removed between lsim_atomic_open and the commit: LSIM_ERR_IO naming the path,
  *     nothing created;
  *   - a group whose second file cannot be moved into place: the first, already renamed, is removed;
@@ -14,7 +14,7 @@
 #include "harness.h"
 #include "files.h"
 
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

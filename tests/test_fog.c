@@ -23,8 +23,8 @@
 #include "harness.h"
 #include "scan_fixture.h"
 
-#include "io/plot_png.h"
 #include "optics/fog.h"
+#include "pictures/plot_png.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Any input of up to 16 MiB is read within the memory bound the README's Robustness section
+"""Any input of up to 16 MiB is read within the memory bound docs/robustness.md
 documents for it: point files, scene files, trajectories and meshes (calibration files have their
 own test, test_unit_limits).
 
@@ -23,7 +23,7 @@ from timeouts import limit
 
 BINARY, WORK = binary_and_work()
 SIXTEEN_MIB = 16 << 20
-BOUND_MB = 256  # README "Robustness": any input of up to 16 MiB is read in at most 256 MB
+BOUND_MB = 256  # docs/robustness.md: any input of up to 16 MiB is read in at most 256 MB
 LIMIT_MB = BOUND_MB * 3 if built_with_asan(BINARY) else BOUND_MB
 
 

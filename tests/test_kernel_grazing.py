@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Kernel mode on grazing ground (README "Kernel mode and blooming", its limits): how far a flat
+"""Kernel mode on grazing ground (docs/model.md "Kernel mode and blooming", its limits): how far a flat
 ground is seen, single mode against kernel mode, as documented.
 
 usage: test_kernel_grazing.py LIDARSIM_BINARY WORK_DIR
@@ -76,11 +76,11 @@ check(abs(coarse - 26.5) < 0.8, "kernel mode (1 m bins) reaches %.1f m, document
 check(fine < single - 2.0 and coarse > single, "kernel mode loses grazing ground before single mode with 0.2 m bins "
       "and not with 1 m bins: %.1f, %.1f, %.1f m" % (single, fine, coarse))
 
-# the README's kernel-mode limits state these figures
+# the kernel-mode limits (docs/model.md, once the README's) state these figures
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+with open(os.path.join(ROOT, "docs", "model.md"), encoding="utf-8") as f:
     readme = f.read()
 check("single mode 24.5 m, kernel mode 20.7 m\n    with 0.2 m bins, 26.5 m with 1 m bins" in readme,
-      "README's kernel-mode limits give the measured reach (24.5, 20.7 and 26.5 m)")
+      "docs/model.md's kernel-mode limits give the measured reach (24.5, 20.7 and 26.5 m)")
 
 finish("test_kernel_grazing", "OK")

@@ -7,8 +7,8 @@
 #include "calib/calib_view.h"
 #include "calib/ks_test.h"
 #include "core/rng.h"
-#include "io/colormap.h"
 #include "lidarsim.h"
+#include "pictures/colormap.h"
 
 #include <dirent.h>
 #include <stdint.h>

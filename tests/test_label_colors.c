@@ -1,11 +1,11 @@
-/* Label colours (io/label_colors.h) stand out on the picture's plot background: every semantic id
+/* Label colours (pictures/label_colors.h) stand out on the picture's plot background: every semantic id
  * of 0..65535 (SemanticKITTI's classes and the tab10 colours of the others) has a WCAG luminance
  * contrast ratio of at least 3:1 against LSIM_VIEW_BACKGROUND. Before, SemanticKITTI's sidewalk
  * (75, 0, 75) had 1.09:1, unlabeled (black) 1.28:1 and eleven more classes less than 3:1. */
 #include "harness.h"
 
-#include "io/label_colors.h"
-#include "io/view_png.h"
+#include "pictures/label_colors.h"
+#include "pictures/view_png.h"
 
 #include <math.h>
 #include <string.h>

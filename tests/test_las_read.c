@@ -1,4 +1,4 @@
-/* lsim_points_read on LAS files (inverse/las_read.c), through include/lidarsim.h only:
+/* lsim_points_read on LAS files (formats/las_read.c), through include/lidarsim.h only:
  *  - lidarsim's own LAS 1.4 (format 6 + extra bytes) read back: x, y, z within half the 0.1 mm
  *    step, label, instance, epw, ring, range, time, return index and count bit for bit,
  *    reflectivity within 1/65535; `fields` reads only what it asks for;

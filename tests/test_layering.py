@@ -13,15 +13,22 @@ graph of the code as it is, read against the data flow of DESIGN.md §1:
      points     the user-facing point columns                    (core)
      receiver   pulsed receiver: waveform, echoes, EPW           (core; optics fills its
                 contributions, so it sits below optics even though it comes after it in the flow)
-  2  io         writers, readers, PNGs, plots, atomic files      (points)
+     output     outputs that appear whole or not at all: atomic files and groups, a run's
+                output set                                       (core; every writer above
+                goes through it, so it sits below formats and pictures)
+  2  formats    point files written and read back: PCD, PLY, LAS, KITTI, CSV, MCAP; the
+                column reader, format names, byte order helpers  (points, output)
+     pictures   PNGs and plots: the canvas, colour maps, plots, point views, figures
+                                                                 (points, output)
   3  scene      objects, materials, meshes, scene and sensor YAML (sensor, points)
      recording  real sensors' packet streams (Ouster, Velodyne pcaps) in and out: a unit's
-                calibration (sensor), points, and io's atomic writer and byte order helpers
-                (io is rank 2, so recording sits above it, beside scene)
+                calibration (sensor), points, output's atomic writer and formats' byte order
+                helpers and pcap magic (formats is rank 2, so recording sits above it, beside scene)
   4  geometry   engines: hits of rays in a scene                 (scene)
   5  optics     BRDFs, bounces, sub-rays, fog, blooming          (geometry, receiver)
   6  calib      real scans, board fit, calibration tables and files, KS test, views
-                (optics: fitted BRDFs; io: files and pictures; scene: its YAML reader)
+                (optics: fitted BRDFs; output and pictures: its files and figures; scene: its YAML
+                reader)
   7  noise      parametric and calibrated noise                  (calib: calibration tables)
   8  pipeline   the frame: runs every stage above                (all of the above)
   9  validate   tools that drive the simulator many times through the public API
@@ -50,8 +57,8 @@ import sys
 
 RANKS = {
     "core": 0,
-    "sensor": 1, "points": 1, "receiver": 1,
-    "io": 2,
+    "sensor": 1, "points": 1, "receiver": 1, "output": 1,
+    "formats": 2, "pictures": 2,
     "scene": 3, "recording": 3,
     "geometry": 4,
     "optics": 5,

@@ -1,4 +1,4 @@
-/* Leftovers of killed validate / calibrate runs (io/output_set.h, issue 23): a run killed with
+/* Leftovers of killed validate / calibrate runs (output/output_set.h, issue 23): a run killed with
  * SIGKILL leaves its staging folder ".lidarsim-COMMAND.XXXXXX" in the output folder and its
  * "FILE.part.PID.N" beside a single output. A successful run of the same command removes
  *   - staging folders of that command that no live run holds (their lock can be taken), and
@@ -9,7 +9,7 @@
 #include "harness.h"
 #include "files.h"
 
-#include "io/output_set.h"
+#include "output/output_set.h"
 
 #include <fcntl.h>
 #include <string.h>

@@ -1,11 +1,11 @@
-/* Plot renderer (io/plot_png.h): PNGs of the requested size, series drawn where their data are,
+/* Plot renderer (pictures/plot_png.h): PNGs of the requested size, series drawn where their data are,
  * NaN points and empty series tolerated, degenerate ranges handled, bad arguments rejected,
  * no temporary files left. Set LSIM_KEEP_OUTPUT=1 to keep the images for a look. */
 #include "files.h"
 #include "harness.h"
 
-#include "io/plot_png.h"
 #include "lidarsim.h"
+#include "pictures/plot_png.h"
 
 #include <dirent.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@ usage: test_ply_open3d.py LIDARSIM_BINARY WORK_DIR
 
 One frame of the bundled street scene is written as PLY and as CSV (the same seed, so the same
 points). Open3D's tensor reader (o3d.t.io.read_point_cloud) must keep every column -- it skips
-properties of types it does not know, which is why src/io/ply.c writes ring, return_index and
+properties of types it does not know, which is why src/formats/ply.c writes ring, return_index and
 num_returns as "uint16" and label and instance as "int" -- and each must equal the CSV's column
 bit for bit (positions = x, y, z; normals = nx, ny, nz; the rest by name, integers as integers).
 The legacy reader (o3d.io.read_point_cloud) must read the same x, y, z. Skips (exit 0, saying

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""The README's and docs/*.md's fenced code blocks run as written (issue 14).
+"""The README's and the documentation site's fenced code blocks run as written (issues 14, 26).
 
 usage: test_readme_blocks.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the source tree)
 
-Every fenced block of README.md, then of docs/*.md (sorted), in document order, in one scratch
+Every fenced block of README.md, then of every page of the site, docs/**/*.md (sorted by path,
+subfolders included), in document order, in one scratch
 tree WORK_DIR/tree (a copy of examples/, links to python/, tools/, include/, tests/, the
 repository's data/ and the build's binary and library under build/; nothing outside the
 repository is linked, so the blocks run as they do in a fresh clone):
@@ -15,6 +16,9 @@ repository is linked, so the blocks run as they do in a fresh clone):
                      scanned: `lidarsim scan FILE -o FILE.csv --noise off` must exit 0 and write
                      at least one point. A block marked `<!-- fragment -->` must parse as YAML
                      (with python3's yaml module; skipped, and counted so, without it).
+                     `<!-- file: PATH -->` before it says the block is the scene file PATH of
+                     the repository: the block must equal that file, and the tree's copy is
+                     scanned.
   python             runs with /usr/bin/python3, PYTHONPATH=python, LIDARSIM_LIBRARY the build's
                      liblidarsim.so; exit 0. `<!-- file: PATH -->` before it says the block is
                      the file PATH: the block must equal that file, and the tree's copy runs.
@@ -187,6 +191,11 @@ def do_block(doc, line, lang, text, mark, arg, n):
                 return
             count(kind, "fragment parsed")
             return
+        if mark == "file":
+            real = os.path.join(SRC, arg)
+            if not os.path.isfile(real) or open(real, encoding="utf-8").read() != text:
+                fail("%s: the block is not the content of %s" % (where, arg))
+                return
         if not re.search(r"^objects:", text, re.M):
             fail("%s: a YAML block that is not a whole scene (no root `objects:`) must be marked "
                  "`<!-- fragment -->` or `<!-- not run: why -->`" % where)
@@ -194,6 +203,10 @@ def do_block(doc, line, lang, text, mark, arg, n):
         name = "_block_%03d" % n
         with open(os.path.join(TREE, name + ".yaml"), "w", encoding="utf-8") as f:
             f.write(text)
+        if mark == "file":  # the scene where it lies, so that its relative paths resolve
+            name = os.path.splitext(arg)[0]
+            with open(os.path.join(TREE, arg), "w", encoding="utf-8") as f:
+                f.write(text)
         if os.path.exists(os.path.join(TREE, name + ".csv")):
             os.unlink(os.path.join(TREE, name + ".csv"))
         rc, out = run([BINARY, "scan", name + ".yaml", "-o", name + ".csv", "--noise", "off"],
@@ -262,7 +275,7 @@ def make_tree():
 
 def main():
     make_tree()
-    docs = [os.path.join(SRC, "README.md")] + sorted(glob.glob(os.path.join(SRC, "docs", "*.md")))
+    docs = [os.path.join(SRC, "README.md")] + sorted(glob.glob(os.path.join(SRC, "docs", "**", "*.md"), recursive=True))
     t0 = time.time()
     n = 0
     per_doc = {}

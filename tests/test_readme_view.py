@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""The README's `lidarsim view` example shows the street (issue 23: its camera showed one wall).
+"""The viewer page's `lidarsim view` example (docs/viewer.md, the README's "Viewer" until issue 26) shows the street (issue 23: its camera showed one wall).
 
 usage: test_readme_view.py LIDARSIM_BINARY WORK_DIR      (env LSIM_SOURCE_DIR: the source tree)
 
-The README's screenshot line (section Viewer: `xvfb-run ... lidarsim view examples/street/street.yaml
+docs/viewer.md's screenshot line (once the README's section Viewer: `xvfb-run ... lidarsim view examples/street/street.yaml
 --screenshot out.png ... --camera ...`) runs as written (test_readme_blocks checks only its exit
 status); its PNG, decoded by the tests' own reader (png_read.py), must show the scene: no class of
 colour over 60 % of the picture, the road (SemanticKITTI magenta, shaded) on at least 3 % and the
@@ -23,7 +23,7 @@ SRC = source_dir()
 
 
 def readme_view_line():
-    text = open(os.path.join(SRC, "README.md"), encoding="utf-8").read().replace("\\\n", " ")
+    text = open(os.path.join(SRC, "docs", "viewer.md"), encoding="utf-8").read().replace("\\\n", " ")
     for line in text.splitlines():
         if line.strip().startswith("xvfb-run") and " view " in line and "--camera" in line:
             return " ".join(line.split())
@@ -34,7 +34,7 @@ def main():
     if not shutil.which("xvfb-run"):
         skip("test_readme_view", "no xvfb-run (Debian: xvfb, xauth; make check-deps)")
     line = readme_view_line()
-    if not check(line is not None, "README.md has no `xvfb-run ... lidarsim view ... --camera` line"):
+    if not check(line is not None, "docs/viewer.md has no `xvfb-run ... lidarsim view ... --camera` line"):
         return
     cmd = line.replace("examples/street/street.yaml", os.path.join(SRC, "examples", "street", "street.yaml"))
     cmd = re.sub(r"(\s)lidarsim(\s+view\s)", r"\1%s\2" % BINARY, cmd, count=1)

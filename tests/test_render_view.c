@@ -1,10 +1,10 @@
-/* The point view's title (io/view_png.h) counts the points in view, not all of them: a 90-degree
+/* The point view's title (pictures/view_png.h) counts the points in view, not all of them: a 90-degree
  * perspective of four points, one behind the sensor and one 71 degrees to its left, says "2 of 4
  * points in view" (the title `lidarsim render` drew said "(4 points)"); the bird's-eye view of the
  * same points at a 15 m half width has three in view. */
 #include "harness.h"
 
-#include "io/view_png.h"
+#include "pictures/view_png.h"
 
 #include <stdio.h>
 #include <string.h>

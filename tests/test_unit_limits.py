@@ -6,7 +6,7 @@ usage: test_unit_limits.py LIDARSIM_BINARY WORK_DIR
 
 Each hostile file is generated here (none is committed: some are 16 MiB), given to
 `lidarsim presets FILE`, and must be refused (exit 1) with a message naming the file, the line and
-the limit, by a child whose peak memory (ru_maxrss) stays under the bound the README's Robustness
+the limit, by a child whose peak memory (ru_maxrss) stays under the bound docs/robustness.md
 section documents for the calibration readers. Time limits only catch hangs (300 s each); no
 speed is asserted. Before the fix:
 - VeloView XML with an internal entity referenced 20,000 times: expanded (~2 GB, 56 s);
@@ -28,7 +28,7 @@ from timeouts import limit
 
 BINARY, WORK = binary_and_work(fresh=True)
 SIXTEEN_MIB = 16 << 20
-# README "Robustness": a calibration file of up to 16 MiB takes at most 160 MB (peak RSS of
+# docs/robustness.md: a calibration file of up to 16 MiB takes at most 160 MB (peak RSS of
 # `lidarsim presets FILE`, the program's own ~10 MB included).
 BOUND_MB = 160
 LIMIT_MB = BOUND_MB * 2 if built_with_asan(BINARY) else BOUND_MB  # ASan: 139 MB at most measured

@@ -26,7 +26,7 @@ objects:
 """
 BACKGROUND = (30, 30, 36)
 
-# viridis as src/io/colormap.c holds it (entries 0, 16, ..., 240, 255 of matplotlib's table)
+# viridis as src/pictures/colormap.c holds it (entries 0, 16, ..., 240, 255 of matplotlib's table)
 VIRIDIS = np.array([
     (0, 68, 1, 84), (16, 72, 24, 106), (32, 71, 45, 123), (48, 66, 64, 134), (64, 59, 82, 139),
     (80, 51, 99, 141), (96, 44, 114, 142), (112, 38, 130, 142), (128, 33, 145, 140), (144, 31, 160, 136),

@@ -81,7 +81,7 @@ def generate():
            "     is current. Edit the header, then run the script. -->", "",
            "Every declaration of the one public header, in its order, under the comment that documents it.",
            "Link with `pkg-config --cflags --libs lidarsim` or CMake's `find_package(lidarsim)` "
-           "(`lidarsim::lidarsim`); the README's *Library* section shows a program, and `python/lidarsim` "
+           "(`lidarsim::lidarsim`); docs/library.md shows a program, and `python/lidarsim` "
            "binds every function listed here.", ""]
     intro_lines = intro.split("\n")
     out += ["```text"] + intro_lines[2:] + ["```", ""] if len(intro_lines) > 2 else []

@@ -14,7 +14,7 @@
 #include "bench/bench_scene.h"
 #include "core/context.h"
 #include "core/progress.h"
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -56,7 +56,7 @@ void lsim_calib_config_free(lsim_calib_config *cfg);
 lsim_status lsim_calib_config_check_outputs(lsim_context *ctx, const lsim_calib_config *cfg, const char *config_path,
                                             const char *const *outputs, const char *const *what, size_t n);
 
-/* The same for the files of an output set (a view folder's or an output folder's, io/output_set.h)
+/* The same for the files of an output set (a view folder's or an output folder's, output/output_set.h)
  * once they are planned: none may be the config file or a scan, and the report (`report_path`,
  * NULL: none) none of them. LSIM_ERR_INVALID_ARGUMENT naming both; LSIM_OK otherwise. */
 struct lsim_output_set;

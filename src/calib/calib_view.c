@@ -1,7 +1,7 @@
 #include "calib/calib_view.h"
 
 #include "core/context.h"
-#include "io/colormap.h"
+#include "pictures/colormap.h"
 
 #include <math.h>
 #include <stdio.h>

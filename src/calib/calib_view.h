@@ -14,7 +14,7 @@
 #define LSIM_CALIB_CALIB_VIEW_H
 
 #include "calib/calibration.h"
-#include "io/plot_png.h"
+#include "pictures/plot_png.h"
 
 #define LSIM_CALIB_VIEW_MIN_PIXELS 128
 #define LSIM_CALIB_VIEW_MAX_PIXELS 8192

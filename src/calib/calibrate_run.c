@@ -10,7 +10,7 @@
 #include "core/progress.h"
 #include "core/text.h"
 #include "core/vec.h"
-#include "io/output_set.h"
+#include "output/output_set.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include "core/context.h"
 #include "core/text.h"
 #include "core/vec.h"
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 #include "scene/yaml_doc.h"
 
 #include <ctype.h>

@@ -3,7 +3,7 @@
 
 #include "core/context.h"
 #include "core/file_id.h"
-#include "io/output_set.h"
+#include "output/output_set.h"
 
 lsim_status lsim_calib_config_check_outputs(lsim_context *ctx, const lsim_calib_config *cfg, const char *config_path,
                                             const char *const *outputs, const char *const *what, size_t n)

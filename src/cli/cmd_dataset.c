@@ -31,7 +31,7 @@ static void dataset_usage(FILE *out)
             "       mpirun -n K lidarsim dataset CONFIG.yaml -o DIR ...        (an MPI build)\n\n"
             "Generate a labelled dataset: random scenes from CONFIG (sensor, object library, layout, jitter,\n"
             "trajectory, moving actors; examples/dataset/README.md), each frame scanned with noise and\n"
-            "clean, written as a SemanticKITTI tree in DIR (README \"Datasets\"). A rerun of the same command\n"
+            "clean, written as a SemanticKITTI tree in DIR (docs/datasets.md). A rerun of the same command\n"
             "writes only the frames the manifest (DIR/manifest/) does not list with whole files (each file's\n"
             "size and CRC-32 are checked: a deleted or changed frame is written again, and said so), after\n"
             "removing the temporary files a killed run left; frame k is the same bytes whatever the split,\n"

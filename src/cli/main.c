@@ -13,7 +13,7 @@
 /* SIGINT, SIGTERM and SIGHUP still end the process as by default, but always from the main thread.
  * The kernel may hand a process-directed signal to any thread that does not block it; while the
  * main thread holds these signals back around the short link + rename of an output
- * (io/atomic_file.c), an OpenMP worker would otherwise take the signal and end the process in
+ * (output/atomic_group.c), an OpenMP worker would otherwise take the signal and end the process in
  * the middle of it. The handler, in another thread, sends the signal on to the main thread,
  * where it waits until that window is over; in the main thread it removes the temporary files of
  * the outputs being written in the command's context (lsim_cli_on_signal, cli/args.h), restores

@@ -1,7 +1,7 @@
 /* lidarsim compare: per-beam agreement of two frames of one sensor (docs/compare.md).
  *
  * A tool above the pipeline (rank 9, tests/test_layering.py): it reads point sets through the
- * public API (include/lidarsim.h) and writes its report with io's output set, canvas and plots.
+ * public API (include/lidarsim.h) and writes its report with output's output set and pictures' canvas and plots.
  * Files: compare.c (beam matching and statistics), compare_stats.c (error statistics, Chamfer),
  * compare_report.c (summary.json, errors.png), compare_image.c (range_images.png), kdtree.c (nearest neighbours). */
 #ifndef LSIM_COMPARE_COMPARE_H

@@ -1,10 +1,10 @@
 /* range_images.png of lsim_compare's report (beams matched by ring and column): the real frame's
  * ranges, the sim frame's, and sim - real, each as a ring x column image (ring 0, the lowest beam,
- * at the bottom; column 0 at the left), drawn with io's canvas. */
+ * at the bottom; column 0 at the left), drawn with pictures' canvas. */
 #include "compare/compare.h"
 #include "core/context.h"
-#include "io/canvas.h"
-#include "io/colormap.h"
+#include "pictures/canvas.h"
+#include "pictures/colormap.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * (compare_image.c), written together through an output set. */
 #include "compare/compare.h"
 #include "core/context.h"
-#include "io/output_set.h"
-#include "io/plot_png.h"
+#include "output/output_set.h"
+#include "pictures/plot_png.h"
 
 #include <errno.h>
 #include <math.h>

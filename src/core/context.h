@@ -6,14 +6,14 @@
 
 #define LSIM_ERROR_MAX 2048
 
-struct lsim_output_set; /* io/output_set.h */
+struct lsim_output_set; /* output/output_set.h */
 
 struct lsim_context {
     lsim_status last_status;
     char last_error[LSIM_ERROR_MAX];
     double import_seconds;      /* mesh import time limit (0: automatic) */
     double import_memory_bytes; /* mesh import memory budget (0: automatic) */
-    /* The output set a run is writing (io/output_set.h), for lsim_context_remove_partial_outputs
+    /* The output set a run is writing (output/output_set.h), for lsim_context_remove_partial_outputs
      * in a termination-signal handler; NULL when none. Changed with the termination signals held. */
     struct lsim_output_set *volatile partial_outputs;
     /* The files this run reads, while lsim_context_track_inputs is on (core/file_inputs.h); NULL

@@ -1,7 +1,7 @@
 /* The files one run reads, so that no output of the run replaces one of them
  * (lsim_context_track_inputs in lidarsim.h). While a context tracks its inputs, the one opener
  * (core/file_open.c) records each file it opens for a kind of input (not a dataset's own state,
- * which a resume reads and rewrites); the writers (io/atomic_file.c, io/output_set.c) and
+ * which a resume reads and rewrites); the writers (output/atomic_file.c, output/output_set.c) and
  * lsim_context_check_output refuse an output that is one of them: the same file by device and
  * inode, whatever the spelling or link. */
 #ifndef LSIM_CORE_FILE_INPUTS_H

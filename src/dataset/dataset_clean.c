@@ -1,5 +1,5 @@
 /* Leftovers of killed writers (dataset_run.h): a writer killed with SIGKILL (the OOM killer) between
- * the atomic writer's link and rename leaves "NAME.tmp.XXXXXX" beside NAME (io/atomic_file.h; for
+ * the atomic writer's link and rename leaves "NAME.tmp.XXXXXX" beside NAME (output/atomic_file.h; for
  * the whole write where O_TMPFILE is missing). A rerun removes those of the tree's own files --
  * regular files whose name is one of the tree's names followed by ".tmp." and 6 letters or digits,
  * in the tree's own folders -- and nothing else. With other writers running in the same folder

@@ -7,8 +7,8 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
-#include "io/atomic_file.h"
-#include "io/writers.h"
+#include "formats/writers.h"
+#include "output/atomic_file.h"
 #include "scene/scene.h"
 
 #include <errno.h>

@@ -15,8 +15,8 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
-#include "io/atomic_file.h"
-#include "io/crc32.h"
+#include "formats/crc32.h"
+#include "output/atomic_file.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -117,7 +117,7 @@ lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, const lsim_data
 /* Leftovers of killed writers (dataset_clean.c). lsim_dataset_lock takes a lock on OUT/manifest/
  * for the run (*fd, -1 where locks are not supported): exclusive first, and when that was granted
  * (no other writer runs in OUT) *alone is 1; then shared, so that writers run side by side.
- * lsim_dataset_clean removes the atomic writer's temporary names ("NAME.tmp.XXXXXX", io/atomic_file.h)
+ * lsim_dataset_clean removes the atomic writer's temporary names ("NAME.tmp.XXXXXX", output/atomic_file.h)
  * of the tree's own files: every one when `alone`, otherwise those of the frames the split owns
  * (another writer's temporary files may be in use). Regular files of exactly that pattern only;
  * anything else in OUT stays. *removed counts them. */

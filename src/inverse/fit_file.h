@@ -5,7 +5,8 @@
  *     it into an lsim_fit (lsim_fit_file_setup), every library error reported at the file's key;
  *   - fit_scan.c: the real scan, one row per beam in the sensor's beam order: CSV with a `range`
  *     column (and `intensity`), PCD (ascii or binary) and PLY (binary little-endian or ascii) with
- *     those fields, as `lidarsim scan --keep-misses` writes them;
+ *     those fields, as `lidarsim scan --keep-misses` writes them, through the point files' column
+ *     reader (formats/scan_columns.h);
  *   - fitted_scene.c: the scene file again, with the fitted values written in (libyaml document,
  *     emitted atomically), its relative file names rewritten to resolve from the output's folder.
  *

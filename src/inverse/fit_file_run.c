@@ -6,7 +6,7 @@
 #include "core/context.h"
 #include "core/file_id.h"
 #include "core/progress.h"
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 
 #include <stdio.h>
 #include <string.h>

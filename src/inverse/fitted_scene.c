@@ -1,6 +1,6 @@
 /* The fitted scene (fit_file.h): the scene file's YAML document (libyaml) with the fitted values
  * written into it, its relative file names rewritten to resolve from the output's folder, emitted
- * to a temporary file and renamed into place (io/atomic_file.h).
+ * to a temporary file and renamed into place (output/atomic_file.h).
  *
  * Node ids, never node pointers, are kept across edits: adding a node may move the document's
  * node array. A mapping is cloned before it is edited (and the clone put in its place), so that an
@@ -10,7 +10,7 @@
 
 #include "core/context.h"
 #include "core/text.h"
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -5,8 +5,8 @@
 #include "lidarsim.h"
 
 #include "core/file_id.h"
-#include "inverse/scan_columns.h"
-#include "io/atomic_file.h"
+#include "formats/scan_columns.h"
+#include "output/atomic_file.h"
 #include "sensor/sensor.h"
 
 #include "core/context.h"

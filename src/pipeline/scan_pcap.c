@@ -5,7 +5,7 @@
 
 #include "core/clock.h"
 #include "core/context.h"
-#include "io/writers.h"
+#include "formats/writers.h"
 #include "points/points.h"
 #include "recording/pcap_write.h"
 #include "scene/scene.h"

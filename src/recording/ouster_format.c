@@ -2,7 +2,7 @@
 #include "recording/ouster_format.h"
 
 #include "core/context.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 
 #include <string.h>
 

@@ -18,7 +18,7 @@
 
 #include "core/context.h"
 #include "core/vec.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 
 #include <math.h>
 #include <stdio.h>

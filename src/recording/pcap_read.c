@@ -4,6 +4,7 @@
 
 #include "core/context.h"
 #include "core/file_open.h"
+#include "formats/format.h"
 
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -33,14 +34,6 @@ struct lsim_pcap_reader {
     pending slot[LSIM_PCAP_MAX_PENDING];
     unsigned char *data; /* the slots' buffers, one block */
 };
-
-int lsim_pcap_magic(const unsigned char *h, size_t size)
-{
-    if (size < 4)
-        return 0;
-    const uint32_t le = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
-    return le == 0xA1B2C3D4u || le == 0xD4C3B2A1u || le == 0xA1B23C4Du || le == 0x4D3CB2A1u || le == 0x0A0D0D0Au;
-}
 
 lsim_status lsim_pcap_open(lsim_context *ctx, const char *path, lsim_pcap_reader **out)
 {

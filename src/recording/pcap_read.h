@@ -41,7 +41,4 @@ lsim_status lsim_pcap_next(lsim_pcap_reader *r, lsim_udp_datagram *out, int *got
 void lsim_pcap_counts_get(const lsim_pcap_reader *r, lsim_pcap_counts *out);
 void lsim_pcap_close(lsim_pcap_reader *r);
 
-/* 1 if the first bytes of a file are a pcap or pcapng magic number. */
-int lsim_pcap_magic(const unsigned char *head, size_t size);
-
 #endif

@@ -7,7 +7,7 @@
 #include "recording/velodyne_format.h"
 
 #include "core/context.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #ifndef LSIM_RECORDING_PCAP_WRITE_H
 #define LSIM_RECORDING_PCAP_WRITE_H
 
-#include "io/atomic_file.h"
+#include "output/atomic_file.h"
 #include "points/points.h"
 #include "recording/ouster_format.h"
 #include "sensor/sensor.h"

@@ -36,7 +36,7 @@
 
 #include "core/context.h"
 #include "core/vec.h"
-#include "io/field_io.h"
+#include "formats/field_io.h"
 #include "points/points.h"
 #include "sensor/beam.h"
 

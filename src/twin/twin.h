@@ -2,7 +2,7 @@
  * any other (docs/twin.md).
  *
  * A tool above the pipeline (rank 9, tests/test_layering.py): it reads the frames through the
- * public API, traces its own consistency rays with Embree, and writes the twin with io's output set.
+ * public API, traces its own consistency rays with Embree, and writes the twin with output's output set.
  * Files: twin.c (the run), twin_input.c (frames, poses, the beam grid, deskewing), twin_mesh.c
  * (range-image triangles, moving objects, fusion of the frames), twin_drop.c (the measured ray
  * drop), twin_write.c (scene.yaml, meshes, trajectory, twin.json). */

@@ -3,7 +3,7 @@
 #include "twin/twin.h"
 #include "core/context.h"
 #include "core/file_open.h"
-#include "io/output_set.h"
+#include "output/output_set.h"
 
 #include <errno.h>
 #include <math.h>

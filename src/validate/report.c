@@ -3,7 +3,7 @@
 #include "validate/validate.h"
 
 #include "core/context.h"
-#include "io/plot_png.h"
+#include "pictures/plot_png.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
 #include "calib/calib_view.h"
 #include "core/context.h"
 #include "core/progress.h"
-#include "io/output_set.h"
+#include "output/output_set.h"
 #include "validate/validate.h"
 
 #include <math.h>

@@ -4,8 +4,8 @@
 #include "core/context.h"
 #include "core/motion.h"
 #include "core/vec.h"
-#include "io/colormap.h"
-#include "io/label_colors.h"
+#include "pictures/colormap.h"
+#include "pictures/label_colors.h"
 #include "scene/scene.h"
 
 #include <math.h>
@@ -62,7 +62,7 @@ static void hash_colour(uint32_t x, float rgb[3])
 
 void lsim_view_label_colour(uint32_t label, float rgb[3])
 {
-    unsigned char c[3]; /* the pictures' table (io/label_colors.h): lightened to show on the background */
+    unsigned char c[3]; /* the pictures' table (pictures/label_colors.h): lightened to show on the background */
     if (!lsim_label_color(label, c, NULL)) {
         hash_colour(label, rgb);
         return;

@@ -21,7 +21,7 @@ typedef struct lsim_view_buffer {
 
 void lsim_view_buffer_free(lsim_view_buffer *b);
 
-/* Colour of a semantic label: the pictures' SemanticKITTI colours (io/label_colors.h: car blue,
+/* Colour of a semantic label: the pictures' SemanticKITTI colours (pictures/label_colors.h: car blue,
  * building orange, traffic-sign red, vegetation green, ...; the darkest lightened to 3:1 against
  * the background), a fixed hash colour for other ids. */
 void lsim_view_label_colour(uint32_t label, float rgb[3]);
