@@ -3,7 +3,7 @@
 #   installed as share/bash-completion/completions/lidarsim (loaded on demand by bash-completion)
 # Self-contained: plain bash (compgen), no bash-completion helpers needed.
 
-_lidarsim_commands="scan presets bench calibrate validate fit pattern dataset render view compare help"
+_lidarsim_commands="scan presets bench calibrate validate fit pattern dataset render view compare twin help"
 _lidarsim_fields="x y z range intensity reflectivity ring azimuth elevation time label instance incidence nx ny nz x_clean y_clean z_clean return_index num_returns epw power"
 
 # The options of a subcommand ("bench blooming" and the like: the bench's own).
@@ -29,6 +29,8 @@ _lidarsim_options()
     render) echo "-o --output --view --color --size --extent --metadata --frame --partial $common" ;;
     compare) echo "-o --output --match --columns --rings --metadata --real-metadata --sim-metadata --frame --real-frame
                    --sim-frame --partial $common" ;;
+    twin) echo "-o --output --metadata --sensor --poses --frames --pose-time --levels --shadow-angle --no-drop --naive
+                --partial --quiet $common" ;;
     view) echo "--screenshot --size --camera --sensor-position --sensor-yaw --beams --no-beams --color
                 --scene-color --threads --quiet $common" ;;
     esac
@@ -121,7 +123,13 @@ _lidarsim()
     compare:--metadata | compare:--real-metadata | compare:--sim-metadata)
         _lidarsim_files "$cur" json yaml yml xml; return 0 ;;
     compare:--match) _lidarsim_words "auto beam direction" "$cur"; return 0 ;;
-    compare:-o | compare:--output) _lidarsim_dirs "$cur"; return 0 ;;
+    compare:-o | compare:--output | twin:-o | twin:--output) _lidarsim_dirs "$cur"; return 0 ;;
+    twin:--metadata) _lidarsim_files "$cur" json yaml yml xml; return 0 ;;
+    twin:--poses) _lidarsim_files "$cur" txt; return 0 ;;
+    twin:--sensor)
+        local names
+        names=$("${COMP_WORDS[0]}" presets 2>/dev/null | awk 'NR > 1 { print $1 }')
+        _lidarsim_words "$names" "$cur"; return 0 ;;
     render:--color) _lidarsim_words "intensity label range epw reflectivity" "$cur"; return 0 ;;
     view:--color) _lidarsim_words "intensity label" "$cur"; return 0 ;;
     view:--scene-color) _lidarsim_words "label material" "$cur"; return 0 ;;
@@ -142,7 +150,7 @@ _lidarsim()
         --import-timeout | --import-memory | --beams | --triangles | --repeat | --rings | --bin-width | --sensor | \
         --direction | --window | --name | --width | --distance | --roughness | --ior | --max-iterations | \
         --wall-distance | --shard | --size | --extent | --camera | --sensor-position | --sensor-yaw | --columns | \
-        --real-frame | --sim-frame)
+        --real-frame | --sim-frame | --pose-time | --levels | --shadow-angle)
         [[ $cmd == presets && $prev == --beams ]] || return 0 ;;
     esac
 
@@ -155,6 +163,7 @@ _lidarsim()
     scan | fit | dataset | view) _lidarsim_files "$cur" yaml yml ;;
     calibrate | validate) _lidarsim_files "$cur" yaml yml config ;;
     render | compare) _lidarsim_files "$cur" $points pcap pcapng ;;
+    twin) _lidarsim_files "$cur" pcap pcapng ;;
     "pattern from-scan") _lidarsim_files "$cur" $points ;;
     presets)
         local names

@@ -85,7 +85,7 @@ expect("lidarsim scan scene.yaml --seed ", [])
 
 # every option offered is accepted by the binary and named by its --help
 COMMANDS = ["scan", "presets", "bench", "bench blooming", "bench pulses", "bench fit", "bench dataset", "calibrate",
-            "validate", "fit", "pattern from-scan", "dataset", "render", "view"]
+            "validate", "fit", "pattern from-scan", "dataset", "render", "view", "compare", "twin"]
 for cmd in COMMANDS:
     opts = complete("lidarsim %s --" % cmd) + (["-o"] if "-o" in complete("lidarsim %s -" % cmd) else [])
     check("--help" in opts and "--version" in opts, "%s: --help and --version offered (%s)" % (cmd, opts))

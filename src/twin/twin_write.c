@@ -56,21 +56,6 @@ static void put_f32(unsigned char *b, float f)
 
 /* surface of one level: binary little-endian PLY, the vertices its triangles use. remap: a slot per
  * cell of every frame (SIZE_MAX: not yet written), reset here. */
-static void json_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; ++s) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static int write_level(const lsim_twin_run *run, int level, const int *levels_of, const size_t *tri_base,
                        uint32_t *remap, const size_t *cell_base, const char *path, uint64_t *tris)
 {
@@ -146,7 +131,9 @@ static int write_level(const lsim_twin_run *run, int level, const int *levels_of
     return 0;
 }
 
-static void yaml_quoted(FILE *f, const char *s)
+/* A double-quoted string of YAML or JSON: quotes and backslashes escaped, control bytes as \xNN
+ * (YAML) or \u00NN (JSON). */
+static void quoted(FILE *f, const char *s, int json)
 {
     fputc('"', f);
     for (; *s; ++s) {
@@ -154,7 +141,7 @@ static void yaml_quoted(FILE *f, const char *s)
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", c);
+            fprintf(f, json ? "\\u%04x" : "\\x%02x", c);
         else
             fputc(c, f);
     }
@@ -186,7 +173,7 @@ static int write_scene(const lsim_twin_run *run, const char *path, const char *r
     if (!f)
         return -1;
     fputs("# A digital twin built by `lidarsim twin` (docs/twin.md) from the recording\n#   ", f);
-    yaml_quoted(f, recording);
+    quoted(f, recording, 0);
     fputs("\n# frames", f);
     for (size_t i = 0; i < run->frames; ++i)
         fprintf(f, " %lld", (long long)run->frame[i].index);
@@ -197,7 +184,7 @@ static int write_scene(const lsim_twin_run *run, const char *path, const char *r
         fprintf(f, "  calibration: sensor%s\n", run->calibration_ext);
     else {
         fputs("  preset: ", f);
-        yaml_quoted(f, run->opt->sensor);
+        quoted(f, run->opt->sensor, 0);
         fputc('\n', f);
     }
     fputs("  trajectory: {file: trajectory.csv}\n", f);
@@ -248,7 +235,7 @@ static int write_json(const lsim_twin_run *run, const char *path, const char *re
     if (!f)
         return -1;
     fputs("{\"recording\": ", f);
-    json_quoted(f, recording);
+    quoted(f, recording, 1);
     fprintf(f, ",\n \"naive\": %s, \"pose_time\": %.9g, \"period_s\": %.9g, \"rings\": %d, \"columns\": %d,\n",
             run->opt->naive ? "true" : "false", run->opt->pose_time, run->period, run->rings, run->columns);
     fprintf(f, " \"shadow_angle_deg\": %.9g, \"points\": %llu, \"transient\": %llu, \"fused\": %llu, \"triangles\": %llu,\n",
