@@ -80,10 +80,6 @@ KNOWN = {
         "the same tie, split from scene.c: adding a measured material copies its calibration table",
     ("src/scene/scene_file.c", "calib/calibration.h"):
         "the scene file's `calibration: FILE#material` reads calibration files",
-    ("src/scene/scene.c", "geometry/engine.h"):
-        "the scene owns and builds its engine (lsim_scene_commit, lsim_scene_set_engine)",
-    ("src/scene/object_pose.c", "geometry/engine.h"):
-        "re-placing a static object the first time drops the engine so the next commit instances it",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)

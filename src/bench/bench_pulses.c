@@ -6,6 +6,7 @@
 #include "lidarsim.h"
 #include "optics/subrays.h"
 #include "pipeline/frame.h"
+#include "pipeline/frame_cache.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -65,6 +66,7 @@ static int trace_alone(lsim_scene *scene, const lsim_sensor *sensor, lsim_raw_em
     lsim_subrays sub;
     lsim_subrays_make(&sub, out->rings > 0 ? VLP16_DIVERGENCE_MRAD * 1e-3 : 0.0, out->rings, LSIM_SUBRAYS_RINGS);
     const size_t per = (size_t)sub.count, n = pulses * per;
+    const lsim_engine *engine = lsim_scene_engine(scene); /* the frames' (committed: pipeline/frame_cache.h) */
     const float range_max = (float)sensor->spec.range_max;
     lsim_rays rays;
     lsim_hits hits;
@@ -87,7 +89,7 @@ static int trace_alone(lsim_scene *scene, const lsim_sensor *sensor, lsim_raw_em
                            rays.time + lo, rays.tnear + lo, rays.tfar + lo, rays.mask + lo, 0, NULL, 0.0};
             lsim_hits h = {hits.t + lo, hits.object + lo, hits.primitive + lo, hits.u + lo, hits.v + lo,
                            hits.ngx + lo, hits.ngy + lo, hits.ngz + lo};
-            lsim_engine_intersect(scene->engine, &r, m, &h);
+            lsim_engine_intersect(engine, &r, m, &h);
         }
         double ms = lsim_now_ms() - t0;
         if (ms < out->engine_trace_ms)

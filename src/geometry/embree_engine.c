@@ -65,9 +65,10 @@ static void embree_destroy(void *state)
 }
 
 /* The object's arrays are shared with Embree, not copied (18 MB for 1M triangles; the copies of
- * one mesh share one array and one BVH, attach_object): the scene
- * keeps them, unchanged, for as long as the engine lives (lsim_scene_destroy and every geometry
- * change destroy the engine first). Embree reads a vertex buffer's last element with a 16-byte
+ * one mesh share one array and one BVH, attach_object): the scene keeps them, unchanged, for as
+ * long as the engine is traced (lsim_scene_destroy destroys the engine first; a geometry change
+ * counts in scene->engine_changes, and the pipeline destroys that engine unused before it builds
+ * the next: pipeline/frame_cache.h). Embree reads a vertex buffer's last element with a 16-byte
  * load, so only a mesh's vertices, which lsim_mesh_place pads by a float, are shared; other
  * objects' few vertices are copied. */
 static RTCGeometry make_triangles(embree_state *e, const lsim_object *o, lsim_context *ctx, lsim_status *st)

@@ -10,6 +10,7 @@
 #include "geometry/engine.h"
 #include "inverse/fit.h"
 #include "optics/path_math.h"
+#include "pipeline/frame_cache.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -85,6 +86,7 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
     lsim_status st = lsim_scene_commit(scene);
     if (st != LSIM_OK)
         return st;
+    const lsim_engine *engine = lsim_scene_engine(scene); /* the one its scans trace (pipeline/frame_cache.h) */
     const double rpy_deg[3] = {sensor_pose[3] / LSIM_DEG, sensor_pose[4] / LSIM_DEG, sensor_pose[5] / LSIM_DEG};
     const lsim_pose pose = lsim_pose_make(sensor_pose, rpy_deg);
     const double range_max = f->sensor->spec.range_max;
@@ -134,7 +136,7 @@ lsim_status lsim_fit_walk(lsim_fit *f, const double sensor_pose[6])
             w->rays.tfar[a] = (float)(range_max - w->optical[i]);
             w->rays.mask[a] = LSIM_RAY_MASK_ALL;
         }
-        lsim_engine_intersect(scene->engine, &w->rays, active, &w->hits);
+        lsim_engine_intersect(engine, &w->rays, active, &w->hits);
         size_t still = 0;
         for (size_t a = 0; a < active; ++a) {
             const size_t i = w->beam[a];

@@ -120,10 +120,10 @@ static inline void lsim_pose_floats(const lsim_pose *p, float m[3][3], float o[3
 void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
                         float range_max, lsim_rays *rays);
 
-/* Kernel mode: render the sensor's field of view and find each beam's nearest echo with the
- * blooming model (pipeline/kernel_frame.c); fills ws->bloom. */
-lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const lsim_optics *optics,
-                             double threshold, int threads, lsim_frame_workspace *ws);
+/* Kernel mode: render the sensor's field of view through the scene's engine and find each beam's
+ * nearest echo with the blooming model (pipeline/kernel_frame.c); fills ws->bloom. */
+lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const lsim_sensor *sensor,
+                             const lsim_optics *optics, double threshold, int threads, lsim_frame_workspace *ws);
 
 /* Emit the echoes (or one miss per beam without echoes, with keep_misses) as points in the
  * requested frame, filling the columns of `fields` (the workspace holds the echo arrays they need).

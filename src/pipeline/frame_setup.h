@@ -12,6 +12,7 @@
 
 typedef struct lsim_frame_setup {
     const lsim_sensor *sensor;
+    const lsim_engine *engine; /* the scene's (frame_cache.h), set by the frame after the setup */
     lsim_optics optics;
     lsim_subrays subrays;
     lsim_receiver receiver;
@@ -39,9 +40,8 @@ void lsim_overlap_make(lsim_overlap *o, const lsim_receiver_spec *r);
 void lsim_frame_setup_make(lsim_frame_setup *f, lsim_scene *scene, const lsim_sensor *sensor,
                            const lsim_scan_options *options, lsim_frame_workspace *ws);
 /* The beams [lo, hi) of one slice: rays, trace, optics, receiver, noise; returns its echoes. */
-size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_frame_workspace *ws,
-                            lsim_frame_scratch *s, size_t lo, size_t hi, double *trace_ms, double *shade_ms,
-                            double *noise_ms);
+size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws, lsim_frame_scratch *s, size_t lo,
+                            size_t hi, double *trace_ms, double *shade_ms, double *noise_ms);
 /* Merge contributions of one surface closer in range than tol; keep the cap strongest. */
 int lsim_contributions_merge_close(lsim_contribution *c, int n, float tol);
 int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap);

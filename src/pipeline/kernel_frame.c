@@ -318,8 +318,8 @@ static lsim_status plan_grid(lsim_context *ctx, const struct lsim_bloom_state *s
     return LSIM_OK;
 }
 
-lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const lsim_optics *optics,
-                             double threshold, int threads, lsim_frame_workspace *ws)
+lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const lsim_sensor *sensor,
+                             const lsim_optics *optics, double threshold, int threads, lsim_frame_workspace *ws)
 {
     lsim_context *ctx = scene->ctx;
     const lsim_beams *b = &sensor->beams;
@@ -441,7 +441,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_sensor *sensor, const
     single.baseline = 0;
     single.divergence = 0.0f;
     single.sun_level = 0.0f;
-    render_job job = {&single, scene->engine, spec->range_bin, &g, stride, 0, 0, sensor};
+    render_job job = {&single, engine, spec->range_bin, &g, stride, 0, 0, sensor};
     column_times(s, sensor, TX);
     float hmax = 0.0f;
     for (int i = 0; i <= 2 * M; ++i)

@@ -1,5 +1,6 @@
 /* lsim_scene_scan: one frame through every stage, timed per stage. */
 #include "pipeline/frame_setup.h"
+#include "pipeline/frame_cache.h"
 
 #include "core/clock.h"
 #include "core/context.h"
@@ -73,7 +74,8 @@ static void frame_sensor_pose(const lsim_scene *scene, const lsim_sensor *sensor
 /* Place the moving objects for this frame's sweep ([scan_time, scan_time + span], span = the
  * last beam's time) and check that the sensor and the moving objects stay within the world's
  * +-1e7 m over it. */
-static lsim_status frame_time(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options)
+static lsim_status frame_time(lsim_scene *scene, lsim_engine *engine, const lsim_sensor *sensor,
+                              const lsim_scan_options *options)
 {
     lsim_context *ctx = scene->ctx;
     const int moving = lsim_scene_has_instances(scene);
@@ -104,15 +106,16 @@ static lsim_status frame_time(lsim_scene *scene, const lsim_sensor *sensor, cons
                                  options->scan_time, i + 1, o->kind, p.t.x, p.t.y, p.t.z, k ? end : start);
         }
     }
-    return moving ? lsim_engine_set_frame_time(scene->engine, ctx, start, span) : LSIM_OK;
+    return moving ? lsim_engine_set_frame_time(engine, ctx, start, span) : LSIM_OK;
 }
 
 /* Share of a frame's progress report given to computing its echoes (the rest to emitting and
  * writing its points). */
 #define MEASURE_SHARE 0.9
 
-/* The frame up to the echoes (no point emission): commit, workspace sized for `fields`, the frame
- * loop. Fills `stats` except write_ms; noise_ms and total_ms do not yet count the emission.
+/* The frame up to the echoes (no point emission): the engine (built if the scene has none or
+ * changed since: frame_cache.h), workspace sized for `fields`, the frame loop. Fills `stats`
+ * except write_ms; noise_ms and total_ms do not yet count the emission.
  * `sensor` is the frame's copy (frame_sensor). With `report`, the calling thread reports
  * frames_done + MEASURE_SHARE x (slices done / slices) as the frame's slices finish. */
 static lsim_status frame_measure_reported(lsim_scene *scene, const lsim_sensor *sensor,
@@ -124,10 +127,11 @@ static lsim_status frame_measure_reported(lsim_scene *scene, const lsim_sensor *
     const lsim_sensor_spec *spec = &sensor->spec;
     const size_t n = sensor->beams.count;
     double t0 = lsim_now_ms();
-    const int builds = scene->engine == NULL; /* this commit builds the BVH: its time is this frame's */
-    lsim_status st = lsim_scene_commit(scene);
+    lsim_engine *engine = NULL;
+    int builds = 0; /* this frame builds the BVH: its time is this frame's */
+    lsim_status st = lsim_scene_engine_ready(scene, &engine, &builds);
     if (st == LSIM_OK)
-        st = frame_time(scene, sensor, options);
+        st = frame_time(scene, engine, sensor, options);
     if (st != LSIM_OK)
         return st;
     st = lsim_frame_workspace_reserve(ctx, ws, n, spec->receiver.max_returns, scene->object_count, threads, fields);
@@ -136,10 +140,11 @@ static lsim_status frame_measure_reported(lsim_scene *scene, const lsim_sensor *
     lsim_frame_fill_surfaces(scene, ws);
     lsim_frame_setup f;
     lsim_frame_setup_make(&f, scene, sensor, options, ws);
+    f.engine = engine;
     double bloom_ms = 0.0;
     if (f.kernel) {
         double b0 = lsim_now_ms();
-        st = lsim_frame_bloom(scene, sensor, &f.optics, f.threshold, threads, ws);
+        st = lsim_frame_bloom(scene, engine, sensor, &f.optics, f.threshold, threads, ws);
         if (st != LSIM_OK)
             return st;
         bloom_ms = lsim_now_ms() - b0;
@@ -156,7 +161,7 @@ static lsim_status frame_measure_reported(lsim_scene *scene, const lsim_sensor *
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < chunks; ++c) {
             size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-            ws->chunk_points[c + 1] = lsim_frame_slice_run(&f, scene, ws, s, lo, hi, &trace_ms, &shade_ms, &noise_ms);
+            ws->chunk_points[c + 1] = lsim_frame_slice_run(&f, ws, s, lo, hi, &trace_ms, &shade_ms, &noise_ms);
             size_t done;
 #pragma omp atomic capture
             done = ++chunks_done;
@@ -253,29 +258,6 @@ static lsim_status validate_options(lsim_context *ctx, const lsim_scan_options *
     return LSIM_OK;
 }
 
-static void workspace_release(void *cache)
-{
-    lsim_frame_workspace *ws = cache;
-    if (!ws)
-        return;
-    lsim_frame_workspace_free(ws);
-    free(ws);
-}
-
-/* The scene's frame workspace, created on first use and kept for the next frame. */
-static lsim_status scene_workspace(lsim_scene *scene, lsim_frame_workspace **out)
-{
-    if (!scene->frame_cache) {
-        lsim_frame_workspace *ws = calloc(1, sizeof *ws);
-        if (!ws)
-            return lsim_fail(scene->ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the frame workspace");
-        scene->frame_cache = ws;
-        scene->frame_cache_free = workspace_release;
-    }
-    *out = scene->frame_cache;
-    return LSIM_OK;
-}
-
 static lsim_status scan_into(lsim_scene *scene, const lsim_sensor *sensor, const lsim_scan_options *options,
                              lsim_points *points)
 {
@@ -291,7 +273,7 @@ static lsim_status scan_into(lsim_scene *scene, const lsim_sensor *sensor, const
     lsim_status st = validate_options(ctx, options);
     lsim_frame_workspace *ws = NULL;
     if (st == LSIM_OK)
-        st = scene_workspace(scene, &ws);
+        st = lsim_scene_workspace(scene, &ws);
     if (st == LSIM_OK)
         st = lsim_points_reserve(points, lsim_frame_point_capacity(sensor), options->fields);
     if (st == LSIM_OK)
@@ -339,7 +321,7 @@ static lsim_status scan_new(lsim_scene *scene, const lsim_sensor *sensor, const 
     st = lsim_points_set_labels(points, scene->labels.names.entries, scene->labels.names.count);
     lsim_frame_workspace *ws = NULL;
     if (st == LSIM_OK)
-        st = scene_workspace(scene, &ws);
+        st = lsim_scene_workspace(scene, &ws);
     if (st == LSIM_OK)
         st = lsim_frame_run(scene, sensor, options, ws, points);
     if (st != LSIM_OK) {
@@ -463,7 +445,7 @@ static lsim_status write_frames(lsim_scene *scene, const lsim_sensor *sensor, co
     lsim_points *slice = NULL;
     lsim_point_stream stream;
     int stream_open = 0;
-    st = scene_workspace(scene, &ws);
+    st = lsim_scene_workspace(scene, &ws);
     for (unsigned k = 0; st == LSIM_OK && k < frames; ++k) {
         lsim_scan_options frame_options = *options;
         frame_options.scan_time = options->scan_time + (double)k / (frames > 1 ? sensor->spec.rate_hz : 1.0);

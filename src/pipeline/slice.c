@@ -109,15 +109,15 @@ static int beam_contributions(const lsim_frame_setup *f, const lsim_engine *engi
 
 /* The beams [lo, hi) of one slice: rays and trace for the whole slice, then optics and
  * receiver/noise in batches whose contributions fit the thread's contribution buffer. */
-size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_frame_workspace *ws, lsim_frame_scratch *s,
-                        size_t lo, size_t hi, double *trace_ms, double *shade_ms, double *noise_ms)
+size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws, lsim_frame_scratch *s,
+                            size_t lo, size_t hi, double *trace_ms, double *shade_ms, double *noise_ms)
 {
     const size_t m = hi - lo;
     double a = lsim_now_ms();
     if (!f->kernel) {
         lsim_rays_generate(f->sensor, &f->subrays, lo, m, f->optics.range_max, &s->rays);
         s->rays.primary = f->subrays.count; /* beam rays: the raster engine renders these */
-        lsim_engine_intersect(scene->engine, &s->rays, m * (size_t)f->subrays.count, &s->hits);
+        lsim_engine_intersect(f->engine, &s->rays, m * (size_t)f->subrays.count, &s->hits);
     }
     double b = lsim_now_ms();
     *trace_ms += b - a;
@@ -130,7 +130,7 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_scene *scene, lsim_f
         for (; j < m && used + LSIM_BEAM_CONTRIBUTIONS <= LSIM_SLICE_CONTRIBUTIONS; ++j) {
             s->beam_background[j - i] = 0.0f;
             s->beam_start[j - i] = (uint32_t)used;
-            int n = beam_contributions(f, scene->engine, ws, s, lo, j, rays, s->contributions + used,
+            int n = beam_contributions(f, f->engine, ws, s, lo, j, rays, s->contributions + used,
                                        &s->beam_background[j - i]);
             s->beam_count[j - i] = (uint16_t)n;
             used += (size_t)n;

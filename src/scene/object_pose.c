@@ -7,7 +7,6 @@
 #include "core/context.h"
 #include "core/motion.h"
 #include "core/motion_make.h"
-#include "geometry/engine.h"
 #include "scene/scene.h"
 
 #include <math.h>
@@ -117,8 +116,7 @@ static lsim_status set_object_pose(lsim_scene *scene, const char *name, const do
         to_own_frame(o);
         o->motion = m;
         o->posed = 1;
-        lsim_engine_destroy(scene->engine); /* now an instance: rebuilt at the next commit */
-        scene->engine = NULL;
+        ++scene->engine_changes; /* now an instance: the engine is rebuilt at the next commit */
         return LSIM_OK;
     }
     memcpy(o->motion->position, position, sizeof o->motion->position);

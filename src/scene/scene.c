@@ -6,7 +6,6 @@
 #include "calib/calibration.h"
 #include "core/motion.h"
 #include "core/motion_make.h"
-#include "geometry/engine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,8 +79,7 @@ void lsim_scene_destroy(lsim_scene *scene)
 {
     if (!scene)
         return;
-    lsim_engine_destroy(scene->engine);
-    if (scene->frame_cache_free)
+    if (scene->frame_cache_free) /* the engine among it: before the objects it was built over */
         scene->frame_cache_free(scene->frame_cache);
     for (size_t i = 0; i < scene->object_count; ++i)
         object_free(&scene->objects[i]);
@@ -352,8 +350,7 @@ static lsim_status take_object(lsim_scene *scene, lsim_object *object, const lsi
     if (object->share && object->share->first == SIZE_MAX)
         object->share->first = scene->object_count - 1;
     scene->triangle_total += object->triangle_count;
-    lsim_engine_destroy(scene->engine); /* geometry changed: rebuild on next commit */
-    scene->engine = NULL;
+    ++scene->engine_changes; /* geometry changed: the engine is rebuilt at the next commit */
     return LSIM_OK;
 }
 
@@ -379,17 +376,6 @@ int lsim_scene_has_instances(const lsim_scene *scene)
         if (scene->objects[i].motion)
             return 1;
     return 0;
-}
-
-lsim_status lsim_scene_commit(lsim_scene *scene)
-{
-    if (!scene)
-        return LSIM_ERR_INVALID_ARGUMENT;
-    lsim_scene_lock(scene);
-    lsim_status st = scene->engine ? LSIM_OK
-                                   : lsim_engine_build(scene, lsim_engine_ops_of(scene->engine_kind), &scene->engine);
-    lsim_scene_unlock(scene);
-    return st;
 }
 
 void lsim_raster_options_init(lsim_raster_options *options)
@@ -423,10 +409,8 @@ lsim_status lsim_scene_set_raster_options(lsim_scene *scene, const lsim_raster_o
                          o->depth_bits);
     lsim_scene_lock(scene);
     scene->raster = *o;
-    if (scene->engine_kind == LSIM_ENGINE_RASTER) {
-        lsim_engine_destroy(scene->engine); /* the next commit builds it with these settings */
-        scene->engine = NULL;
-    }
+    if (scene->engine_kind == LSIM_ENGINE_RASTER)
+        ++scene->engine_changes; /* the next commit builds it with these settings */
     lsim_scene_unlock(scene);
     return LSIM_OK;
 }
@@ -435,14 +419,13 @@ lsim_status lsim_scene_set_engine(lsim_scene *scene, lsim_engine_kind kind)
 {
     if (!scene)
         return LSIM_ERR_INVALID_ARGUMENT;
-    if (!lsim_engine_ops_of(kind))
+    if (kind != LSIM_ENGINE_EMBREE && kind != LSIM_ENGINE_BRUTE && kind != LSIM_ENGINE_RASTER)
         return lsim_fail(scene->ctx, LSIM_ERR_INVALID_ARGUMENT,
                          "engine %d is not one of LSIM_ENGINE_EMBREE (0), LSIM_ENGINE_BRUTE (1) or LSIM_ENGINE_RASTER (2)", (int)kind);
     lsim_scene_lock(scene);
     if (kind != scene->engine_kind) {
-        lsim_engine_destroy(scene->engine); /* the next commit builds the new one */
-        scene->engine = NULL;
         scene->engine_kind = kind;
+        ++scene->engine_changes; /* the next commit builds the new one */
     }
     lsim_scene_unlock(scene);
     return LSIM_OK;

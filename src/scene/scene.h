@@ -85,8 +85,6 @@ typedef struct lsim_label_map {
     uint32_t fresh_from;     /* every id in [100, fresh_from) is taken (automatic ids start here) */
 } lsim_label_map;
 
-struct lsim_engine; /* geometry/engine.h */
-
 /* Fog from visibility (Hahner et al., ICCV 2021, and their code): the visibility is the
  * meteorological optical range V, where a black target keeps 5 % contrast (Koschmieder), so the
  * extinction is alpha = ln(20) / V; the backscattering coefficient is beta = 0.046 / V. */
@@ -98,8 +96,8 @@ struct lsim_engine; /* geometry/engine.h */
 struct lsim_scene {
     lsim_context *ctx;
     /* Held (recursive) by every call that reads or changes the scene's frame state: the scans
-     * (engine, frame time, frame_cache), commit, the object poses, the fit's evaluation and the
-     * builders and setters, so that threads sharing a scene take turns (lsim_scene_lock). */
+     * (the engine, frame time, frame_cache), commit, the object poses, the fit's evaluation and
+     * the builders and setters, so that threads sharing a scene take turns (lsim_scene_lock). */
     pthread_mutex_t lock;
     lsim_material *materials;
     size_t material_count, material_capacity;
@@ -110,11 +108,18 @@ struct lsim_scene {
     lsim_name_index object_index; /* name -> object (lsim_scene_find_object); unnamed ones not */
     size_t name_compares;         /* names compared by lsim_object_name_check (tests: linear, not quadratic) */
     lsim_label_map labels;     /* defaults (SemanticKITTI) + scene overrides + new names */
-    struct lsim_engine *engine; /* built by lsim_scene_commit, NULL when dirty */
+    /* The engine: the scene knows none (src/geometry/ sits above it and reads the objects). It
+     * keeps which engine to build and its settings, and counts the changes a built engine does not
+     * follow: an object added, a static object made an instance (lsim_scene_set_object_pose), another
+     * engine kind, the raster settings of a raster engine. The pipeline builds the engine at
+     * lsim_scene_commit or the first frame, keeps it in frame_cache with the count it was built at,
+     * and rebuilds it when the count has moved (pipeline/frame_cache.h). */
     lsim_engine_kind engine_kind; /* which engine lsim_scene_commit builds */
     lsim_raster_options raster;   /* the raster engine's settings (read when it is built) */
-    /* The pipeline's frame workspace, kept for the next frame (multi-frame use); the pipeline
-     * sets both, lsim_scene_destroy calls frame_cache_free(frame_cache). */
+    unsigned long long engine_changes;
+    /* What the pipeline keeps for the next frame (multi-frame use): the engine and the frame
+     * workspace, opaque here; the pipeline sets both, lsim_scene_destroy calls
+     * frame_cache_free(frame_cache) before it frees the objects the engine was built over. */
     void *frame_cache;
     void (*frame_cache_free)(void *cache);
     double load_ms, build_ms;   /* time spent loading the scene file / building the BVH */
