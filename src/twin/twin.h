@@ -107,6 +107,8 @@ double lsim_twin_measure_noise(const lsim_twin_run *run, uint64_t *patches);
 
 /* twin_write.c */
 int lsim_twin_level_of(double rho, int levels);
+/* Triangle t's level: its vertices' mean reflectance (the baseline: 0, its one material). */
+int lsim_twin_triangle_level(const lsim_twin_run *run, const lsim_twin_frame *f, size_t t);
 double lsim_twin_level_rho(int level, int levels);
 lsim_status lsim_twin_write(lsim_twin_run *run, const char *dir, const char *recording, lsim_twin_stats *stats);
 

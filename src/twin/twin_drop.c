@@ -51,12 +51,7 @@ static lsim_status other_scene(lsim_twin_run *run, size_t skip, lsim_scene **out
             if (fi == skip)
                 continue;
             for (size_t t = 0; t < f->triangles; ++t) {
-                double sum = 0.0;
-                int n = 0;
-                for (int k = 0; k < 3; ++k)
-                    if (isfinite(f->rho[f->tri[3 * t + k]]))
-                        sum += f->rho[f->tri[3 * t + k]], ++n;
-                if (lsim_twin_level_of(n ? sum / n : NAN, L) != l)
+                if (lsim_twin_triangle_level(run, f, t) != l)
                     continue;
                 for (int k = 0; k < 3; ++k) {
                     const size_t c = base + f->tri[3 * t + k];

@@ -189,6 +189,16 @@ static void set_ray(lsim_rays *r, size_t i, const double o[3], const double to[3
     r->mask[i] = LSIM_RAY_MASK_ALL;
 }
 
+/* Ray k of both batches asks nothing: an empty [tnear, tfar], which every engine answers as a miss. */
+static void skip_ray(lsim_rays rays[2], size_t k)
+{
+    for (int j = 0; j < 2; ++j) {
+        rays[j].ox[k] = rays[j].oy[k] = rays[j].oz[k] = rays[j].dy[k] = rays[j].dz[k] = 0.0f;
+        rays[j].dx[k] = 1.0f, rays[j].time[k] = 0.0f, rays[j].mask[k] = LSIM_RAY_MASK_ALL;
+        rays[j].tnear[k] = 1.0f, rays[j].tfar[k] = 0.0f;
+    }
+}
+
 /* |cos| of the incidence of hit i of ray i. */
 static double hit_cos(const lsim_rays *r, const lsim_hits *h, size_t i)
 {
@@ -257,11 +267,7 @@ lsim_status lsim_twin_fuse(lsim_twin_run *run)
              * ray 1: a's own beam, to b's surface (one surface when they agree) */
             for (size_t k = 0; k < C; ++k) {
                 if (!valid(fa, k) || moving[k]) {
-                    rays[0].tnear[k] = rays[1].tnear[k] = 1.0f, rays[0].tfar[k] = rays[1].tfar[k] = 0.0f; /* empty */
-                    for (int j = 0; j < 2; ++j) {
-                        rays[j].ox[k] = rays[j].oy[k] = rays[j].oz[k] = rays[j].dy[k] = rays[j].dz[k] = 0.0f;
-                        rays[j].dx[k] = 1.0f, rays[j].time[k] = 0.0f, rays[j].mask[k] = LSIM_RAY_MASK_ALL;
-                    }
+                    skip_ray(rays, k);
                     continue;
                 }
                 const double p[3] = {fa->p[3 * k], fa->p[3 * k + 1], fa->p[3 * k + 2]};
@@ -272,11 +278,7 @@ lsim_status lsim_twin_fuse(lsim_twin_run *run)
                  * answered strongly there: free space (a moving object) */
                 if (missed_there(run, &run->frame[b], p, ob, rb, fa->refl[k])) {
                     moving[k] = 1;
-                    rays[0].tnear[k] = rays[1].tnear[k] = 1.0f, rays[0].tfar[k] = rays[1].tfar[k] = 0.0f;
-                    for (int j = 0; j < 2; ++j) {
-                        rays[j].ox[k] = rays[j].oy[k] = rays[j].oz[k] = rays[j].dy[k] = rays[j].dz[k] = 0.0f;
-                        rays[j].dx[k] = 1.0f, rays[j].time[k] = 0.0f, rays[j].mask[k] = LSIM_RAY_MASK_ALL;
-                    }
+                    skip_ray(rays, k);
                     continue;
                 }
                 set_ray(&rays[0], k, ob, p, &dist[2 * k]);

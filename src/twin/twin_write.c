@@ -28,7 +28,7 @@ double lsim_twin_level_rho(int level, int levels)
 }
 
 /* A triangle's level: its vertices' mean reflectance (the baseline: level 0, the one material). */
-static int tri_level(const lsim_twin_run *run, const lsim_twin_frame *f, size_t t)
+int lsim_twin_triangle_level(const lsim_twin_run *run, const lsim_twin_frame *f, size_t t)
 {
     if (run->opt->naive)
         return 0;
@@ -329,7 +329,7 @@ lsim_status lsim_twin_write(lsim_twin_run *run, const char *dir, const char *rec
         remap[i] = UINT32_MAX;
     for (size_t fi = 0; fi < run->frames; ++fi)
         for (size_t t = 0; t < run->frame[fi].triangles; ++t) {
-            const int l = tri_level(run, &run->frame[fi], t);
+            const int l = lsim_twin_triangle_level(run, &run->frame[fi], t);
             levels_of[tri_base[fi] + t] = l;
             ++level_tris[l];
         }
