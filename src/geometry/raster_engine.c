@@ -70,6 +70,14 @@ typedef struct raster_state {
     int has_spheres;
     lsim_raster_options opt;
     atomic_int render_failed;
+    /* The lookup on the GL device (raster_gl_lookup.c): 1 where the context runs compute shaders
+     * and LIDARSIM_RASTER_LOOKUP is not "cpu"; views then stay on the device. gl_lock makes the
+     * lookups (under the read lock) take the context one at a time; the staging arrays are its. */
+    int on_gl;
+    pthread_mutex_t gl_lock;
+    float *pack;
+    uint32_t *got, *which;
+    size_t staged;
 } raster_state;
 
 static void raster_destroy(void *state)
@@ -86,6 +94,10 @@ static void raster_destroy(void *state)
     if (s->embree)
         lsim_engine_embree.destroy(s->embree);
     pthread_rwlock_destroy(&s->lock);
+    pthread_mutex_destroy(&s->gl_lock);
+    free(s->pack);
+    free(s->got);
+    free(s->which);
     free(s);
 }
 
@@ -96,6 +108,7 @@ static lsim_status raster_create(lsim_scene *scene, void **out)
     if (!s)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory creating the raster engine");
     pthread_rwlock_init(&s->lock, NULL);
+    pthread_mutex_init(&s->gl_lock, NULL);
     s->scene = scene;
     s->opt = scene->raster;
     lsim_status st = lsim_engine_embree.create(scene, &s->embree);
@@ -112,6 +125,8 @@ static lsim_status raster_create(lsim_scene *scene, void **out)
         return st;
     }
     lsim_raster_gl_release_current(s->gl);
+    const char *lookup = getenv("LIDARSIM_RASTER_LOOKUP"); /* "cpu": the CPU lookup (a test's and a fallback's switch) */
+    s->on_gl = lsim_raster_gl_can_look_up(s->gl) && !(lookup && strcmp(lookup, "cpu") == 0);
     for (size_t i = 0; i < scene->object_count; ++i) {
         const lsim_object *o = &scene->objects[i];
         if (o->shape == LSIM_SHAPE_SPHERE)
@@ -263,7 +278,7 @@ static const raster_view *render_view(raster_state *s, const raster_layout *L, c
     if (s->motion)
         st = lsim_raster_gl_set_time(s->gl, v->time);
     if (st == LSIM_OK)
-        st = raster_view_render(s->gl, v, s->opt.depth_bits, RASTER_NEAR);
+        st = raster_view_render(s->gl, v, s->opt.depth_bits, RASTER_NEAR, s->on_gl);
     lsim_raster_gl_release_current(s->gl);
     if (st != LSIM_OK)
         return NULL;
@@ -466,6 +481,87 @@ static void cast_some(const raster_state *s, const lsim_rays *rays, const uint32
     }
 }
 
+/* Under gl_lock: room for n rays in the staging arrays. */
+static int stage(raster_state *s, size_t n)
+{
+    if (n <= s->staged)
+        return 0;
+    float *pack = realloc(s->pack, n * LSIM_RASTER_LOOKUP_RAY * sizeof *pack);
+    if (pack)
+        s->pack = pack;
+    uint32_t *got = realloc(s->got, n * LSIM_RASTER_LOOKUP_HIT * sizeof *got);
+    if (got)
+        s->got = got;
+    uint32_t *which = realloc(s->which, n * sizeof *which);
+    if (which)
+        s->which = which;
+    if (!pack || !got || !which)
+        return -1;
+    s->staged = n;
+    return 0;
+}
+
+/* Rays [i, j) against view v on the GL device (the view's lock held): valid triangle rays are
+ * packed, looked up by the compute shader, their hits written; rays the view does not hold are
+ * ray-cast. -1 when the GL lookup failed (nothing written for the rays). */
+static int look_up_on_gl(raster_state *s, const raster_view *v, const lsim_rays *rays, size_t i, size_t j,
+                         lsim_hits *hits)
+{
+    pthread_mutex_lock(&s->gl_lock);
+    if (stage(s, j - i) != 0) {
+        pthread_mutex_unlock(&s->gl_lock);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t k = i; k < j; ++k) {
+        set_miss(hits, k);
+        if (!lsim_ray_valid(rays->ox[k], rays->oy[k], rays->oz[k], rays->dx[k], rays->dy[k], rays->dz[k],
+                            rays->tnear[k], rays->tfar[k]) ||
+            (rays->mask[k] & LSIM_GEOMETRY_MASK_TRIANGLES) == 0)
+            continue;
+        float *p = s->pack + LSIM_RASTER_LOOKUP_RAY * n;
+        p[0] = rays->ox[k], p[1] = rays->oy[k], p[2] = rays->oz[k];
+        p[3] = rays->dx[k], p[4] = rays->dy[k], p[5] = rays->dz[k];
+        p[6] = rays->tnear[k], p[7] = rays->tfar[k];
+        s->which[n++] = (uint32_t)k;
+    }
+    lsim_raster_lookup_view frame;
+    raster_view_frame(v, s->opt.normal_correction, &frame);
+    lsim_status st = lsim_raster_gl_look_up(s->gl, &v->target, &frame, s->pack, n, s->got);
+    lsim_raster_gl_release_current(s->gl);
+    if (st != LSIM_OK) {
+        pthread_mutex_unlock(&s->gl_lock);
+        return -1;
+    }
+    size_t outside = 0;
+    for (size_t m = 0; m < n; ++m) {
+        const uint32_t *g = s->got + LSIM_RASTER_LOOKUP_HIT * m;
+        const size_t k = s->which[m];
+        if (g[6] == LSIM_RASTER_LOOKUP_OUTSIDE) {
+            s->which[outside++] = (uint32_t)k; /* m >= outside: the list is rewritten behind the reading */
+            continue;
+        }
+        if (g[6] == LSIM_NO_HIT)
+            continue;
+        float f[6];
+        memcpy(f, g, sizeof f);
+        hits->t[k] = f[0];
+        if (hits->u)
+            hits->u[k] = f[1];
+        if (hits->v)
+            hits->v[k] = f[2];
+        hits->ngx[k] = f[3];
+        hits->ngy[k] = f[4];
+        hits->ngz[k] = f[5];
+        hits->object[k] = g[6];
+        hits->primitive[k] = g[7];
+    }
+    if (outside)
+        cast_some(s, rays, s->which, outside, hits);
+    pthread_mutex_unlock(&s->gl_lock);
+    return 0;
+}
+
 static void raster_intersect(const void *state, const lsim_rays *rays, size_t begin, size_t count, lsim_hits *hits)
 {
     raster_state *s = (raster_state *)state; /* the views and the GL context are guarded by s->lock */
@@ -513,7 +609,15 @@ static void raster_intersect(const void *state, const lsim_rays *rays, size_t be
         while (j < begin + count && (still || (long)raster_layout_group_of(&grouping, rays->time[j]) == q.group))
             ++j;
         const raster_view *v = acquire_view(s, &q);
-        if (!v) {
+        if (v && s->on_gl) {
+            const int failed = look_up_on_gl(s, v, rays, i, j, hits);
+            pthread_rwlock_unlock(&s->lock);
+            if (failed) { /* as a failed render: Embree from here on */
+                atomic_store(&s->render_failed, 1);
+                lsim_engine_embree.intersect(s->embree, rays, i, begin + count - i, hits);
+                j = begin + count;
+            }
+        } else if (!v) {
             lsim_engine_embree.intersect(s->embree, rays, i, begin + count - i, hits);
             j = begin + count;
         } else {

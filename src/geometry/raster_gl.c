@@ -128,7 +128,8 @@ lsim_status lsim_raster_gl_set_scene(lsim_raster_gl *gl, const lsim_scene *scene
     gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)((triangles ? triangles : 1) * 3 * sizeof(float)),
                      normals, GL_STATIC_DRAW);
     free(normals);
-    return lsim_raster_gl_check(gl, "uploading the scene's triangles");
+    st = lsim_raster_gl_check(gl, "uploading the scene's triangles");
+    return st == LSIM_OK ? lsim_raster_gl_lookup_set_scene(gl) : st;
 }
 
 lsim_status lsim_raster_gl_set_object_pose(lsim_raster_gl *gl, size_t object, const double pose[12])
@@ -207,7 +208,7 @@ static lsim_status ensure_targets(lsim_raster_gl *gl, uint32_t w, uint32_t h, in
     return LSIM_OK;
 }
 
-static lsim_status check_view(lsim_raster_gl *gl, const lsim_raster_view *v)
+lsim_status lsim_raster_gl_check_view(lsim_raster_gl *gl, const lsim_raster_view *v)
 {
     int finite = 1;
     for (int k = 0; k < 3; ++k)
@@ -233,22 +234,12 @@ static lsim_status check_view(lsim_raster_gl *gl, const lsim_raster_view *v)
     return LSIM_OK;
 }
 
-lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_view *view, const lsim_raster_image *out)
+void lsim_raster_gl_draw(lsim_raster_gl *gl, const lsim_raster_view *view, float proj[16])
 {
-    if (!gl || !view || !out)
-        return lsim_fail(gl ? gl->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT, "lsim_raster_gl_render_view: NULL argument");
-    lsim_status st = check_view(gl, view);
-    if (st == LSIM_OK)
-        st = lsim_raster_gl_make_current(gl);
-    if (st != LSIM_OK)
-        return st;
-    uint32_t w = view->width, h = view->height;
-    if ((st = ensure_targets(gl, w, h, view->depth_bits == 16 ? 16 : 32)) != LSIM_OK)
-        return st;
-
+    const uint32_t w = view->width, h = view->height;
     /* glFrustum (the raster paper's eq. 3) with the edges at the near plane = tangents x near */
     double n = view->near_m, f = view->far_m, l = view->left, r = view->right, b = view->bottom, t = view->top;
-    float proj[16] = {0}; /* column-major */
+    memset(proj, 0, 16 * sizeof *proj); /* column-major */
     proj[0] = (float)(2.0 / (r - l));
     proj[5] = (float)(2.0 / (t - b));
     proj[8] = (float)((r + l) / (r - l));
@@ -257,7 +248,6 @@ lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_vie
     proj[11] = -1.0f;
     proj[14] = (float)(-2.0 * f * n / (f - n));
 
-    gl->f.BindFramebuffer(GL_FRAMEBUFFER, gl->fbo);
     gl->f.Viewport(0, 0, (GLsizei)w, (GLsizei)h);
     gl->f.Disable(GL_BLEND);
     gl->f.Disable(GL_MULTISAMPLE);
@@ -306,6 +296,24 @@ lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_vie
                                      (const void *)(uintptr_t)(dr->first_index * sizeof(uint32_t)), dr->base_vertex);
     }
     gl->f.BindVertexArray(0);
+}
+
+lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_view *view, const lsim_raster_image *out)
+{
+    if (!gl || !view || !out)
+        return lsim_fail(gl ? gl->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT, "lsim_raster_gl_render_view: NULL argument");
+    lsim_status st = lsim_raster_gl_check_view(gl, view);
+    if (st == LSIM_OK)
+        st = lsim_raster_gl_make_current(gl);
+    if (st != LSIM_OK)
+        return st;
+    uint32_t w = view->width, h = view->height;
+    if ((st = ensure_targets(gl, w, h, view->depth_bits == 16 ? 16 : 32)) != LSIM_OK)
+        return st;
+    const double l = view->left, r = view->right, b = view->bottom, t = view->top;
+    float proj[16];
+    gl->f.BindFramebuffer(GL_FRAMEBUFFER, gl->fbo);
+    lsim_raster_gl_draw(gl, view, proj);
     if ((st = lsim_raster_gl_check(gl, "drawing a view")) != LSIM_OK)
         return st;
 

@@ -92,4 +92,53 @@ void lsim_raster_gl_release_current(lsim_raster_gl *gl);
 /* Render one view and read its targets back into `out`. */
 lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_view *view, const lsim_raster_image *out);
 
+/* ---- The per-beam lookup on the GL device (raster_gl_lookup.c) ----
+ * Views stay on the device as layered textures (range R32F, object id + 1 R32UI, triangle R32UI;
+ * one layer a face, pixel (i, j) of layer k where the CPU image has k w h + j w + i), and a
+ * compute shader answers each ray from them: the raster engine's lookup (raster_engine.c's
+ * raster_hit: the pixel, the normal correction, the second lookup from the view centre, the
+ * barycentrics) in double precision, the same operations in the same order. */
+
+/* 1 where the context runs the lookup (compute shaders: OpenGL 4.3; the scene's vertex and index
+ * buffers within the shader storage block size), 0 where the engine must look up on the CPU. */
+int lsim_raster_gl_can_look_up(const lsim_raster_gl *gl);
+
+/* A view kept on the device: three texture arrays of width x height x layers. */
+typedef struct lsim_raster_gl_target {
+    uint32_t range, object, primitive; /* GL texture names (0: none) */
+    uint32_t width, height, layers;
+} lsim_raster_gl_target;
+
+/* (Re)make the target for a size (kept when it has that size already). */
+lsim_status lsim_raster_gl_target_make(lsim_raster_gl *gl, lsim_raster_gl_target *target, uint32_t width,
+                                       uint32_t height, uint32_t layers);
+void lsim_raster_gl_target_free(lsim_raster_gl *gl, lsim_raster_gl_target *target);
+/* Render one view into layer `layer` of the target (its size: the view's), nothing read back. */
+lsim_status lsim_raster_gl_render_layer(lsim_raster_gl *gl, const lsim_raster_view *view,
+                                        const lsim_raster_gl_target *target, uint32_t layer);
+
+/* A view's frame for the lookup (the raster engine's raster_view): centre, each face's axes,
+ * the window in tangents, the face size, the time the view was drawn at (the objects' poses). */
+typedef struct lsim_raster_lookup_view {
+    double c[3];
+    double right[6][3], up[6][3], fwd[6][3];
+    double x0, x1, y0, y1;
+    uint32_t w, h;
+    int faces; /* 6 (cube) or 1 (sector) */
+    double time;
+    int normal_correction;
+} lsim_raster_lookup_view;
+
+/* One looked-up ray: LSIM_RASTER_LOOKUP_RAY floats in (origin, unit direction, tnear, tfar) and
+ * LSIM_RASTER_LOOKUP_HIT words out: t, u, v, normal x, y, z (float bits), object, triangle.
+ * object is UINT32_MAX (a miss) or LSIM_RASTER_LOOKUP_OUTSIDE (the view does not hold the ray:
+ * ray-cast it). */
+#define LSIM_RASTER_LOOKUP_RAY 8
+#define LSIM_RASTER_LOOKUP_HIT 8
+#define LSIM_RASTER_LOOKUP_OUTSIDE (UINT32_MAX - 1u)
+/* Look up n rays against the target drawn for `view`: upload the rays, dispatch the compute
+ * shader, read back the hits. */
+lsim_status lsim_raster_gl_look_up(lsim_raster_gl *gl, const lsim_raster_gl_target *target,
+                                   const lsim_raster_lookup_view *view, const float *rays, size_t n, uint32_t *hits);
+
 #endif

@@ -199,7 +199,7 @@ static const char *const fragment_source =
     "    out_primitive = uint(gl_PrimitiveID);\n"
     "}\n";
 
-static lsim_status compile(lsim_raster_gl *gl, GLenum type, const char *source, GLuint *out)
+lsim_status lsim_raster_gl_compile(lsim_raster_gl *gl, GLenum type, const char *what, const char *source, GLuint *out)
 {
     GLuint s = gl->f.CreateShader(type);
     if (!s)
@@ -211,11 +211,11 @@ static lsim_status compile(lsim_raster_gl *gl, GLenum type, const char *source, 
     GLint ok = 0;
     gl->f.GetShaderiv(s, GL_COMPILE_STATUS, &ok);
     if (!ok) {
-        char log[1024] = "";
+        char log[2048] = "";
         gl->f.GetShaderInfoLog(s, sizeof log, NULL, log);
         gl->f.DeleteShader(s);
-        return lsim_fail(gl->ctx, LSIM_ERR_ENGINE, "OpenGL rasterizer: the %s shader does not compile: %s",
-                         type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+        return lsim_fail(gl->ctx, LSIM_ERR_ENGINE, "OpenGL rasterizer: the %s shader does not compile on %s: %s", what,
+                         gl->describe, log);
     }
     *out = s;
     return LSIM_OK;
@@ -224,9 +224,9 @@ static lsim_status compile(lsim_raster_gl *gl, GLenum type, const char *source, 
 static lsim_status build_program(lsim_raster_gl *gl)
 {
     GLuint vs = 0, fs = 0;
-    lsim_status st = compile(gl, GL_VERTEX_SHADER, vertex_source, &vs);
+    lsim_status st = lsim_raster_gl_compile(gl, GL_VERTEX_SHADER, "vertex", vertex_source, &vs);
     if (st == LSIM_OK)
-        st = compile(gl, GL_FRAGMENT_SHADER, fragment_source, &fs);
+        st = lsim_raster_gl_compile(gl, GL_FRAGMENT_SHADER, "fragment", fragment_source, &fs);
     if (st != LSIM_OK) {
         if (vs)
             gl->f.DeleteShader(vs);
@@ -324,7 +324,7 @@ lsim_status lsim_raster_gl_create(lsim_context *ctx, lsim_raster_gl **out)
     const char *renderer = (const char *)gl->f.GetString(GL_RENDERER);
     snprintf(gl->describe, sizeof gl->describe, "OpenGL %s (%s) via EGL %s", version ? version : "?",
              renderer ? renderer : "?", how);
-    if ((st = build_program(gl)) != LSIM_OK)
+    if ((st = build_program(gl)) != LSIM_OK || (st = lsim_raster_gl_lookup_init(gl)) != LSIM_OK)
         goto fail;
     gl->f.GenVertexArrays(1, &gl->vao);
     gl->f.GenFramebuffers(1, &gl->fbo);
@@ -344,6 +344,7 @@ void lsim_raster_gl_destroy(lsim_raster_gl *gl)
     if (gl->context != EGL_NO_CONTEXT && gl->f.GetError) {
         lsim_raster_gl_make_current(gl); /* another handle's context may be current */
         lsim_raster_gl_release_targets(gl);
+        lsim_raster_gl_lookup_release(gl);
         GLuint buffers[3] = {gl->vertex_buffer, gl->index_buffer, gl->normal_buffer};
         gl->f.DeleteBuffers(3, buffers);
         if (gl->vao)

@@ -33,7 +33,11 @@
     X(BINDRENDERBUFFER, BindRenderbuffer) X(RENDERBUFFERSTORAGE, RenderbufferStorage)                \
     X(CHECKFRAMEBUFFERSTATUS, CheckFramebufferStatus) X(DRAWBUFFERS, DrawBuffers)                    \
     X(CLEARBUFFERFV, ClearBufferfv) X(CLEARBUFFERUIV, ClearBufferuiv)                                \
-    X(DRAWELEMENTSBASEVERTEX, DrawElementsBaseVertex)
+    X(DRAWELEMENTSBASEVERTEX, DrawElementsBaseVertex)                                                \
+    X(GENTEXTURES, GenTextures) X(DELETETEXTURES, DeleteTextures) X(BINDTEXTURE, BindTexture)        \
+    X(ACTIVETEXTURE, ActiveTexture) X(TEXSTORAGE3D, TexStorage3D) X(TEXPARAMETERI, TexParameteri)    \
+    X(FRAMEBUFFERTEXTURELAYER, FramebufferTextureLayer) X(DISPATCHCOMPUTE, DispatchCompute)          \
+    X(MEMORYBARRIER, MemoryBarrier) X(GETBUFFERSUBDATA, GetBufferSubData)
 
 typedef struct lsim_gl_functions {
 #define LSIM_GL_MEMBER(T, N) PFNGL##T##PROC N;
@@ -67,6 +71,18 @@ struct lsim_raster_gl {
     uint32_t fb_width, fb_height;
     int fb_depth_bits;
 
+    /* The per-beam lookup on the device (raster_gl_lookup.c): its compute program (0: the context
+     * has none, the engine looks up on the CPU), the layered framebuffer views are drawn into,
+     * and its buffers: rays in, hits out, the view's frame, the objects' poses and table. */
+    GLuint lookup_program;
+    GLint u_ray_count, u_width, u_height, u_faces, u_object_count, u_correction;
+    GLuint layer_fbo, layer_depth;
+    uint32_t layer_width, layer_height;
+    int layer_depth_bits;
+    GLuint ray_buffer, hit_buffer, frame_buffer, pose_buffer, object_buffer;
+    double pose_time; /* the poses in pose_buffer are at this time (NAN: none uploaded) */
+    int has_motion;   /* some drawn object has a motion */
+
     const struct lsim_scene *scene;
     lsim_raster_draw *draws;
     size_t draw_count;
@@ -79,6 +95,20 @@ struct lsim_raster_gl {
 lsim_status lsim_raster_gl_make_current(lsim_raster_gl *gl);
 /* LSIM_OK, or the first pending GL error as a failure naming `what` (the queue is drained). */
 lsim_status lsim_raster_gl_check(lsim_raster_gl *gl, const char *what);
+/* Draw the scene into the bound framebuffer's viewport (0, 0, width, height): clear, then every
+ * object; `proj` gets the column-major projection drawn with (raster_gl.c). */
+void lsim_raster_gl_draw(lsim_raster_gl *gl, const lsim_raster_view *view, float proj[16]);
+/* Check a view's parameters (raster_gl.c). */
+lsim_status lsim_raster_gl_check_view(lsim_raster_gl *gl, const lsim_raster_view *view);
+/* raster_gl_lookup.c: build the compute program where the context has compute shaders (OpenGL
+ * 4.3); LSIM_OK without building it where it has none; a failure (with the compile log) where it
+ * has them and the program does not build. */
+lsim_status lsim_raster_gl_lookup_init(lsim_raster_gl *gl);
+/* The object table and the static poses for the lookup, after the scene's upload. */
+lsim_status lsim_raster_gl_lookup_set_scene(lsim_raster_gl *gl);
+void lsim_raster_gl_lookup_release(lsim_raster_gl *gl);
+/* Compile one shader; the failure names `what` and carries the compile log. */
+lsim_status lsim_raster_gl_compile(lsim_raster_gl *gl, GLenum type, const char *what, const char *source, GLuint *out);
 /* Delete the framebuffer's renderbuffers (raster_gl.c; also called by lsim_raster_gl_destroy). */
 void lsim_raster_gl_release_targets(lsim_raster_gl *gl);
 

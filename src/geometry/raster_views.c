@@ -243,13 +243,48 @@ void raster_view_set_sector(raster_view *v, const raster_group *g, const double 
  * of one four times larger; else the buffer is kept. */
 static int reallocates(size_t px, size_t capacity) { return px > capacity || px < capacity / 4; }
 
-lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m)
+static void face_view(const raster_view *v, int k, int depth_bits, double near_m, lsim_raster_view *rv)
 {
+    const lsim_raster_view base = {{v->c[0], v->c[1], v->c[2]}, {0}, v->x0, v->x1, v->y0, v->y1, v->w, v->h,
+                                   near_m, v->far_m, depth_bits};
+    *rv = base;
+    for (int r = 0; r < 3; ++r) {
+        rv->rotation[3 * r + 0] = v->right[k][r];
+        rv->rotation[3 * r + 1] = v->up[k][r];
+        rv->rotation[3 * r + 2] = -v->fwd[k][r];
+    }
+}
+
+static void free_pixels(raster_view *v)
+{
+    free(v->range);
+    free(v->object);
+    free(v->prim);
+    v->range = NULL;
+    v->object = v->prim = NULL;
+}
+
+static lsim_status render_on_gl(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m)
+{
+    free_pixels(v);
+    v->gl = gl;
+    lsim_status st = lsim_raster_gl_target_make(gl, &v->target, v->w, v->h, (uint32_t)v->faces);
+    v->capacity = v->target.range ? (size_t)v->faces * v->w * v->h : 0;
+    for (int k = 0; k < v->faces && st == LSIM_OK; ++k) {
+        lsim_raster_view rv;
+        face_view(v, k, depth_bits, near_m, &rv);
+        st = lsim_raster_gl_render_layer(gl, &rv, &v->target, (uint32_t)k);
+    }
+    return st;
+}
+
+lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m, int on_gl)
+{
+    if (on_gl)
+        return render_on_gl(gl, v, depth_bits, near_m);
     const size_t face = (size_t)v->w * v->h, px = (size_t)v->faces * face;
     if (reallocates(px, v->capacity)) {
-        free(v->range);
-        free(v->object);
-        free(v->prim);
+        free_pixels(v);
         v->range = malloc(px * sizeof *v->range);
         v->object = malloc(px * sizeof *v->object);
         v->prim = malloc(px * sizeof *v->prim);
@@ -261,13 +296,8 @@ lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bit
     }
     lsim_status st = LSIM_OK;
     for (int k = 0; k < v->faces && st == LSIM_OK; ++k) {
-        lsim_raster_view rv = {{v->c[0], v->c[1], v->c[2]}, {0}, v->x0, v->x1, v->y0, v->y1, v->w, v->h,
-                               near_m, v->far_m, depth_bits};
-        for (int r = 0; r < 3; ++r) {
-            rv.rotation[3 * r + 0] = v->right[k][r];
-            rv.rotation[3 * r + 1] = v->up[k][r];
-            rv.rotation[3 * r + 2] = -v->fwd[k][r];
-        }
+        lsim_raster_view rv;
+        face_view(v, k, depth_bits, near_m, &rv);
         const size_t off = (size_t)k * face;
         lsim_raster_image img = {v->range + off, NULL, v->object + off, v->prim + off, NULL};
         st = lsim_raster_gl_render_view(gl, &rv, &img);
@@ -275,11 +305,25 @@ lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bit
     return st;
 }
 
+void raster_view_frame(const raster_view *v, int normal_correction, lsim_raster_lookup_view *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->c, v->c, sizeof out->c);
+    memcpy(out->right, v->right, sizeof out->right);
+    memcpy(out->up, v->up, sizeof out->up);
+    memcpy(out->fwd, v->fwd, sizeof out->fwd);
+    out->x0 = v->x0, out->x1 = v->x1, out->y0 = v->y0, out->y1 = v->y1;
+    out->w = v->w, out->h = v->h;
+    out->faces = v->faces;
+    out->time = v->time;
+    out->normal_correction = normal_correction;
+}
+
 void raster_view_free(raster_view *v)
 {
-    free(v->range);
-    free(v->object);
-    free(v->prim);
+    free_pixels(v);
+    if (v->target.range)
+        lsim_raster_gl_target_free(v->gl, &v->target);
     memset(v, 0, sizeof *v);
 }
 
@@ -295,6 +339,8 @@ size_t raster_view_bytes_needed(const raster_view *v)
 size_t raster_view_bytes_after(const raster_view *v)
 {
     const size_t px = (size_t)v->faces * v->w * v->h;
+    if (v->target.range) /* textures: made for the exact size */
+        return px * RASTER_PIXEL_BYTES;
     return (reallocates(px, v->capacity) ? px : v->capacity) * RASTER_PIXEL_BYTES;
 }
 

@@ -37,9 +37,11 @@ typedef struct raster_view {
     double far_m;
     long group;                                 /* the layout's group; -1: a still frame's cube */
     unsigned long layout_id;                    /* the layout it was drawn for */
-    float *range;                               /* faces x w x h */
+    float *range;                               /* faces x w x h (the CPU lookup) */
     uint32_t *object, *prim;                    /* object + 1 (0: nothing), triangle */
-    size_t capacity;                            /* pixels allocated */
+    lsim_raster_gl_target target;               /* the same on the GL device (the GL lookup) */
+    lsim_raster_gl *gl;                         /* the handle that holds `target` */
+    size_t capacity;                            /* pixels allocated (CPU buffers or textures) */
     unsigned long stamp;                        /* last use */
 } raster_view;
 
@@ -75,8 +77,11 @@ uint32_t raster_view_side(double span, double pitch);
  * rotation `rot` (row-major sensor -> world); centre, time, far and keys are the caller's. */
 void raster_view_set_cube(raster_view *v, uint32_t n);
 void raster_view_set_sector(raster_view *v, const raster_group *g, const double rot[9], double pitch);
-/* Draw v (its buffers grow as needed). */
-lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m);
+/* Draw v: on_gl 0 reads it back into its CPU buffers (grown as needed), 1 keeps it on the GL
+ * device in v->target (made for its size; the CPU buffers are freed). */
+lsim_status raster_view_render(lsim_raster_gl *gl, raster_view *v, int depth_bits, double near_m, int on_gl);
+/* v's frame for the GL lookup. */
+void raster_view_frame(const raster_view *v, int normal_correction, lsim_raster_lookup_view *out);
 void raster_view_free(raster_view *v);
 /* Bytes a view's buffers hold, and would hold for its current size (faces x w x h). */
 size_t raster_view_bytes(const raster_view *v);
