@@ -34,6 +34,7 @@
  * pipeline thread needs them (the context is made current there and released after); lookups
  * read the cache under a read lock. A render that fails falls back to Embree from then on. */
 #include "geometry/engine.h"
+#include "geometry/raster_fallback.h"
 #include "geometry/raster_gl.h"
 #include "geometry/raster_views.h"
 
@@ -404,83 +405,6 @@ static int raster_hit(const raster_state *s, const raster_view *c, const lsim_ra
     return 1;
 }
 
-static void set_miss(lsim_hits *h, size_t i)
-{
-    h->t[i] = INFINITY;
-    h->object[i] = LSIM_NO_HIT;
-    h->primitive[i] = LSIM_NO_HIT;
-    if (h->u)
-        h->u[i] = 0.0f;
-    if (h->v)
-        h->v[i] = 0.0f;
-    h->ngx[i] = h->ngy[i] = h->ngz[i] = 0.0f;
-}
-
-/* Hit k of `from` into hit i of `h` (u, v only where h has them). */
-static void copy_hit(lsim_hits *h, size_t i, const lsim_hits *from, size_t k)
-{
-    h->t[i] = from->t[k];
-    h->object[i] = from->object[k];
-    h->primitive[i] = from->primitive[k];
-    if (h->u)
-        h->u[i] = from->u[k];
-    if (h->v)
-        h->v[i] = from->v[k];
-    h->ngx[i] = from->ngx[k];
-    h->ngy[i] = from->ngy[k];
-    h->ngz[i] = from->ngz[k];
-}
-
-/* Spheres through Embree (sphere mask only), the nearer hit kept. */
-static void add_spheres(const raster_state *s, const lsim_rays *rays, size_t begin, size_t count, lsim_hits *h)
-{
-    enum { B = 256 };
-    uint32_t mask[B], object[B], primitive[B];
-    float t[B], u[B], v[B], nx[B], ny[B], nz[B];
-    for (size_t at = begin; at < begin + count; at += B) {
-        size_t m = begin + count - at < B ? begin + count - at : B;
-        for (size_t k = 0; k < m; ++k)
-            mask[k] = rays->mask[at + k] & LSIM_GEOMETRY_MASK_SPHERES;
-        lsim_rays sub = {m,
-                         rays->ox + at, rays->oy + at, rays->oz + at,
-                         rays->dx + at, rays->dy + at, rays->dz + at,
-                         rays->time + at, rays->tnear + at, rays->tfar + at, mask, 0, NULL, 0.0};
-        lsim_hits sh = {t, object, primitive, u, v, nx, ny, nz};
-        lsim_engine_embree.intersect(s->embree, &sub, 0, m, &sh);
-        for (size_t k = 0; k < m; ++k) {
-            size_t i = at + k;
-            if (object[k] == LSIM_NO_HIT || !(t[k] < h->t[i]))
-                continue;
-            copy_hit(h, i, &sh, k);
-        }
-    }
-}
-
-/* Rays idx[0..n) of `rays` through Embree (rays no view holds). */
-static void cast_some(const raster_state *s, const lsim_rays *rays, const uint32_t *idx, size_t n, lsim_hits *h)
-{
-    enum { B = 256 };
-    float ox[B], oy[B], oz[B], dx[B], dy[B], dz[B], time[B], tnear[B], tfar[B], t[B], u[B], v[B], nx[B], ny[B], nz[B];
-    uint32_t mask[B], object[B], primitive[B];
-    for (size_t at = 0; at < n; at += B) {
-        const size_t m = n - at < B ? n - at : B;
-        for (size_t k = 0; k < m; ++k) {
-            const size_t i = idx[at + k];
-            ox[k] = rays->ox[i], oy[k] = rays->oy[i], oz[k] = rays->oz[i];
-            dx[k] = rays->dx[i], dy[k] = rays->dy[i], dz[k] = rays->dz[i];
-            time[k] = rays->time[i], tnear[k] = rays->tnear[i], tfar[k] = rays->tfar[i];
-            mask[k] = rays->mask[i];
-        }
-        lsim_rays sub = {m, ox, oy, oz, dx, dy, dz, time, tnear, tfar, mask, 0, NULL, 0.0};
-        lsim_hits sh = {t, object, primitive, u, v, nx, ny, nz};
-        lsim_engine_embree.intersect(s->embree, &sub, 0, m, &sh);
-        for (size_t k = 0; k < m; ++k) {
-            const size_t i = idx[at + k];
-            copy_hit(h, i, &sh, k);
-        }
-    }
-}
-
 /* Under gl_lock: room for n rays in the staging arrays. */
 static int stage(raster_state *s, size_t n)
 {
@@ -514,7 +438,7 @@ static int look_up_on_gl(raster_state *s, const raster_view *v, const lsim_rays 
     }
     size_t n = 0;
     for (size_t k = i; k < j; ++k) {
-        set_miss(hits, k);
+        raster_set_miss(hits, k);
         if (!lsim_ray_valid(rays->ox[k], rays->oy[k], rays->oz[k], rays->dx[k], rays->dy[k], rays->dz[k],
                             rays->tnear[k], rays->tfar[k]) ||
             (rays->mask[k] & LSIM_GEOMETRY_MASK_TRIANGLES) == 0)
@@ -557,7 +481,7 @@ static int look_up_on_gl(raster_state *s, const raster_view *v, const lsim_rays 
         hits->primitive[k] = g[7];
     }
     if (outside)
-        cast_some(s, rays, s->which, outside, hits);
+        raster_cast_some(s->embree, rays, s->which, outside, hits);
     pthread_mutex_unlock(&s->gl_lock);
     return 0;
 }
@@ -622,14 +546,14 @@ static void raster_intersect(const void *state, const lsim_rays *rays, size_t be
             j = begin + count;
         } else {
             for (size_t k = i; k < j; ++k) {
-                set_miss(hits, k);
+                raster_set_miss(hits, k);
                 if (!lsim_ray_valid(rays->ox[k], rays->oy[k], rays->oz[k], rays->dx[k], rays->dy[k], rays->dz[k],
                                     rays->tnear[k], rays->tfar[k]) ||
                     (rays->mask[k] & LSIM_GEOMETRY_MASK_TRIANGLES) == 0)
                     continue;
                 if (raster_hit(s, v, rays, k, hits) < 0) {
                     if (nf == F) {
-                        cast_some(s, rays, fallback, nf, hits);
+                        raster_cast_some(s->embree, rays, fallback, nf, hits);
                         nf = 0;
                     }
                     fallback[nf++] = (uint32_t)k;
@@ -640,9 +564,9 @@ static void raster_intersect(const void *state, const lsim_rays *rays, size_t be
         i = j;
     }
     if (nf)
-        cast_some(s, rays, fallback, nf, hits);
+        raster_cast_some(s->embree, rays, fallback, nf, hits);
     if (s->has_spheres)
-        add_spheres(s, rays, begin, count, hits);
+        raster_add_spheres(s->embree, rays, begin, count, hits);
 }
 
 const lsim_engine_ops lsim_engine_raster = {"raster", raster_create, raster_set_frame_time, raster_intersect,
