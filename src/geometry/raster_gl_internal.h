@@ -80,6 +80,7 @@ struct lsim_raster_gl {
     uint32_t layer_width, layer_height;
     int layer_depth_bits;
     GLuint ray_buffer, hit_buffer, frame_buffer, pose_buffer, object_buffer;
+    size_t lookup_capacity; /* rays the ray and hit buffers hold (grown, never shrunk) */
     double pose_time; /* the poses in pose_buffer are at this time (NAN: none uploaded) */
     int has_motion;   /* some drawn object has a motion */
 

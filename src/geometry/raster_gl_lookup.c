@@ -112,7 +112,7 @@ static const char *const lookup_source =
     "    dvec3 d = dvec3(ray[8u * r + 3u], ray[8u * r + 4u], ray[8u * r + 5u]);\n"
     "    double tnear = double(ray[8u * r + 6u]), tfar = double(ray[8u * r + 7u]);\n"
     "    dvec3 c = dvec3(frame[0], frame[1], frame[2]);\n"
-    "    dvec3 w = d, n = dvec3(0.0lf);\n"
+    "    dvec3 w = d, n = dvec3(0.0lf), ha = dvec3(0.0lf), hb = dvec3(0.0lf), hc = dvec3(0.0lf);\n"
     "    double t = 0.0lf;\n"
     "    bool got = false;\n"
     "    uint obj = 0u, prim = 0u;\n"
@@ -143,7 +143,7 @@ static const char *const lookup_source =
     "        } else {\n"
     "            tt = rp;\n"
     "        }\n"
-    "        t = tt; obj = po; prim = pp; n = nn; got = true;\n"
+    "        t = tt; obj = po; prim = pp; n = nn; got = true; ha = a; hb = b; hc = cc;\n"
     "        if (pass == 0 && correction != 0u) {\n"
     "            precise dvec3 ww = dvec3(o.x + tt * d.x - c.x, o.y + tt * d.y - c.y, o.z + tt * d.z - c.z);\n"
     "            w = ww;\n"
@@ -151,7 +151,8 @@ static const char *const lookup_source =
     "        if (!(dot3(w, w) > 1e-12lf)) break;\n"
     "    }\n"
     "    if (!got || !(t >= tnear && t <= tfar)) { put(r, 0.0lf, 0.0lf, 0.0lf, dvec3(0.0lf), NO_HIT, NO_HIT); return; }\n"
-    "    dvec3 a = corner(obj, prim, 0u), b = corner(obj, prim, 1u), cc = corner(obj, prim, 2u);\n"
+    /* barycentrics on the hit's triangle (the corners of the pass that gave the hit) */
+    "    dvec3 a = ha, b = hb, cc = hc;\n"
     "    precise dvec3 e1 = dvec3(b.x - a.x, b.y - a.y, b.z - a.z);\n"
     "    precise dvec3 e2 = dvec3(cc.x - a.x, cc.y - a.y, cc.z - a.z);\n"
     "    precise dvec3 x = dvec3(o.x + t * d.x - a.x, o.y + t * d.y - a.y, o.z + t * d.z - a.z);\n"
@@ -205,6 +206,9 @@ lsim_status lsim_raster_gl_lookup_init(lsim_raster_gl *gl)
     gl->ray_buffer = b[0], gl->hit_buffer = b[1], gl->frame_buffer = b[2], gl->pose_buffer = b[3];
     gl->object_buffer = b[4];
     gl->f.GenFramebuffers(1, &gl->layer_fbo);
+    gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->frame_buffer);
+    gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(FRAME_DOUBLES * sizeof(double)), NULL, GL_DYNAMIC_DRAW);
+    gl->lookup_capacity = 0;
     return lsim_raster_gl_check(gl, "building the per-beam lookup (compute) program");
 }
 
@@ -388,7 +392,7 @@ lsim_status lsim_raster_gl_look_up(lsim_raster_gl *gl, const lsim_raster_gl_targ
             frame[43 + 3 * k + r] = v->fwd[k][r];
         }
     gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->frame_buffer);
-    gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)sizeof frame, frame, GL_DYNAMIC_DRAW);
+    gl->f.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)sizeof frame, frame);
     upload_poses(gl, v->time);
     gl->f.UseProgram(gl->lookup_program);
     gl->f.Uniform1ui(gl->u_width, v->w);
@@ -406,19 +410,27 @@ lsim_status lsim_raster_gl_look_up(lsim_raster_gl *gl, const lsim_raster_gl_targ
     gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, gl->object_buffer);
     gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, gl->vertex_buffer);
     gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, gl->index_buffer);
+    const size_t batch = n < DISPATCH_RAYS ? n : DISPATCH_RAYS;
+    if (batch > gl->lookup_capacity) { /* storage once, reused by every later lookup */
+        gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->ray_buffer);
+        gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(batch * LSIM_RASTER_LOOKUP_RAY * sizeof(float)), NULL,
+                         GL_DYNAMIC_DRAW);
+        gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->hit_buffer);
+        gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(batch * LSIM_RASTER_LOOKUP_HIT * sizeof(uint32_t)),
+                         NULL, GL_DYNAMIC_READ);
+        gl->lookup_capacity = batch;
+    }
+    gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, gl->ray_buffer);
+    gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, gl->hit_buffer);
     for (size_t at = 0; at < n; at += DISPATCH_RAYS) {
         const size_t m = n - at < DISPATCH_RAYS ? n - at : DISPATCH_RAYS;
         gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->ray_buffer);
-        gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(m * LSIM_RASTER_LOOKUP_RAY * sizeof(float)),
-                         rays + at * LSIM_RASTER_LOOKUP_RAY, GL_STREAM_DRAW);
-        gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->hit_buffer);
-        gl->f.BufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(m * LSIM_RASTER_LOOKUP_HIT * sizeof(uint32_t)), NULL,
-                         GL_STREAM_READ);
-        gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, gl->ray_buffer);
-        gl->f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, gl->hit_buffer);
+        gl->f.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(m * LSIM_RASTER_LOOKUP_RAY * sizeof(float)),
+                            rays + at * LSIM_RASTER_LOOKUP_RAY);
         gl->f.Uniform1ui(gl->u_ray_count, (GLuint)m);
         gl->f.DispatchCompute((GLuint)((m + LOCAL_SIZE - 1) / LOCAL_SIZE), 1, 1);
         gl->f.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        gl->f.BindBuffer(GL_SHADER_STORAGE_BUFFER, gl->hit_buffer);
         gl->f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(m * LSIM_RASTER_LOOKUP_HIT * sizeof(uint32_t)),
                                hits + at * LSIM_RASTER_LOOKUP_HIT);
     }
