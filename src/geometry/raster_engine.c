@@ -30,9 +30,15 @@
  * Spheres are not drawn by the rasterizer: primary rays are also traced by the inner Embree
  * engine against the spheres alone (geometry mask), and the nearer hit wins.
  *
+ * The lookup runs on the GL device where the context has compute shaders (raster_gl_lookup.c:
+ * the same arithmetic in a compute shader, views kept as textures, only rays in and hits out;
+ * bit-identical to the CPU lookup on llvmpipe, tests/test_raster_lookup.c), else here on the CPU
+ * (raster_hit, from views read back); LIDARSIM_RASTER_LOOKUP=cpu forces the CPU lookup.
+ *
  * OpenGL runs on one thread at a time: views are rendered under a write lock by whichever
  * pipeline thread needs them (the context is made current there and released after); lookups
- * read the cache under a read lock. A render that fails falls back to Embree from then on. */
+ * read the cache under a read lock (GL lookups also under gl_lock, one at a time). A render or
+ * GL lookup that fails falls back to Embree from then on. */
 #include "geometry/engine.h"
 #include "geometry/raster_fallback.h"
 #include "geometry/raster_gl.h"

@@ -9,9 +9,10 @@
  * thread: each call makes its own context current. Nothing outside src/geometry/ names EGL or
  * OpenGL.
  *
- * Internal API: the raster engine behind geometry/engine.h (raster_engine.c) is built on it: cube
- * views, the normal correction and the motion per slice are there; beam sampling at each beam's
- * (u,v) in sensor-fitted views and motion per beam group are still to come. */
+ * Internal API: the raster engine behind geometry/engine.h (raster_engine.c) is built on it. Views
+ * are either read back (lsim_raster_gl_render_view: the CPU lookup, the tests) or drawn into
+ * layered textures that stay on the device, where a compute shader looks the beams up
+ * (lsim_raster_gl_render_layer, lsim_raster_gl_look_up: raster_gl_lookup.c). */
 #ifndef LSIM_GEOMETRY_RASTER_GL_H
 #define LSIM_GEOMETRY_RASTER_GL_H
 
