@@ -15,8 +15,9 @@
  * vlp16 (a cube), os1-64 (per-laser origin offsets: the second lookup from the view centre),
  * livox-mid40 (a sector) and kinect-v2 (a sector, from the side), each with and without the
  * normal correction; the motion example (a driving sensor, moving cars: a view per 1 ms group,
- * objects posed at each group's time); and the kernel mode's pitch hint (finer views). Then the
- * lookup's error statuses (no GL device target, a mismatched view). EGL must be there, as for
+ * objects posed at each group's time); and the kernel mode's pitch hint (finer views). First the
+ * lookup's error statuses (a compute shader that does not compile: the driver's log in the
+ * message; no target, a mismatched view) and one ray looked up by hand. EGL must be there, as for
  * test_raster_gl. */
 #include "harness.h"
 
@@ -211,6 +212,11 @@ static void check_errors(lsim_context *ctx, lsim_scene *scene)
            lsim_raster_gl_can_look_up(gl) ? "on the GL device (compute shader)" : "on the CPU (no compute shaders)");
     CHECK(lsim_raster_gl_can_look_up(gl)); /* llvmpipe and any OpenGL 4.3 driver */
     REQUIRE_OK(ctx, lsim_raster_gl_set_scene(gl, scene));
+    /* a compute shader that does not compile: the status carries the driver's log */
+    CHECK(lsim_raster_gl_try_compute(gl, "#version 430 core\nlayout(local_size_x = 1) in;\n"
+                                         "void main() { no_such_name = 1; }\n") == LSIM_ERR_ENGINE);
+    CHECK(message_has(ctx, "shader does not compile", "no_such_name"));
+    REQUIRE_OK(ctx, lsim_raster_gl_try_compute(gl, "#version 430 core\nlayout(local_size_x = 1) in;\nvoid main() {}\n"));
     lsim_raster_lookup_view v;
     memset(&v, 0, sizeof v);
     v.w = v.h = 16;

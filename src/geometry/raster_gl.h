@@ -104,6 +104,11 @@ lsim_status lsim_raster_gl_render_view(lsim_raster_gl *gl, const lsim_raster_vie
  * buffers within the shader storage block size), 0 where the engine must look up on the CPU. */
 int lsim_raster_gl_can_look_up(const lsim_raster_gl *gl);
 
+/* Compile and link a compute shader from `source`, then delete it: LSIM_OK, or LSIM_ERR_ENGINE
+ * with the driver's compile or link log in the message (how the lookup's own program is built at
+ * lsim_raster_gl_create; for tests of that error path). */
+lsim_status lsim_raster_gl_try_compute(lsim_raster_gl *gl, const char *source);
+
 /* A view kept on the device: three texture arrays of width x height x layers. */
 typedef struct lsim_raster_gl_target {
     uint32_t range, object, primitive; /* GL texture names (0: none) */

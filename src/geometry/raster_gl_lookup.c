@@ -169,16 +169,11 @@ int lsim_raster_gl_can_look_up(const lsim_raster_gl *gl)
     return gl && gl->lookup_program != 0;
 }
 
-lsim_status lsim_raster_gl_lookup_init(lsim_raster_gl *gl)
+/* Compile and link a compute program; the failure carries the driver's log. */
+static lsim_status build_compute(lsim_raster_gl *gl, const char *source, GLuint *out)
 {
-    GLint major = 0, minor = 0;
-    gl->f.GetIntegerv(GL_MAJOR_VERSION, &major);
-    gl->f.GetIntegerv(GL_MINOR_VERSION, &minor);
-    gl->pose_time = NAN;
-    if (major < 4 || (major == 4 && minor < 3)) /* no compute shaders: the engine looks up on the CPU */
-        return lsim_raster_gl_check(gl, "asking the OpenGL version");
     GLuint cs = 0;
-    lsim_status st = lsim_raster_gl_compile(gl, GL_COMPUTE_SHADER, "per-beam lookup (compute)", lookup_source, &cs);
+    lsim_status st = lsim_raster_gl_compile(gl, GL_COMPUTE_SHADER, "per-beam lookup (compute)", source, &cs);
     if (st != LSIM_OK)
         return st;
     GLuint p = gl->f.CreateProgram();
@@ -194,6 +189,35 @@ lsim_status lsim_raster_gl_lookup_init(lsim_raster_gl *gl)
         return lsim_fail(gl->ctx, LSIM_ERR_ENGINE, "OpenGL rasterizer: the per-beam lookup (compute) program does not "
                          "link on %s: %s", gl->describe, log);
     }
+    *out = p;
+    return lsim_raster_gl_check(gl, "building a compute program");
+}
+
+lsim_status lsim_raster_gl_try_compute(lsim_raster_gl *gl, const char *source)
+{
+    if (!gl || !source)
+        return lsim_fail(gl ? gl->ctx : NULL, LSIM_ERR_INVALID_ARGUMENT, "lsim_raster_gl_try_compute: NULL argument");
+    lsim_status st = lsim_raster_gl_make_current(gl);
+    GLuint p = 0;
+    if (st == LSIM_OK)
+        st = build_compute(gl, source, &p);
+    if (p)
+        gl->f.DeleteProgram(p);
+    return st;
+}
+
+lsim_status lsim_raster_gl_lookup_init(lsim_raster_gl *gl)
+{
+    GLint major = 0, minor = 0;
+    gl->f.GetIntegerv(GL_MAJOR_VERSION, &major);
+    gl->f.GetIntegerv(GL_MINOR_VERSION, &minor);
+    gl->pose_time = NAN;
+    if (major < 4 || (major == 4 && minor < 3)) /* no compute shaders: the engine looks up on the CPU */
+        return lsim_raster_gl_check(gl, "asking the OpenGL version");
+    GLuint p = 0;
+    lsim_status st = build_compute(gl, lookup_source, &p);
+    if (st != LSIM_OK)
+        return st;
     gl->lookup_program = p;
     gl->u_ray_count = gl->f.GetUniformLocation(p, "ray_count");
     gl->u_width = gl->f.GetUniformLocation(p, "width");
