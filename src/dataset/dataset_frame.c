@@ -16,12 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The twin's columns: what the KITTI files hold. */
-#define TWIN_FIELDS                                                                                             \
-    (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |               \
-     LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL) |                               \
-     LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | LSIM_FIELD_BIT(LSIM_FIELD_TIME))
-
 lsim_status lsim_ds_worker_init(lsim_ds_worker *w, const lsim_ds_plan *plan)
 {
     memset(w, 0, sizeof *w);
@@ -69,7 +63,7 @@ static lsim_status reserve(lsim_ds_worker *w)
     lsim_status st = LSIM_OK;
     lsim_points **p[3] = {&w->noisy, &w->clean, &w->twin};
     for (int k = 0; k < 3 && st == LSIM_OK; ++k) {
-        const uint32_t fields = k < 2 ? scan_fields : TWIN_FIELDS; /* twin: the KITTI columns */
+        const uint32_t fields = k < 2 ? scan_fields : LSIM_DS_KITTI_FIELDS; /* twin: the KITTI columns */
         if (!*p[k])
             st = lsim_points_alloc_fields(w->ctx, cap, fields, p[k]);
         else if ((*p[k])->capacity < cap)

@@ -8,9 +8,16 @@
 #define LSIM_DATASET_DATASET_FRAME_H
 
 #include "dataset/dataset_run.h"
+#include "formats/writers.h"
 #include "pipeline/frame.h"
 
 #include <pthread.h>
+
+/* The KITTI files' columns: what the scans fill at least, and the clean twin's. */
+#define LSIM_DS_KITTI_FIELDS                                                                                    \
+    (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |               \
+     LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL) |                               \
+     LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | LSIM_FIELD_BIT(LSIM_FIELD_TIME))
 
 /* What every worker of a run reads and no one changes while they run. */
 typedef struct lsim_ds_plan {

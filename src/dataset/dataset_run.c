@@ -10,8 +10,8 @@
  * engine, the clean twin, the files, their fsyncs and the manifest read-back) run beside the other
  * workers' scans instead of between them. This thread appends the manifest lines in frame order
  * (the manifest and the tree are the same bytes for any thread count), reports progress and keeps
- * the statistics; a worker runs at most WINDOW frames ahead of the last line appended, so the lines
- * waiting for theirs are bounded. With fewer units than threads, each frame's scan takes the
+ * the statistics; a worker runs at most a window (2 x workers x the unit's length + 1) of frames
+ * ahead of the last line appended, so the lines waiting for theirs are bounded. With fewer units than threads, each frame's scan takes the
  * threads left over. */
 #include "dataset/dataset_frame.h"
 
@@ -30,12 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FIELDS                                                                                                  \
-    (LSIM_FIELD_BIT(LSIM_FIELD_X) | LSIM_FIELD_BIT(LSIM_FIELD_Y) | LSIM_FIELD_BIT(LSIM_FIELD_Z) |               \
-     LSIM_FIELD_BIT(LSIM_FIELD_REFLECTIVITY) | LSIM_FIELD_BIT(LSIM_FIELD_LABEL) |                               \
-     LSIM_FIELD_BIT(LSIM_FIELD_INSTANCE) | LSIM_FIELD_BIT(LSIM_FIELD_TIME))
-
-/* Frames of a unit at most: a sequence of up to UNIT_MAX frames is one unit (one scene build). */
+/* Frames of a unit at most (and at most the split's block): a sequence of up to UNIT_MAX frames is
+ * one unit (one scene build). */
 #define UNIT_MAX 64
 
 static double now_s(void)
@@ -253,7 +249,7 @@ lsim_status lsim_dataset_run(const lsim_dataset *dataset, const char *out_dir, c
                          LSIM_DATASET_POINTS_FORMATS);
     if (o->points_format != LSIM_FORMAT_AUTO)
         info.points_format = o->points_format;
-    uint32_t fields = FIELDS;
+    uint32_t fields = LSIM_DS_KITTI_FIELDS;
     if (info.points_format != LSIM_FORMAT_AUTO) /* only then: the default scans no more than it writes */
         fields |= lsim_format_fields(info.points_format);
     if (o->shards == 0 || o->shard >= o->shards || o->ranks == 0 || o->rank >= o->ranks)
