@@ -57,7 +57,7 @@ static void img_rect(img *m, int u0, int u1, int v0, int v1, float intensity, fl
 
 static lsim_bloom_image img_view(const img *m, double step)
 {
-    lsim_bloom_image im = {m->U, m->V, 0.0, 0.0, step, m->I, m->R};
+    lsim_bloom_image im = {m->U, m->V, 0.0, 0.0, step, m->I, m->R, NULL, 0};
     return im;
 }
 
