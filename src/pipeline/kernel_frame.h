@@ -14,7 +14,7 @@
 #define TILE_PX (TILE_W * TILE_H)
 /* Pixels of a sector's image (every row x its columns) at most, unless one tile column's beams
  * need more: 4 Mi pixels, 32 bytes each here plus the blooming's 8-12 bytes. */
-#define SECTOR_PIXELS ((size_t)4 << 20)
+#define SECTOR_PIXELS ((size_t)1 << 20)
 
 typedef struct kernel_key {
     char file[sizeof(((lsim_beam_spec *)0)->kernel_file)];
@@ -71,7 +71,7 @@ struct lsim_bloom_state {
  * `coarse_halo` is 0 or the kernel is too small to gain (then every row). Fills row_of, row_run
  * and stored_y; returns the number of stored rows. The beams are those of ug/vg with a window
  * (bu >= -half_u). kernel_rows.c. */
-#define HALO_ROW_STEP 8
+#define HALO_ROW_STEP 4
 int lsim_bloom_plan_rows(struct lsim_bloom_state *s, const lsim_kernel *k, int height, size_t beams, int coarse_halo);
 /* The core's half height in rows: the smallest R with v[n] <= KERNEL_CORE_LEVEL max(v) for |n| > R. */
 #define KERNEL_CORE_LEVEL 1e-3
