@@ -11,8 +11,9 @@
  * the kernel's pitch everywhere (the halo's vertical streak through a bright target keeps the core's
  * narrow horizontal profile).
  *
- * For a 360-degree VLP-16 at the 3 mrad kernel's pitch (1425 rows), 16 beam rows x 13 core rows and
- * one row in 8 of the rest: 341 rows, a quarter of the rays. Sensors whose rows are closer than the
+ * For a 360-degree VLP-16 at the 3 mrad kernel's pitch (1425 rows): 16 beam rows x 13 core rows and
+ * one row in 4 of the rest, 501 rows, a third of the rays. A bright target's edge in the halo is
+ * then placed to +-2 rows (docs/performance.md: its bloom within ~10 % of the every-row render). Sensors whose rows are closer than the
  * core (most rows within some beam's core) render nearly every row, as before. */
 #include "pipeline/kernel_frame.h"
 
