@@ -9,9 +9,12 @@
  * sector at a time. A sector is a run of tile columns holding the beams whose centre pixel lies
  * in them; its image holds every row and the columns its beams' windows reach, so each beam sees
  * exactly the pixels it would see in the global image, and the blooming (Alg. 1 or 2) and the
- * echo-surface search give the same results as on the global image. Consecutive sectors share
- * their margins: the shared tile columns are moved, not rendered again, so every covered tile is
- * traced once per frame. Each tile is one batch of rays through the geometry engine (per-thread
+ * echo-surface search give the same results as on the global image. Only the rows of the row plan
+ * are rendered and stored (kernel_rows.c: every row near a beam's row, one in HALO_ROW_STEP of the
+ * halo's rows), each standing for its neighbours; the sector images hold those rows, and the
+ * blooming and the echo-surface search weight them by v summed over the rows they stand for.
+ * Consecutive sectors share their margins: the shared tile columns are moved, not rendered again,
+ * so every covered tile is traced once per frame. Each tile is one batch of rays through the geometry engine (per-thread
  * batches, allocated once), shaded single-bounce with lsim_optics_first_return.
  *
  * Everything is kept in the frame workspace for the next frame (ws->bloom_state): the kernel,
