@@ -1,8 +1,9 @@
 /* Beam divergence and blooming (pbr paper §II): Alg. 1 (beam iteration) = Alg. 2 (range
  * stacking) beam by beam; a retroreflective patch blooms (more with a brighter patch or a higher
  * halo) while a Lambertian patch of the same shape does not; closed forms with a delta kernel;
- * kernel orientation; kernel files (separable and 2-D, round trips, every malformed kind named by
- * file:line, random garbage); the dim-slice skip never changes a result. */
+ * kernel orientation; rows that share their pixels (the kernel mode's two scales); kernel files
+ * (separable and 2-D, round trips, every malformed kind named by file:line, random garbage); the
+ * dim-slice skip never changes a result. */
 #include "harness.h"
 #include "files.h"
 
@@ -57,7 +58,7 @@ static void img_rect(img *m, int u0, int u1, int v0, int v1, float intensity, fl
 
 static lsim_bloom_image img_view(const img *m, double step)
 {
-    lsim_bloom_image im = {m->U, m->V, 0.0, 0.0, step, m->I, m->R};
+    lsim_bloom_image im = {m->U, m->V, 0.0, 0.0, step, m->I, m->R, NULL, 0};
     return im;
 }
 
@@ -238,6 +239,94 @@ static void test_algorithms_agree(lsim_context *ctx)
     lsim_kernel_free(&ka);
     lsim_kernel_free(&k);
     img_free(&m);
+}
+
+/* ------------------------------------------------------------------ (a') rows that share pixels */
+
+/* An image whose rows share their pixels in runs of 1..6 (the kernel mode's coarse halo rows): both
+ * algorithms agree on it, on 1 and 3 threads alike, and give what they give on the same image with
+ * every row stored (each run's row repeated), to rounding; a malformed row map is refused. */
+static void test_shared_rows(lsim_context *ctx)
+{
+    const int U = 160, V = 90;
+    int32_t row[90];
+    int stored = 0;
+    for (int r = 0; r < V;) {
+        const int len = 1 + (int)(6.0 * rnd());
+        for (int i = 0; i < len && r < V; ++i)
+            row[r++] = stored;
+        ++stored;
+    }
+    img s = img_make(U, stored), full = img_make(U, V);
+    img_rect(&full, 0, U - 1, 0, V - 1, 0.0f, 0.0f);
+    for (size_t p = 0; p < (size_t)U * (size_t)stored; ++p) {
+        const double x = rnd();
+        s.I[p] = x < 0.15 ? 0.0f : (float)(x < 0.97 ? 1e-3 * rnd() : 0.5 * rnd());
+        s.R[p] = (float)(20.0 + 60.0 * rnd());
+    }
+    for (int r = 0; r < V; ++r) {
+        memcpy(full.I + (size_t)r * U, s.I + (size_t)row[r] * U, (size_t)U * sizeof(float));
+        memcpy(full.R + (size_t)r * U, s.R + (size_t)row[r] * U, (size_t)U * sizeof(float));
+    }
+    lsim_bloom_image im = img_view(&s, 0.05);
+    im.height = V;
+    im.row = row;
+    im.stored_rows = stored;
+    const lsim_bloom_image imf = img_view(&full, 0.05);
+    lsim_kernel k;
+    REQUIRE_OK(ctx, lsim_kernel_parametric(ctx, 0.15, 1e-3, 1.0, 0.05, &k));
+    lsim_bloom_params par = {0.5, 100.0, 2e-4, 2, 0};
+    beams b = beams_alloc(3000);
+    for (size_t i = 0; i < b.n; ++i) {
+        b.u[i] = (float)(-25.0 + 210.0 * rnd());
+        b.v[i] = (float)(-25.0 + 140.0 * rnd());
+    }
+    lsim_bloom_stats st;
+    CHECK(run_both(ctx, &im, &k, &par, &b, &st) == 0);
+    CHECK(st.echoes > b.n / 4);
+    beams c = beams_alloc(b.n);
+    memcpy(c.u, b.u, b.n * 4);
+    memcpy(c.v, b.v, b.n * 4);
+    CHECK(run_both(ctx, &imf, &k, &par, &c, NULL) == 0);
+    size_t differ = 0;
+    for (size_t i = 0; i < b.n; ++i)
+        differ += b.r2[i] != c.r2[i] || fabs((double)b.p2[i] - c.p2[i]) > 1e-5 * fabs((double)c.p2[i]);
+    printf("shared rows: %d rows in %d stored; %zu echoes; %zu beams differ from the full image\n", V, stored,
+           st.echoes, differ);
+    CHECK(differ == 0);
+    float *r3 = malloc(b.n * 4), *p3 = malloc(b.n * 4);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        par.threads = threads;
+        for (int alg = 1; alg <= 2; ++alg) {
+            REQUIRE_OK(ctx, lsim_bloom_nearest(ctx, (lsim_bloom_algorithm)alg, &im, &k, &par, b.n, b.u, b.v, r3, p3));
+            CHECK(memcmp(r3, alg == 1 ? b.r1 : b.r2, b.n * 4) == 0);
+            CHECK(memcmp(p3, alg == 1 ? b.p1 : b.p2, b.n * 4) == 0);
+        }
+    }
+    free(r3);
+    free(p3);
+    /* malformed maps: a skipped stored row, a wrong count, a start past 0 */
+    int32_t bad[90];
+    memcpy(bad, row, sizeof bad);
+    bad[V - 1] = row[V - 1] + 1;
+    im.row = bad;
+    CHECK(lsim_bloom_nearest(ctx, LSIM_BLOOM_BEAM_ITERATION, &im, &k, &par, 1, b.u, b.v, b.r1, b.p1) ==
+          LSIM_ERR_INVALID_ARGUMENT);
+    im.row = row;
+    im.stored_rows = stored + 1;
+    CHECK(lsim_bloom_nearest(ctx, LSIM_BLOOM_RANGE_STACKING, &im, &k, &par, 1, b.u, b.v, b.r1, b.p1) ==
+          LSIM_ERR_INVALID_ARGUMENT);
+    im.stored_rows = stored;
+    memcpy(bad, row, sizeof bad);
+    bad[0] = 1;
+    im.row = bad;
+    CHECK(lsim_bloom_nearest(ctx, LSIM_BLOOM_RANGE_STACKING, &im, &k, &par, 1, b.u, b.v, b.r1, b.p1) ==
+          LSIM_ERR_INVALID_ARGUMENT);
+    beams_free(&b);
+    beams_free(&c);
+    lsim_kernel_free(&k);
+    img_free(&s);
+    img_free(&full);
 }
 
 /* ------------------------------------------------------------------ (b) blooming */
@@ -643,6 +732,7 @@ int main(void)
     if (lsim_context_create(&ctx) != LSIM_OK)
         return 1;
     test_algorithms_agree(ctx);
+    test_shared_rows(ctx);
     test_blooming(ctx);
     test_delta_and_orientation(ctx);
     test_parametric(ctx);

@@ -146,7 +146,7 @@ int lsim_bench_blooming_run(int threads, int repeat, lsim_bench_blooming_result 
         snprintf(error, error_size, "kernel: %s", lsim_context_last_error(ctx));
         goto done;
     }
-    const lsim_bloom_image image = {BB_U, BB_V, az0, el0, step, intensity, range};
+    const lsim_bloom_image image = {BB_U, BB_V, az0, el0, step, intensity, range, NULL, 0};
     lsim_bloom_params params = {BB_BIN, BB_MAX_RANGE, BB_THRESHOLD, threads, 0};
     out->beams = nb;
     out->width = BB_U;

@@ -1,7 +1,8 @@
 /* Alg. 1 of the blooming (pbr paper §II-C), beam iteration: per beam (parallel over beams), the
  * window's pixels are accumulated into a per-thread dense array over slices; only the touched
  * slices are searched and cleared, so a beam costs O(window), independent of the number of
- * slices. Along a kernel row, runs of pixels of the same slice are summed in a register (sum of
+ * slices. Rows that share their pixels (blooming.h) are read once, with their summed v weight
+ * (row_weight). Along a kernel row, runs of pixels of the same slice are summed in a register (sum of
  * intensity x h) and added once, times v (most rows of a window stay in one slice; this avoids a
  * store-to-load chain per pixel). Definitions: bloom_setup.h. */
 #include "optics/bloom_setup.h"
@@ -22,7 +23,7 @@ lsim_status lsim_bloom_beam_iteration(lsim_context *ctx, const bloom_setup *st, 
                                       lsim_bloom_workspace *w)
 {
     const int U = st->U, V = st->V, M = st->M, N = st->N, T = st->threads;
-    const size_t UV = (size_t)U * (size_t)V, S = st->S;
+    const size_t UV = (size_t)U * (size_t)st->R, S = st->S; /* stored pixels */
     const size_t window = (size_t)(2 * M + 1) * (size_t)(2 * N + 1);
     const size_t cap = window < S ? window : S;
     int ok = 1;
@@ -45,7 +46,7 @@ lsim_status lsim_bloom_beam_iteration(lsim_context *ctx, const bloom_setup *st, 
         for (size_t s = 0; s < S; ++s)
             stats->slices_occupied += occupied[s];
     }
-    const double *hd = st->h, *vd = st->v;
+    const double *hd = st->h;
     const double thr = st->thr, bin = st->bin;
     size_t echoes = 0;
 #pragma omp parallel num_threads(T) reduction(+ : echoes)
@@ -60,14 +61,15 @@ lsim_status lsim_bloom_beam_iteration(lsim_context *ctx, const bloom_setup *st, 
             if (!beam_pixel(bu_in[b], -M, U - 1 + M, &bu) || !beam_pixel(bv_in[b], -N, V - 1 + N, &bv))
                 continue;
             const int u0 = bu - M < 0 ? 0 : bu - M, u1 = bu + M > U - 1 ? U - 1 : bu + M;
-            const int r0 = bv - N < 0 ? 0 : bv - N, r1 = bv + N > V - 1 ? V - 1 : bv + N;
+            int32_t k0, k1;
+            window_rows(st, bv, &k0, &k1);
             const int hoff = M - bu; /* h index of image column uu: uu + hoff */
             size_t nt = 0;
-            for (int r = r0; r <= r1; ++r) {
-                const double wv = vd[r - bv + N];
+            for (int32_t k = k0; k <= k1; ++k) {
+                const double wv = row_weight(st, k, bv);
                 if (!(wv > 0.0))
                     continue;
-                const bloom_px *row = px + (size_t)r * (size_t)U;
+                const bloom_px *row = px + (size_t)k * (size_t)U;
                 /* runs of equal slice along the row are summed in a register, then added once */
                 int32_t cur = -1;
                 double run = 0.0;

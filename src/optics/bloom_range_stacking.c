@@ -8,7 +8,9 @@
  * columns within half_u of it (buffer per thread, row-major [row][beam column], with the first
  * and last row written per column; runs of neighbouring pixels in a row update those once) and a
  * vertical pass evaluated only at the beams whose vertical window meets those rows (four partial
- * sums); only the written rows are cleared. Each thread keeps the nearest slice per beam (a beam
+ * sums); only the written rows are cleared. Rows that share their pixels (blooming.h) are stored
+ * once: the horizontal pass runs over the stored rows, the vertical pass weights each stored row
+ * by its summed v (row_weight). Each thread keeps the nearest slice per beam (a beam
  * with an echo in a nearer slice is not evaluated again by that thread); the per-thread results
  * are merged by the smallest slice, whose power is the xi computed for that slice. Since a slice's
  * xi for a beam is computed in a fixed order whichever thread computes it, the result does not
@@ -30,7 +32,8 @@ lsim_status lsim_bloom_range_stacking(lsim_context *ctx, const bloom_setup *st, 
                                       lsim_bloom_stats *stats, lsim_bloom_workspace *w)
 {
     const int U = st->U, V = st->V, M = st->M, N = st->N, T = st->threads;
-    const size_t UV = (size_t)U * (size_t)V, S = st->S;
+    const size_t UV = (size_t)U * (size_t)st->R, S = st->S; /* stored pixels */
+    const int VR = st->R;                                    /* stored rows */
     const size_t ucols = (size_t)U + 2 * (size_t)M, vrows = (size_t)V + 2 * (size_t)N;
     const size_t cmax = beams < ucols ? beams : ucols;
     int ok = 1;
@@ -101,13 +104,13 @@ lsim_status lsim_bloom_range_stacking(lsim_context *ctx, const bloom_setup *st, 
     }
     /* per thread: the horizontal pass's sums, row-major [row][beam column] (the columns a pixel
      * reaches are neighbours), and per beam column the first and last row written in the slice */
-    double *hbuf = lsim_bloom_ws_get(w, 24, (size_t)T * (C ? C : 1) * (size_t)V * sizeof *hbuf, 1, &ok);
+    double *hbuf = lsim_bloom_ws_get(w, 24, (size_t)T * (C ? C : 1) * (size_t)VR * sizeof *hbuf, 1, &ok);
     int32_t *rows_used = lsim_bloom_ws_get(w, 25, (size_t)T * 2 * (C ? C : 1) * sizeof *rows_used, 0, &ok);
     if (!ok)
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
                          "blooming: out of memory for the range-stacking buffers (%d threads x %zu beam columns x %d "
                          "rows)",
-                         T, C, V);
+                         T, C, VR);
 
     /* pixels: slice per pixel, then per slice count, brightest pixel and bounding box */
     const float *I = st->im->intensity, *R = st->im->range;
@@ -116,7 +119,7 @@ lsim_status lsim_bloom_range_stacking(lsim_context *ctx, const bloom_setup *st, 
         pbin[p] = pixel_slice(st, I[p], R[p]);
     for (size_t s = 0; s < S; ++s)
         box[s] = (slice_box){INT32_MAX, -1};
-    for (int r = 0; r < V; ++r) {
+    for (int r = 0; r < VR; ++r) {
         const int32_t *row = pbin + (size_t)r * (size_t)U;
         const float *irow = I + (size_t)r * (size_t)U;
         for (int u = 0; u < U; ++u) {
@@ -153,12 +156,12 @@ lsim_status lsim_bloom_range_stacking(lsim_context *ctx, const bloom_setup *st, 
         sw[k] = I[p];
     }
 
-    const double *hd = st->h, *vd = st->v;
+    const double *hd = st->h;
     const double thr = st->thr;
 #pragma omp parallel num_threads(T)
     {
         const int t = omp_get_thread_num();
-        double *H = hbuf + (size_t)t * C * (size_t)V;
+        double *H = hbuf + (size_t)t * C * (size_t)VR;
         int32_t *rfirst = rows_used + (size_t)t * 2 * C, *rlast = rfirst + C;
         for (size_t c = 0; c < C; ++c) {
             rfirst[c] = INT32_MAX;
@@ -239,11 +242,13 @@ lsim_status lsim_bloom_range_stacking(lsim_context *ctx, const bloom_setup *st, 
                     continue;
                 double *Hc = H + c; /* row r at Hc[r * C] */
                 const size_t kend = col_start[c + 1];
-                /* first beam with bv + N >= f (rows sorted within the column) */
+                /* first beam whose window reaches stored row f (rows sorted within the column) */
                 size_t a = col_start[c], z = kend;
                 while (a < z) {
                     size_t mid = a + (z - a) / 2;
-                    if (bv[sorted[mid]] + N < f)
+                    int32_t k0, k1;
+                    window_rows(st, bv[sorted[mid]], &k0, &k1);
+                    if (k1 < f)
                         a = mid + 1;
                     else
                         z = mid;
@@ -251,23 +256,25 @@ lsim_status lsim_bloom_range_stacking(lsim_context *ctx, const bloom_setup *st, 
                 for (size_t k = a; k < kend; ++k) {
                     const size_t b = sorted[k];
                     const int32_t y = bv[b];
-                    if (y - N > l)
+                    int32_t ka, kb;
+                    window_rows(st, y, &ka, &kb);
+                    if (ka > l)
                         break;
                     if (bs[b] <= s)
                         continue;
-                    const int ra = y - N > f ? y - N : f, rb = y + N < l ? y + N : l;
-                    const int voff = N - y; /* v index of row r: r + voff */
+                    ka = ka > f ? ka : f;
+                    kb = kb < l ? kb : l;
                     /* four partial sums (fixed order: the result does not depend on threads) */
                     double x0 = 0.0, x1 = 0.0, x2 = 0.0, x3 = 0.0;
-                    int r = ra;
-                    for (; r + 3 <= rb; r += 4) {
-                        x0 += vd[r + voff] * Hc[(size_t)r * C];
-                        x1 += vd[r + 1 + voff] * Hc[(size_t)(r + 1) * C];
-                        x2 += vd[r + 2 + voff] * Hc[(size_t)(r + 2) * C];
-                        x3 += vd[r + 3 + voff] * Hc[(size_t)(r + 3) * C];
+                    int32_t r = ka;
+                    for (; r + 3 <= kb; r += 4) {
+                        x0 += row_weight(st, r, y) * Hc[(size_t)r * C];
+                        x1 += row_weight(st, r + 1, y) * Hc[(size_t)(r + 1) * C];
+                        x2 += row_weight(st, r + 2, y) * Hc[(size_t)(r + 2) * C];
+                        x3 += row_weight(st, r + 3, y) * Hc[(size_t)(r + 3) * C];
                     }
-                    for (; r <= rb; ++r)
-                        x0 += vd[r + voff] * Hc[(size_t)r * C];
+                    for (; r <= kb; ++r)
+                        x0 += row_weight(st, r, y) * Hc[(size_t)r * C];
                     const double xi = (x0 + x1) + (x2 + x3);
                     if (xi >= thr) {
                         bs[b] = s;

@@ -20,6 +20,9 @@
 
 typedef struct bloom_setup {
     int U, V, M, N;     /* image size, kernel halves */
+    int R;              /* stored rows (V when every row is stored) */
+    const int32_t *row; /* V: the stored row of each image row */
+    const int32_t *run; /* R + 1: stored row k holds the image rows [run[k], run[k + 1]) */
     int32_t smax;       /* largest slice index */
     size_t S;           /* smax + 1 */
     double bin, max_range, thr;
@@ -40,6 +43,30 @@ static inline int32_t pixel_slice(const bloom_setup *st, float intensity, float 
         return -1;
     double q = floor((double)range / st->bin);
     return q < (double)st->smax ? (int32_t)q : st->smax;
+}
+
+/* Kernel weight of stored row k for a beam at image row y: v summed over the image rows of k in
+ * the beam's window, in increasing row order (one term when every row is stored). Both
+ * algorithms use it, so they weight the rows alike. */
+static inline double row_weight(const bloom_setup *st, int32_t k, int32_t y)
+{
+    int32_t a = st->run[k], b = st->run[k + 1] - 1;
+    if (a < y - st->N)
+        a = y - st->N;
+    if (b > y + st->N)
+        b = y + st->N;
+    double w = 0.0;
+    for (int32_t r = a; r <= b; ++r)
+        w += st->v[r - y + st->N];
+    return w;
+}
+
+/* The stored rows [*k0, *k1] that the window of a beam at image row y (in [-N, V - 1 + N]) meets. */
+static inline void window_rows(const bloom_setup *st, int32_t y, int32_t *k0, int32_t *k1)
+{
+    const int32_t a = y - st->N < 0 ? 0 : y - st->N, b = y + st->N > st->V - 1 ? st->V - 1 : y + st->N;
+    *k0 = st->row[a];
+    *k1 = st->row[b];
 }
 
 /* Rounded beam pixel in [lo, hi]; 0 when non-finite or outside (its window misses the image). */

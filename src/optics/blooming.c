@@ -106,11 +106,23 @@ lsim_status lsim_bloom_nearest_ws(lsim_context *ctx, lsim_bloom_algorithm algori
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "blooming: beam arrays must not be NULL");
     if (beams > (size_t)INT32_MAX)
         return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "blooming: %zu beams exceed %d", beams, INT32_MAX);
+    const int stored = image->row ? image->stored_rows : image->height;
+    if (image->row) {
+        int ok = image->row[0] == 0 && image->stored_rows == image->row[image->height - 1] + 1;
+        for (int r = 1; ok && r < image->height; ++r)
+            ok = image->row[r] - image->row[r - 1] == 0 || image->row[r] - image->row[r - 1] == 1;
+        if (!ok)
+            return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT,
+                             "blooming: the image's stored rows must start at 0 and go up by 0 or 1 per row, ending "
+                             "at stored_rows - 1 (%d)",
+                             image->stored_rows - 1);
+    }
 
     bloom_setup st;
     memset(&st, 0, sizeof st);
     st.U = image->width;
     st.V = image->height;
+    st.R = stored;
     st.M = kernel->half_u;
     st.N = kernel->half_v;
     st.smax = (int32_t)smax;
@@ -129,14 +141,28 @@ lsim_status lsim_bloom_nearest_ws(lsim_context *ctx, lsim_bloom_algorithm algori
         stats->slices_total = st.S;
     const size_t nh = 2 * (size_t)st.M + 1, nv = 2 * (size_t)st.N + 1;
     double *kd = malloc((nh + nv) * sizeof *kd);
-    if (!kd)
+    int32_t *rows = malloc(((size_t)st.V + (size_t)st.R + 1) * sizeof *rows);
+    if (!kd || !rows) {
+        free(kd);
+        free(rows);
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "blooming: out of memory");
+    }
     st.h = kd;
     st.v = kd + nh;
+    int32_t *run = rows + st.V;
+    for (int r = 0; r < st.V; ++r) {
+        rows[r] = image->row ? image->row[r] : r;
+        if (r == 0 || rows[r] != rows[r - 1])
+            run[rows[r]] = r;
+    }
+    run[st.R] = st.V;
+    st.row = rows;
+    st.run = run;
     for (size_t i = 0; i < nh; ++i) {
         const float w = kernel->h[i];
         if (!(w >= 0.0f) || !(w <= FLT_MAX)) {
             free(kd);
+            free(rows);
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "blooming: kernel h[%zu] = %g is not a finite weight >= 0",
                              i, (double)w);
         }
@@ -146,6 +172,7 @@ lsim_status lsim_bloom_nearest_ws(lsim_context *ctx, lsim_bloom_algorithm algori
         const float w = kernel->v[i];
         if (!(w >= 0.0f) || !(w <= FLT_MAX)) {
             free(kd);
+            free(rows);
             return lsim_fail(ctx, LSIM_ERR_INVALID_ARGUMENT, "blooming: kernel v[%zu] = %g is not a finite weight >= 0",
                              i, (double)w);
         }
@@ -159,6 +186,7 @@ lsim_status lsim_bloom_nearest_ws(lsim_context *ctx, lsim_bloom_algorithm algori
             status = lsim_bloom_range_stacking(ctx, &st, params->keep_dim_slices, beams, u, v, range, power, stats, w);
     }
     free(kd);
+    free(rows);
     return status;
 }
 

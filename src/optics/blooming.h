@@ -39,13 +39,22 @@ lsim_status lsim_kernel_parametric(lsim_context *ctx, double core_fwhm_deg, doub
 lsim_status lsim_kernel_read(lsim_context *ctx, const char *path, lsim_kernel *out);
 void lsim_kernel_free(lsim_kernel *kernel);
 
-/* The rendered image: U columns (azimuth, increasing) x V rows (elevation, increasing). */
+/* The rendered image: U columns (azimuth, increasing) x V rows (elevation, increasing).
+ * Rows may share their pixels (the kernel mode renders the rows that only the halo reaches
+ * coarser than the beams' cores, pipeline/kernel_frame.c): row[r] is the stored row holding image
+ * row r's pixels, row[0] = 0 and each next row the same stored row or the next one, and
+ * intensity and range hold stored_rows x U pixels. A stored row shared by the image rows [a, b]
+ * stands for each of them: its kernel weight for a beam is the sum of v over those of [a, b] in
+ * the beam's window (the halo's profile resampled to the coarse rows exactly, whatever the beam's
+ * row). row NULL: every row stored (stored_rows ignored). */
 typedef struct lsim_bloom_image {
     int width, height;        /* U, V */
     double az0_deg, el0_deg;  /* centre of pixel (0, 0) */
     double step_deg;          /* pixel pitch, equal to the kernel's */
-    const float *intensity;   /* rho_hat per pixel (0 for no hit), row-major [v * U + u] */
+    const float *intensity;   /* rho_hat per pixel (0 for no hit), row-major [stored row * U + u] */
     const float *range;       /* metres (ignored where intensity is 0) */
+    const int32_t *row;       /* V stored-row indices, or NULL (row r stored at r) */
+    int stored_rows;          /* rows in intensity and range when row is not NULL */
 } lsim_bloom_image;
 
 typedef enum lsim_bloom_algorithm { LSIM_BLOOM_BEAM_ITERATION = 1, LSIM_BLOOM_RANGE_STACKING = 2 } lsim_bloom_algorithm;
@@ -79,12 +88,14 @@ lsim_status lsim_bloom_nearest(lsim_context *ctx, lsim_bloom_algorithm algorithm
  * Definitions (both algorithms): a pixel with 0 < intensity (finite) and 0 <= range < max_range
  * lies in slice s = floor(range / range_bin); the kernel weight of pixel offset (m, n) from the
  * beam's pixel is h[m + half_u] v[n + half_v]; pixels outside the image contribute nothing;
- * xi_s = sum of intensity x weight over the window's pixels of slice s (accumulated in double);
+ * xi_s = sum of intensity x weight over the window's pixels of slice s (accumulated in double;
+ * a stored row shared by several image rows counts once, with the sum of their v weights);
  * the echo is the smallest s with xi_s >= threshold. A beam with a non-finite coordinate or whose
  * window misses the image has no echo. Limits: s_max < 2^22, width, height <= 2^20 with
  * width x height < 2^31, kernel halves <= 2^14, image->step_deg equal to the kernel's (1e-6
- * relative). Memory: Alg. 1 8 bytes per pixel + 12 (s_max + 1) bytes per thread; Alg. 2 12 bytes
- * per pixel + 24 (s_max + 1) + 8 V C bytes per thread, C the number of distinct beam columns. */
+ * relative). Memory: Alg. 1 8 bytes per stored pixel + 12 (s_max + 1) bytes per thread; Alg. 2 12
+ * bytes per stored pixel + 24 (s_max + 1) + 8 V' C bytes per thread, V' the stored rows and C the
+ * number of distinct beam columns. */
 lsim_status lsim_bloom_nearest_stats(lsim_context *ctx, lsim_bloom_algorithm algorithm, const lsim_bloom_image *image,
                                      const lsim_kernel *kernel, const lsim_bloom_params *params, size_t beams,
                                      const float *u, const float *v, float *range, float *power,

@@ -9,9 +9,12 @@
  * sector at a time. A sector is a run of tile columns holding the beams whose centre pixel lies
  * in them; its image holds every row and the columns its beams' windows reach, so each beam sees
  * exactly the pixels it would see in the global image, and the blooming (Alg. 1 or 2) and the
- * echo-surface search give the same results as on the global image. Consecutive sectors share
- * their margins: the shared tile columns are moved, not rendered again, so every covered tile is
- * traced once per frame. Each tile is one batch of rays through the geometry engine (per-thread
+ * echo-surface search give the same results as on the global image. Only the rows of the row plan
+ * are rendered and stored (kernel_rows.c: every row near a beam's row, one in HALO_ROW_STEP of the
+ * halo's rows), each standing for its neighbours; the sector images hold those rows, and the
+ * blooming and the echo-surface search weight them by v summed over the rows they stand for.
+ * Consecutive sectors share their margins: the shared tile columns are moved, not rendered again,
+ * so every covered tile is traced once per frame. Each tile is one batch of rays through the geometry engine (per-thread
  * batches, allocated once), shaded single-bounce with lsim_optics_first_return.
  *
  * Everything is kept in the frame workspace for the next frame (ws->bloom_state): the kernel,
@@ -29,6 +32,7 @@
 /* The global image: what the full-image render covered (beams' extent plus the kernel). */
 typedef struct bloom_grid {
     int width, height;     /* W, H */
+    int rows;              /* rows rendered (stored), kernel_rows.c: the sector images' height */
     double az0, el0, step; /* degrees */
     int tiles_x, tiles_y;
 } bloom_grid;
@@ -46,7 +50,7 @@ typedef struct render_job {
 
 static void clear_tile(struct lsim_bloom_state *s, const render_job *j, int lc, int ty)
 {
-    const int y0 = ty * TILE_H, y1 = y0 + TILE_H < j->g->height ? y0 + TILE_H : j->g->height;
+    const int y0 = ty * TILE_H, y1 = y0 + TILE_H < j->g->rows ? y0 + TILE_H : j->g->rows;
     const int x0 = lc * TILE_W;
     for (int y = y0; y < y1; ++y) {
         const size_t p = (size_t)y * (size_t)j->stride + (size_t)x0;
@@ -99,13 +103,14 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
                         lsim_hits *hits)
 {
     const bloom_grid *g = j->g;
-    const int y0 = ty * TILE_H, y1 = y0 + TILE_H < g->height ? y0 + TILE_H : g->height;
+    const int y0 = ty * TILE_H, y1 = y0 + TILE_H < g->rows ? y0 + TILE_H : g->rows;
     const int gx0 = (j->bx0 + lc) * TILE_W, gx1 = gx0 + TILE_W < g->width ? gx0 + TILE_W : g->width;
     /* the tile column's time and the sensor's pose then (a moving sensor or moving objects) */
     const float *pose = s->tc_pose + 12 * (size_t)(j->bx0 + lc), time = s->tc_time[j->bx0 + lc];
     const float *org = pose;
     const float(*m)[3] = (const float(*)[3])(pose + 3);
     const double *ce = s->ce, *se = s->se, *ca = s->ca, *sa = s->sa;
+    const int32_t *gy = s->stored_y; /* the global row of each stored row */
     const float tfar = j->optics->range_max;
     uint16_t at[TILE_PX]; /* pixel of ray n: (y - y0) * TILE_W + (x - gx0) */
     size_t n = 0;
@@ -113,7 +118,7 @@ static void render_tile(struct lsim_bloom_state *s, const render_job *j, int lc,
         for (int bx = gx0; bx < gx1; bx += PACK_W)
             for (int y = by; y < by + PACK_H && y < y1; ++y)
                 for (int x = bx; x < bx + PACK_W && x < gx1; ++x) {
-                    const float ds[3] = {(float)(ce[y] * ca[x]), (float)(ce[y] * sa[x]), (float)se[y]};
+                    const float ds[3] = {(float)(ce[gy[y]] * ca[x]), (float)(ce[gy[y]] * sa[x]), (float)se[gy[y]]};
                     at[n] = (uint16_t)((y - y0) * TILE_W + (x - gx0));
                     rays->ox[n] = org[0];
                     rays->oy[n] = org[1];
@@ -199,50 +204,64 @@ static void shift_image(struct lsim_bloom_state *s, int stride, int height, int 
     }
 }
 
-/* The echo's surface for beam b (sector-local column cu, row cv; slice s of its echo): the pixel
- * of slice s with the largest weighted share intensity x h x v in the beam's window, the first
- * such pixel in row-major order. Rows whose brightest pixel (over the tiles the window reaches)
- * cannot reach a share already found are skipped: they cannot hold the maximum nor tie with it,
- * so the pixel is the one a scan of the whole window finds. Returns the pixel or -1. */
+/* Weight of stored row kk for a beam at global row cv: v summed over the rows it stands for within
+ * the window (kernel_rows.c; k->v[n] itself where every row is stored). */
+static float stored_weight(const struct lsim_bloom_state *s, const lsim_kernel *k, int32_t kk, int cv)
+{
+    const int N = k->half_v;
+    int a = s->row_run[kk], b = s->row_run[kk + 1] - 1;
+    a = a < cv - N ? cv - N : a;
+    b = b > cv + N ? cv + N : b;
+    float w = 0.0f;
+    for (int r = a; r <= b; ++r)
+        w += k->v[r - cv + N];
+    return w;
+}
+
+/* The echo's surface for beam b (sector-local column cu, global row cv; slice s of its echo): the
+ * pixel of slice s with the largest weighted share intensity x h x v in the beam's window (v summed
+ * over the rows a stored row stands for), the first such pixel in row-major order. Rows whose
+ * brightest pixel (over the tiles the window reaches) cannot reach a share already found are
+ * skipped: they cannot hold the maximum nor tie with it, so the pixel is the one a scan of the
+ * whole window finds. Returns the pixel or -1. */
 static long echo_pixel(const struct lsim_bloom_state *s, const lsim_kernel *k, float hmax, int stride, int width,
                        int height, int cu, int cv, int32_t slice)
 {
     const int M = k->half_u, N = k->half_v, bpr = stride / TILE_W;
     const int x0 = cu - M < 0 ? 0 : cu - M, x1 = cu + M >= width ? width - 1 : cu + M;
-    if (x0 > x1)
+    if (x0 > x1 || cv + N < 0 || cv - N > height - 1)
         return -1;
     const int b0 = x0 / TILE_W, b1 = x1 / TILE_W;
-    /* seed: the best share in the rows next to the beam's */
+    const int32_t *row_of = s->row_of;
+    /* seed: the best share in the stored rows next to the beam's */
     float seed = -1.0f;
-    for (int dv = -2; dv <= 2; ++dv) {
-        const int y = cv + dv;
-        if (dv < -N || dv > N || y < 0 || y >= height)
-            continue;
-        const size_t row = (size_t)y * (size_t)stride;
-        const float wv = k->v[dv + N];
-        for (int x = x0; x <= x1; ++x) {
-            const size_t p = row + (size_t)x;
-            if (s->slice[p] != slice || !(s->intensity[p] > 0.0f))
-                continue;
-            const float share = s->intensity[p] * k->h[x - cu + M] * wv;
-            if (share > seed)
-                seed = share;
+    {
+        const int ya = cv - 2 < 0 ? 0 : cv - 2, yb = cv + 2 > height - 1 ? height - 1 : cv + 2;
+        for (int32_t kk = ya <= yb ? row_of[ya] : 1, k1 = ya <= yb ? row_of[yb] : 0; kk <= k1; ++kk) {
+            const float wv = stored_weight(s, k, kk, cv);
+            const size_t row = (size_t)kk * (size_t)stride;
+            for (int x = x0; x <= x1; ++x) {
+                const size_t p = row + (size_t)x;
+                if (s->slice[p] != slice || !(s->intensity[p] > 0.0f))
+                    continue;
+                const float share = s->intensity[p] * k->h[x - cu + M] * wv;
+                if (share > seed)
+                    seed = share;
+            }
         }
     }
     float best = -1.0f;
     long at = -1;
-    for (int dv = -N; dv <= N; ++dv) {
-        const int y = cv + dv;
-        if (y < 0 || y >= height)
-            continue;
-        const float *bm = s->blockmax + (size_t)y * (size_t)bpr;
+    const int ya = cv - N < 0 ? 0 : cv - N, yb = cv + N > height - 1 ? height - 1 : cv + N;
+    for (int32_t kk = row_of[ya], k1 = row_of[yb]; kk <= k1; ++kk) {
+        const float *bm = s->blockmax + (size_t)kk * (size_t)bpr;
         float rmax = 0.0f;
         for (int b = b0; b <= b1; ++b)
             rmax = bm[b] > rmax ? bm[b] : rmax;
-        const float wv = k->v[dv + N];
+        const float wv = stored_weight(s, k, kk, cv);
         if (rmax * hmax * wv < seed)
             continue;
-        const size_t row = (size_t)y * (size_t)stride;
+        const size_t row = (size_t)kk * (size_t)stride;
         for (int x = x0; x <= x1; ++x) {
             const size_t p = row + (size_t)x;
             if (s->slice[p] != slice || !(s->intensity[p] > 0.0f))
@@ -314,6 +333,7 @@ static lsim_status plan_grid(lsim_context *ctx, const struct lsim_bloom_state *s
     g->width = (int)ceil(w);
     g->height = (int)ceil(h);
     g->tiles_x = (g->width + TILE_W - 1) / TILE_W;
+    g->rows = g->height; /* until the row plan */
     g->tiles_y = (g->height + TILE_H - 1) / TILE_H;
     return LSIM_OK;
 }
@@ -340,8 +360,8 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const
     bloom_grid g;
     if ((st = plan_grid(ctx, s, sensor, k, &g)) != LSIM_OK)
         return st;
-    const int M = k->half_u, N = k->half_v, W = g.width, H = g.height, TX = g.tiles_x, TY = g.tiles_y;
-    if ( !lsim_bloom_state_grid(s, (size_t)W, (size_t)H, (size_t)TX, (size_t)TX * (size_t)TY) ||
+    const int M = k->half_u, N = k->half_v, W = g.width, H = g.height, TX = g.tiles_x;
+    if ( !lsim_bloom_state_grid(s, (size_t)W, (size_t)H, (size_t)TX, (size_t)TX * (size_t)g.tiles_y) ||
         !lsim_bloom_state_batches(s, threads))
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY, "out of memory for the blooming of %zu beams (%d x %d pixels)",
                          nbeams, W, H);
@@ -381,6 +401,9 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const
         s->need_hi[home] = x1 > s->need_hi[home] ? x1 : s->need_hi[home];
         memset(s->covered + x0 / TILE_W, 1, (size_t)(x1 / TILE_W - x0 / TILE_W + 1));
     }
+    /* the rows rendered: the beams' cores, and the halo's every HALO_ROW_STEP rows (kernel_rows.c) */
+    const int HS = g.rows = lsim_bloom_plan_rows(s, k, H, nbeams, !spec->fine_halo);
+    const int TY = g.tiles_y = (HS + TILE_H - 1) / TILE_H;
     for (int t = 0; t < TX; ++t)
         cs[t + 1] += cs[t];
     for (size_t i = 0; i < nbeams; ++i)
@@ -406,7 +429,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const
                 continue;
             const int nlo = s->need_lo[tb] < lo ? s->need_lo[tb] : lo, nhi = s->need_hi[tb] > hi ? s->need_hi[tb] : hi;
             const size_t cols = (size_t)(nhi / TILE_W - nlo / TILE_W + 1) * TILE_W;
-            if (s->need_lo[tb] > hi + 1 || cols * (size_t)H > SECTOR_PIXELS)
+            if (s->need_lo[tb] > hi + 1 || cols * (size_t)HS > SECTOR_PIXELS)
                 break;
             lo = nlo;
             hi = nhi;
@@ -420,10 +443,10 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const
         t = tb;
     }
     const int stride = stride_t * TILE_W;
-    if (!lsim_bloom_state_image(s, (size_t)stride * (size_t)H, (size_t)stride_t * (size_t)H))
+    if (!lsim_bloom_state_image(s, (size_t)stride * (size_t)HS, (size_t)stride_t * (size_t)HS))
         return lsim_fail(ctx, LSIM_ERR_OUT_OF_MEMORY,
                          "out of memory rendering %d x %d pixels for blooming (a sector of the %d x %d image)", stride,
-                         H, W, H);
+                         HS, W, H);
 
     for (int x = 0; x < W; ++x) {
         const double az = (g.az0 + x * g.step) / to_deg;
@@ -458,7 +481,7 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const
         int keep = prev_nb - from < sc->nb ? prev_nb - from : sc->nb;
         if (q == 0 || from < 0 || keep < 0)
             keep = 0;
-        shift_image(s, stride, H, from, keep);
+        shift_image(s, stride, HS, from, keep);
         size_t njobs = 0;
         for (int lc = keep; lc < stride_t; ++lc)
             for (int ty = 0; ty < TY; ++ty)
@@ -489,7 +512,8 @@ lsim_status lsim_frame_bloom(lsim_scene *scene, const lsim_engine *engine, const
             s->su[i - b0] = (float)(s->bu[beam] - c0);
             s->sv[i - b0] = s->vg[beam];
         }
-        const lsim_bloom_image image = {stride, H, g.az0 + c0 * g.step, g.el0, g.step, s->intensity, s->range};
+        const lsim_bloom_image image = {stride, H,        g.az0 + c0 * g.step, g.el0, g.step, s->intensity,
+                                        s->range, s->row_of, HS};
         st = lsim_bloom_nearest_ws(ctx, alg, &image, k, &params, b1 - b0, s->su, s->sv, s->srange, s->spower, NULL,
                                    &s->bloom);
         if (st != LSIM_OK)

@@ -14,7 +14,7 @@
 #define TILE_PX (TILE_W * TILE_H)
 /* Pixels of a sector's image (every row x its columns) at most, unless one tile column's beams
  * need more: 4 Mi pixels, 32 bytes each here plus the blooming's 8-12 bytes. */
-#define SECTOR_PIXELS ((size_t)4 << 20)
+#define SECTOR_PIXELS ((size_t)1 << 20)
 
 typedef struct kernel_key {
     char file[sizeof(((lsim_beam_spec *)0)->kernel_file)];
@@ -42,6 +42,10 @@ struct lsim_bloom_state {
     /* per global column / row / tile column */
     size_t col_cap, row_cap, tcol_cap, tile_cap, sector_cap;
     double *ca, *sa, *ce, *se; /* cos and sin of the columns' azimuths and rows' elevations */
+    int32_t *row_of;          /* per global row: the stored (rendered) row that stands for it (kernel_rows.c) */
+    int32_t *row_run;         /* per stored row k: the global rows [row_run[k], row_run[k + 1]) it stands for */
+    int32_t *stored_y;        /* per stored row: the global row rendered */
+    uint8_t *row_mark;        /* per global row: scratch of the row plan */
     uint32_t *col_start;      /* [tc, tc + 1): beams of tile column tc in `order` */
     int32_t *need_lo, *need_hi; /* columns the windows of tile column tc's beams reach */
     uint8_t *covered;         /* per global tile column: some beam's window reaches it */
@@ -49,7 +53,7 @@ struct lsim_bloom_state {
     float *tc_pose;           /* per global tile column: the sensor's pose then, origin (3) + rotation (9) */
     sector *sectors;
     uint32_t *jobs;           /* tiles of a sector to render or clear */
-    /* a sector's image: stride x H, stride the widest sector's */
+    /* a sector's image: stride x the stored rows, stride the widest sector's */
     size_t px_cap, bm_cap;
     float *intensity, *range, *cos_incidence, *nx, *ny, *nz;
     uint32_t *object;
@@ -61,6 +65,17 @@ struct lsim_bloom_state {
     lsim_rays *rays;
     lsim_hits *hits;
 };
+
+/* The rows of the global image (H rows) that the frame renders: every row within the kernel's
+ * core of some beam's row, and one row in HALO_ROW_STEP elsewhere (the halo's rows), unless
+ * `coarse_halo` is 0 or the kernel is too small to gain (then every row). Fills row_of, row_run
+ * and stored_y; returns the number of stored rows. The beams are those of ug/vg with a window
+ * (bu >= -half_u). kernel_rows.c. */
+#define HALO_ROW_STEP 4
+int lsim_bloom_plan_rows(struct lsim_bloom_state *s, const lsim_kernel *k, int height, size_t beams, int coarse_halo);
+/* The core's half height in rows: the smallest R with v[n] <= KERNEL_CORE_LEVEL max(v) for |n| > R. */
+#define KERNEL_CORE_LEVEL 1e-3
+int lsim_kernel_core_half(const lsim_kernel *k);
 
 /* The sensor's kernel: the cached one when its settings (and file) are unchanged. */
 lsim_status lsim_bloom_state_kernel(lsim_context *ctx, struct lsim_bloom_state *s, const lsim_beam_spec *b);

@@ -65,7 +65,7 @@ void lsim_frame_bloom_free(lsim_frame_workspace *ws)
     lsim_kernel_free(&s->kernel);
     lsim_bloom_workspace_free(&s->bloom);
     void *arrays[] = {s->azd, s->ug,        s->vg,      s->bu,       s->cu,       s->cv,      s->order,  s->su,
-                      s->sv,        s->srange,  s->spower,   s->ca,       s->sa,      s->ce,     s->se,
+                      s->sv,        s->srange,  s->spower,   s->ca,       s->sa,      s->ce,     s->se, s->row_of, s->row_run, s->stored_y, s->row_mark,
                       s->col_start, s->need_lo, s->need_hi,  s->covered, s->tc_time, s->tc_pose,  s->sectors, s->jobs,   s->intensity,
                       s->range,     s->cos_incidence, s->nx, s->ny,       s->nz,      s->object, s->slice,
                       s->blockmax};
@@ -114,7 +114,8 @@ int lsim_bloom_state_grid(struct lsim_bloom_state *s, size_t cols, size_t rows, 
             s->col_cap = cols;
     }
     if (ok && rows > s->row_cap) {
-        GROW(s->ce, rows); GROW(s->se, rows);
+        GROW(s->ce, rows); GROW(s->se, rows); GROW(s->row_of, rows); GROW(s->row_run, rows + 1);
+        GROW(s->stored_y, rows); GROW(s->row_mark, rows);
         if (ok)
             s->row_cap = rows;
     }

@@ -12,7 +12,8 @@
 
 static const char *const beam_keys[] = {"divergence_mrad", "mode", "rings", "kernel", "algorithm", "range_bin",
                                         "layout", NULL};
-static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", NULL};
+static const char *const kernel_keys[] = {"core_fwhm_deg", "halo_level", "halo_extent_deg", "file", "halo_rows",
+                                          NULL};
 static const char *const receiver_keys[] = {"pulse_width_ns", "returns", "max_returns", "peak_power_w",
                                             "aperture_m2", "efficiency", "overlap_m", "type", "frequencies_hz",
                                             "samples", "periods", "bias", "overlap", "overlap_full_m",
@@ -70,6 +71,11 @@ lsim_status lsim_scene_file_read_beam(lsim_yaml *y, yaml_node_t *map, const char
         if (st == LSIM_OK)
             st = lsim_yaml_opt_number(y, kernel, "halo_extent_deg", "sensor.beam.kernel.halo_extent_deg",
                                       &beam->halo_extent_deg);
+        yaml_node_t *rows = lsim_yaml_get(y, kernel, "halo_rows");
+        if (st == LSIM_OK && rows) { /* pipeline/kernel_rows.c: the halo's rows coarse (default) or all */
+            static const char *const halo_rows[] = {"coarse", "fine", NULL};
+            st = parse_choice(y, rows, "sensor.beam.kernel.halo_rows", halo_rows, "coarse, fine", &beam->fine_halo);
+        }
         yaml_node_t *file = lsim_yaml_get(y, kernel, "file");
         if (st == LSIM_OK && file) {
             const char *name;

@@ -65,6 +65,8 @@ typedef struct lsim_beam_spec {
     double halo_level;        /* kernel mode: halo level relative to the core's peak */
     double halo_extent_deg;   /* kernel mode: angular extent of the halo */
     char kernel_file[1024];   /* kernel mode: kernel file ("" = parametric), resolved path */
+    int fine_halo;            /* kernel mode: 1 renders the halo's rows at the kernel's pitch too (a reference;
+                               * 0: coarser, pipeline/kernel_rows.c) */
     int algorithm;            /* kernel mode: 1 beam iteration, 2 range stacking */
     double range_bin;         /* kernel mode: range bin of the blooming model, metres */
 } lsim_beam_spec;
