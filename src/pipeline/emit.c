@@ -18,45 +18,86 @@ typedef struct emit_item {
     uint32_t slot;
 } emit_item;
 
+/* A run of items whose beams and slots both go up by one (every hit of a single-return scan
+ * between two misses): the column loops below read and write contiguous memory, which the
+ * compiler turns into vector loops. A batch is cut into runs once and every column walks them. */
+typedef struct emit_run {
+    uint32_t k;    /* first item of the run in the batch */
+    uint32_t beam; /* its beam */
+    uint32_t slot; /* its echo slot */
+    uint32_t len;
+} emit_run;
+
+static size_t batch_runs(const emit_item *it, size_t m, emit_run *runs)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < m;) {
+        size_t e = k + 1;
+        while (e < m && it[e].beam == it[e - 1].beam + 1 && it[e].slot == it[e - 1].slot + 1)
+            ++e;
+        runs[n++] = (emit_run){(uint32_t)k, it[k].beam, it[k].slot, (uint32_t)(e - k)};
+        k = e;
+    }
+    return n;
+}
+
 /* dst[k] = origin + (row . beam direction) * range, identity row and origin 0 in the sensor
  * frame, a row of R and t in the world frame. */
 static void place(float *restrict dst, float origin, const float row[3], const lsim_beams *b,
-                  const float *restrict range, const emit_item *it, size_t m)
+                  const float *restrict range, const emit_run *run, size_t runs)
 {
-    if (b->ox) { /* beams with origins of their own: origin + row . (beam origin + direction range) */
-        for (size_t k = 0; k < m; ++k) {
-            uint32_t i = it[k].beam;
-            const float r = range[it[k].slot];
-            dst[k] = origin + row[0] * (b->ox[i] + b->dx[i] * r) + row[1] * (b->oy[i] + b->dy[i] * r) +
-                     row[2] * (b->oz[i] + b->dz[i] * r);
+    const float r0 = row[0], r1 = row[1], r2 = row[2];
+    for (size_t q = 0; q < runs; ++q) {
+        float *restrict d = dst + run[q].k;
+        const float *restrict rg = range + run[q].slot;
+        const float *restrict dx = b->dx + run[q].beam, *restrict dy = b->dy + run[q].beam,
+                              *restrict dz = b->dz + run[q].beam;
+        const size_t len = run[q].len;
+        if (b->ox) { /* beams with origins of their own: origin + row . (beam origin + direction range) */
+            const float *restrict ox = b->ox + run[q].beam, *restrict oy = b->oy + run[q].beam,
+                                  *restrict oz = b->oz + run[q].beam;
+            for (size_t j = 0; j < len; ++j) {
+                const float r = rg[j];
+                d[j] = origin + r0 * (ox[j] + dx[j] * r) + r1 * (oy[j] + dy[j] * r) + r2 * (oz[j] + dz[j] * r);
+            }
+            continue;
         }
-        return;
-    }
-    for (size_t k = 0; k < m; ++k) {
-        uint32_t i = it[k].beam;
-        dst[k] = origin + (row[0] * b->dx[i] + row[1] * b->dy[i] + row[2] * b->dz[i]) * range[it[k].slot];
+        for (size_t j = 0; j < len; ++j)
+            d[j] = origin + (r0 * dx[j] + r1 * dy[j] + r2 * dz[j]) * rg[j];
     }
 }
 
-static void gather_slot(float *restrict dst, const float *restrict src, const emit_item *it, size_t m, float scale)
+static void gather_slot(float *restrict dst, const float *restrict src, const emit_run *run, size_t runs, float scale)
 {
-    for (size_t k = 0; k < m; ++k)
-        dst[k] = src[it[k].slot] * scale;
+    for (size_t q = 0; q < runs; ++q) {
+        float *restrict d = dst + run[q].k;
+        const float *restrict s = src + run[q].slot;
+        for (size_t j = 0; j < run[q].len; ++j)
+            d[j] = s[j] * scale;
+    }
 }
 
-static void gather_beam(float *restrict dst, const float *restrict src, const emit_item *it, size_t m, float scale)
+static void gather_beam(float *restrict dst, const float *restrict src, const emit_run *run, size_t runs, float scale)
 {
-    for (size_t k = 0; k < m; ++k)
-        dst[k] = src[it[k].beam] * scale;
+    for (size_t q = 0; q < runs; ++q) {
+        float *restrict d = dst + run[q].k;
+        const float *restrict s = src + run[q].beam;
+        for (size_t j = 0; j < run[q].len; ++j)
+            d[j] = s[j] * scale;
+    }
 }
 
 /* dst[k] = row . normal(slot) */
-static void rotate_row(float *restrict dst, const float row[3], const lsim_echo_buffer *e, const emit_item *it,
-                       size_t m)
+static void rotate_row(float *restrict dst, const float row[3], const lsim_echo_buffer *e, const emit_run *run,
+                       size_t runs)
 {
-    for (size_t k = 0; k < m; ++k) {
-        uint32_t s = it[k].slot;
-        dst[k] = row[0] * e->nx[s] + row[1] * e->ny[s] + row[2] * e->nz[s];
+    const float r0 = row[0], r1 = row[1], r2 = row[2];
+    for (size_t q = 0; q < runs; ++q) {
+        float *restrict d = dst + run[q].k;
+        const float *restrict nx = e->nx + run[q].slot, *restrict ny = e->ny + run[q].slot,
+                              *restrict nz = e->nz + run[q].slot;
+        for (size_t j = 0; j < run[q].len; ++j)
+            d[j] = r0 * nx[j] + r1 * ny[j] + r2 * nz[j];
     }
 }
 
@@ -131,8 +172,10 @@ static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it
 
 /* Fill every column but ring / return index / count for the items of one batch, at point o
  * (the columns of f->fields only). */
-static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses)
+static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses,
+                       emit_run *run)
 {
+    const size_t runs = batch_runs(it, m, run);
     const lsim_beams *b = &f->beams;
     const lsim_echo_buffer *e = &f->ws->echoes;
     const float to_deg = (float)(180.0 / LSIM_PI);
@@ -144,52 +187,57 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
         emit_moving(f, p, it, m, o);
     for (int a = 0; a < 3 && f->moves && f->world; ++a) /* positions done; world normals as stored */
         if ((dst = f32_at(f, p, normal[a], o)))
-            gather_slot(dst, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, it, m, 1.0f);
+            gather_slot(dst, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, run, runs, 1.0f);
     for (int a = 0; a < 3 && !f->moves; ++a) {
         if ((dst = f32_at(f, p, pos[a], o)))
-            place(dst, f->origin[a], f->rot[a], b, e->range, it, m);
+            place(dst, f->origin[a], f->rot[a], b, e->range, run, runs);
         if ((dst = f32_at(f, p, clean[a], o)))
-            place(dst, f->origin[a], f->rot[a], b, e->range_clean, it, m);
+            place(dst, f->origin[a], f->rot[a], b, e->range_clean, run, runs);
         if (!(dst = f32_at(f, p, normal[a], o)))
             continue;
         if (f->world)
-            gather_slot(dst, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, it, m, 1.0f);
+            gather_slot(dst, a == 0 ? e->nx : a == 1 ? e->ny : e->nz, run, runs, 1.0f);
         else
-            rotate_row(dst, f->rt[a], e, it, m);
+            rotate_row(dst, f->rt[a], e, run, runs);
     }
     if ((dst = f32_at(f, p, LSIM_FIELD_RANGE, o)))
-        gather_slot(dst, e->range, it, m, 1.0f);
+        gather_slot(dst, e->range, run, runs, 1.0f);
     if ((dst = f32_at(f, p, LSIM_FIELD_INTENSITY, o)))
-        gather_slot(dst, e->intensity, it, m, 1.0f);
+        gather_slot(dst, e->intensity, run, runs, 1.0f);
     if ((dst = f32_at(f, p, LSIM_FIELD_POWER, o)))
-        gather_slot(dst, e->intensity, it, m, (float)f->power_scale);
+        gather_slot(dst, e->intensity, run, runs, (float)f->power_scale);
     if ((dst = f32_at(f, p, LSIM_FIELD_EPW, o)))
-        gather_slot(dst, e->epw, it, m, 1.0f);
+        gather_slot(dst, e->epw, run, runs, 1.0f);
     if ((dst = f32_at(f, p, LSIM_FIELD_AZIMUTH, o)))
-        gather_beam(dst, b->azimuth, it, m, to_deg);
+        gather_beam(dst, b->azimuth, run, runs, to_deg);
     if ((dst = f32_at(f, p, LSIM_FIELD_ELEVATION, o)))
-        gather_beam(dst, b->elevation, it, m, to_deg);
+        gather_beam(dst, b->elevation, run, runs, to_deg);
     if ((dst = f32_at(f, p, LSIM_FIELD_TIME, o)))
-        gather_beam(dst, b->time, it, m, 1.0f);
+        gather_beam(dst, b->time, run, runs, 1.0f);
     float *incidence = f32_at(f, p, LSIM_FIELD_INCIDENCE, o), *refl = f32_at(f, p, LSIM_FIELD_REFLECTIVITY, o);
     uint32_t *label = u32_at(f, p, LSIM_FIELD_LABEL, o), *instance = u32_at(f, p, LSIM_FIELD_INSTANCE, o);
-    if (refl)
-        for (size_t k = 0; k < m; ++k) {
-            uint32_t s = it[k].slot;
-            float r = e->range[s];
-            refl[k] = e->intensity[s] * r * r;
-        }
-    if (incidence)
-        for (size_t k = 0; k < m; ++k)
-            incidence[k] = acosf(fminf(1.0f, e->cos_incidence[it[k].slot])) * to_deg;
+    for (size_t q = 0; q < runs && refl; ++q) {
+        float *restrict d = refl + run[q].k;
+        const float *restrict rg = e->range + run[q].slot, *restrict in = e->intensity + run[q].slot;
+        for (size_t j = 0; j < run[q].len; ++j)
+            d[j] = in[j] * rg[j] * rg[j];
+    }
+    for (size_t q = 0; q < runs && incidence; ++q) {
+        const float *restrict c = e->cos_incidence + run[q].slot;
+        for (size_t j = 0; j < run[q].len; ++j)
+            incidence[run[q].k + j] = acosf(fminf(1.0f, c[j])) * to_deg;
+    }
     if (label || instance) {
         const uint32_t *labels = f->ws->surfaces.label, *instances = f->ws->surfaces.instance;
-        for (size_t k = 0; k < m; ++k) {
-            uint32_t obj = e->object[it[k].slot];
-            if (label)
-                label[k] = obj == LSIM_NO_HIT ? LSIM_LABEL_OUTLIER : labels[obj];
-            if (instance)
-                instance[k] = obj == LSIM_NO_HIT ? 0 : instances[obj];
+        for (size_t q = 0; q < runs; ++q) {
+            const uint32_t *restrict obj = e->object + run[q].slot;
+            for (size_t j = 0; j < run[q].len; ++j) {
+                const size_t k = run[q].k + j;
+                if (label)
+                    label[k] = obj[j] == LSIM_NO_HIT ? LSIM_LABEL_OUTLIER : labels[obj[j]];
+                if (instance)
+                    instance[k] = obj[j] == LSIM_NO_HIT ? 0 : instances[obj[j]];
+            }
         }
     }
     if (!misses)
@@ -218,6 +266,7 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
     const lsim_echo_buffer *e = &f->ws->echoes;
     const size_t slots = (size_t)e->slots;
     emit_item it[EMIT_BATCH + LSIM_MAX_RETURNS + 1];
+    emit_run run[EMIT_BATCH + LSIM_MAX_RETURNS + 1];
     /* The batch's ring / return index / count, in the columns the frame fills, else in a sink
      * on the stack (no branch per point). */
     uint16_t sink[3][EMIT_BATCH + LSIM_MAX_RETURNS + 1];
@@ -244,7 +293,7 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
             ++m;
         }
         if (m >= EMIT_BATCH) {
-            emit_batch(f, p, it, m, start, misses);
+            emit_batch(f, p, it, m, start, misses, run);
             start += m;
             m = 0;
             misses = 0;
@@ -254,7 +303,7 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
         }
     }
     if (m > 0)
-        emit_batch(f, p, it, m, start, misses);
+        emit_batch(f, p, it, m, start, misses, run);
 }
 
 size_t lsim_points_emit_offsets(const lsim_sensor *sensor, const lsim_frame_workspace *ws,

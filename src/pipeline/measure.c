@@ -57,7 +57,7 @@ int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap)
 
 /* Receiver, noise and gating of one beam; writes its echoes to the frame's echo buffer. */
 size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c, int n,
-                           float background)
+                               float background, const lsim_rng_blocks *blocks, size_t at)
 {
     lsim_receiver rx = f->receiver;
     rx.background = background;
@@ -73,7 +73,9 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
         lifted.noise_floor *= g;
         noise = &lifted;
     }
-    lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
+    lsim_rng_stream rng = blocks ? lsim_rng_stream_resume(f->seed, f->frame, (uint64_t)beam, blocks->w[0][at],
+                                                          blocks->w[1][at], blocks->w[2][at], blocks->w[3][at])
+                                 : lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
     lsim_echo echoes[LSIM_MAX_RETURNS];
     int m = f->cw   ? lsim_cw_measure(&f->cw_receiver, c, n, f->noise ? &rng : NULL, echoes)
             : n == 1 ? lsim_receiver_single(&rx, c, echoes)

@@ -136,9 +136,13 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws,
             used += (size_t)n;
         }
         double t1 = lsim_now_ms();
+        /* every beam's first block of random words at once (core/rng_block.h) */
+        const lsim_rng_blocks *blocks = f->noise ? &s->rng : NULL;
+        if (blocks)
+            lsim_rng_first_blocks(f->seed, f->frame, (uint64_t)(lo + i), j - i, blocks, 1);
         for (size_t k = i; k < j; ++k)
             points += lsim_frame_measure_beam(f, &ws->echoes, lo + k, s->contributions + s->beam_start[k - i],
-                                   s->beam_count[k - i], s->beam_background[k - i]);
+                                              s->beam_count[k - i], s->beam_background[k - i], blocks, k - i);
         double t2 = lsim_now_ms();
         *shade_ms += t1 - t0;
         *noise_ms += t2 - t1;
