@@ -49,5 +49,8 @@ int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap);
  * first block of the beam's stream, word k in rng->w[k][at] (lsim_rng_first_blocks), or NULL to draw it. */
 size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c,
                                int n, float background, const lsim_rng_blocks *rng, size_t at);
+/* The same for a beam with one contribution and no background light (the common case, leaner). */
+size_t lsim_frame_measure_single(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam,
+                                 lsim_contribution *c, const lsim_rng_blocks *blocks, size_t at);
 
 #endif
