@@ -70,7 +70,33 @@ LSIM_VECTOR_CLONES static void place(float *restrict dst, float origin, const fl
     }
 }
 
-LSIM_VECTOR_CLONES static void gather_slot(float *restrict dst, const float *restrict src, const emit_run *run, size_t runs, float scale)
+LSIM_VECTOR_CLONES /* The incidence angle in degrees from its cosine, branch-free so that it runs in vectors:
+ * acos(x) = sqrt(1 - x) P(x) on [0, 1] (Abramowitz & Stegun 4.4.46, |error| <= 2e-8 rad), and
+ * pi - acos(-x) below 0. In float arithmetic within 1.7e-5 degrees of acos on [0, 1] and 3e-5 below. */
+LSIM_VECTOR_CLONES static void incidence_deg(float *restrict dst, const float *restrict cosine, const emit_run *run,
+                                            size_t runs)
+{
+    const float to_deg = (float)(180.0 / LSIM_PI), pi = (float)LSIM_PI;
+    for (size_t q = 0; q < runs; ++q) {
+        float *restrict d = dst + run[q].k;
+        const float *restrict c = cosine + run[q].slot;
+        for (size_t j = 0; j < run[q].len; ++j) {
+            const float x = c[j] < 1.0f ? c[j] : 1.0f, a = fabsf(x); /* fminf(1, NaN) is 1 as well */
+            float p = -0.0012624911f;
+            p = p * a + 0.0066700901f;
+            p = p * a - 0.0170881256f;
+            p = p * a + 0.0308918810f;
+            p = p * a - 0.0501743046f;
+            p = p * a + 0.0889789874f;
+            p = p * a - 0.2145988016f;
+            p = p * a + 1.5707963050f;
+            const float acos_a = sqrtf(1.0f - a) * p;
+            d[j] = (x < 0.0f ? pi - acos_a : acos_a) * to_deg;
+        }
+    }
+}
+
+static void gather_slot(float *restrict dst, const float *restrict src, const emit_run *run, size_t runs, float scale)
 {
     for (size_t q = 0; q < runs; ++q) {
         float *restrict d = dst + run[q].k;
@@ -225,11 +251,8 @@ static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it,
         for (size_t j = 0; j < run[q].len; ++j)
             d[j] = in[j] * rg[j] * rg[j];
     }
-    for (size_t q = 0; q < runs && incidence; ++q) {
-        const float *restrict c = e->cos_incidence + run[q].slot;
-        for (size_t j = 0; j < run[q].len; ++j)
-            incidence[run[q].k + j] = acosf(fminf(1.0f, c[j])) * to_deg;
-    }
+    if (incidence)
+        incidence_deg(incidence, e->cos_incidence, run, runs);
     if (label || instance) {
         const uint32_t *labels = f->ws->surfaces.label, *instances = f->ws->surfaces.instance;
         for (size_t q = 0; q < runs; ++q) {
