@@ -111,9 +111,9 @@ static int beam_contributions(const lsim_frame_setup *f, const lsim_engine *engi
  * a beam whose surface needs no path tree. */
 static inline int first_return(const lsim_frame_setup *f, const lsim_frame_scratch *s, size_t r, lsim_contribution *c)
 {
-    const float dir[3] = {s->rays.dx[r], s->rays.dy[r], s->rays.dz[r]};
-    const float ng[3] = {s->hits.ngx[r], s->hits.ngy[r], s->hits.ngz[r]};
-    const int n = lsim_optics_first_return(&f->optics, dir, s->hits.t[r], s->hits.object[r], ng, f->subrays.weight[0], c);
+    const float n3[3] = {s->facing[0][r], s->facing[1][r], s->facing[2][r]};
+    const int n = lsim_optics_first_return_facing(&f->optics, s->hits.t[r], s->hits.object[r], n3, s->facing[3][r],
+                                                  f->subrays.weight[0], c);
     if (n && f->overlap.kind != LSIM_OVERLAP_NONE)
         c->amplitude *= lsim_overlap_at(&f->overlap, c->range);
     return n;
@@ -138,6 +138,9 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws,
     /* One ray a beam, no kernel image or fog: a beam whose surface only scatters back is its first
      * return alone (beam_contributions' answer for it, without the sub-ray loop). */
     const int simple = !f->kernel && f->subrays.count == 1 && f->fog.count == 0;
+    if (simple) /* every ray's facing normal at once, in vectors */
+        lsim_facing_normals(s->hits.ngx, s->hits.ngy, s->hits.ngz, s->rays.dx, s->rays.dy, s->rays.dz, m,
+                            s->facing[0], s->facing[1], s->facing[2], s->facing[3]);
     const size_t rays = m * (size_t)f->subrays.count;
     for (size_t i = 0; i < m;) {
         double t0 = lsim_now_ms();
