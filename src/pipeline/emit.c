@@ -202,9 +202,8 @@ static void emit_moving(const emit_frame *f, lsim_points *p, const emit_item *it
 /* Fill every column but ring / return index / count for the items of one batch, at point o
  * (the columns of f->fields only). */
 static void emit_batch(const emit_frame *f, lsim_points *p, const emit_item *it, size_t m, size_t o, int misses,
-                       emit_run *run)
+                       const emit_run *run, size_t runs)
 {
-    const size_t runs = batch_runs(it, m, run);
     const lsim_beams *b = &f->beams;
     const lsim_echo_buffer *e = &f->ws->echoes;
     const float to_deg = (float)(180.0 / LSIM_PI);
@@ -319,7 +318,7 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
             ++m;
         }
         if (m >= EMIT_BATCH) {
-            emit_batch(f, p, it, m, start, misses, run);
+            emit_batch(f, p, it, m, start, misses, run, batch_runs(it, m, run));
             start += m;
             m = 0;
             misses = 0;
@@ -329,7 +328,47 @@ static void emit_slice(const emit_frame *f, const lsim_scan_options *options, ls
         }
     }
     if (m > 0)
-        emit_batch(f, p, it, m, start, misses, run);
+        emit_batch(f, p, it, m, start, misses, run, batch_runs(it, m, run));
+}
+
+/* A slice of a single-return frame without misses kept, from a sensor that does not move during
+ * it (the common case): runs straight from the beams' echo counts, no per-point items. */
+static void emit_slice_runs(const emit_frame *f, lsim_points *p, size_t lo, size_t hi, size_t o)
+{
+    const lsim_beams *b = &f->beams;
+    const lsim_echo_buffer *e = &f->ws->echoes;
+    emit_run run[EMIT_BATCH + 1];
+    uint16_t *ring = f->fields & LSIM_FIELD_BIT(LSIM_FIELD_RING) ? lsim_points_u16(p, LSIM_FIELD_RING) : NULL;
+    uint16_t *index = f->fields & LSIM_FIELD_BIT(LSIM_FIELD_RETURN_INDEX) ? lsim_points_u16(p, LSIM_FIELD_RETURN_INDEX)
+                                                                         : NULL;
+    uint16_t *count = f->fields & LSIM_FIELD_BIT(LSIM_FIELD_NUM_RETURNS) ? lsim_points_u16(p, LSIM_FIELD_NUM_RETURNS)
+                                                                        : NULL;
+    for (size_t i = lo; i < hi;) {
+        size_t runs = 0, m = 0;
+        while (i < hi && m < EMIT_BATCH) { /* the next batch: runs of beams with an echo */
+            while (i < hi && !e->count[i])
+                ++i;
+            size_t j = i;
+            while (j < hi && e->count[j] && m + (j - i) < EMIT_BATCH)
+                ++j;
+            if (j > i)
+                run[runs++] = (emit_run){(uint32_t)m, (uint32_t)i, (uint32_t)i, (uint32_t)(j - i)};
+            m += j - i;
+            i = j;
+        }
+        for (size_t q = 0; q < runs; ++q) {
+            const size_t at = o + run[q].k;
+            for (size_t k = 0; k < run[q].len && ring; ++k)
+                ring[at + k] = b->ring[run[q].beam + k];
+            for (size_t k = 0; k < run[q].len && index; ++k)
+                index[at + k] = 0;
+            for (size_t k = 0; k < run[q].len && count; ++k)
+                count[at + k] = 1;
+        }
+        if (m)
+            emit_batch(f, p, NULL, m, o, 0, run, runs);
+        o += m;
+    }
 }
 
 size_t lsim_points_emit_offsets(const lsim_sensor *sensor, const lsim_frame_workspace *ws,
@@ -391,7 +430,10 @@ void lsim_points_emit_range(const lsim_sensor *sensor, const lsim_frame_workspac
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (size_t c = first_chunk; c < end_chunk; ++c) {
         size_t lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        emit_slice(&f, options, points, lo, hi, offset[c] - base);
+        if (ws->echoes.slots == 1 && !options->keep_misses && !f.moves)
+            emit_slice_runs(&f, points, lo, hi, offset[c] - base);
+        else
+            emit_slice(&f, options, points, lo, hi, offset[c] - base);
     }
 }
 
