@@ -70,7 +70,7 @@ LSIM_VECTOR_CLONES static void place(float *restrict dst, float origin, const fl
     }
 }
 
-LSIM_VECTOR_CLONES /* The incidence angle in degrees from its cosine, branch-free so that it runs in vectors:
+/* The incidence angle in degrees from its cosine, branch-free so that it runs in vectors:
  * acos(x) = sqrt(1 - x) P(x) on [0, 1] (Abramowitz & Stegun 4.4.46, |error| <= 2e-8 rad), and
  * pi - acos(-x) below 0. In float arithmetic within 1.7e-5 degrees of acos on [0, 1] and 3e-5 below. */
 LSIM_VECTOR_CLONES static void incidence_deg(float *restrict dst, const float *restrict cosine, const emit_run *run,
@@ -96,7 +96,7 @@ LSIM_VECTOR_CLONES static void incidence_deg(float *restrict dst, const float *r
     }
 }
 
-static void gather_slot(float *restrict dst, const float *restrict src, const emit_run *run, size_t runs, float scale)
+LSIM_VECTOR_CLONES static void gather_slot(float *restrict dst, const float *restrict src, const emit_run *run, size_t runs, float scale)
 {
     for (size_t q = 0; q < runs; ++q) {
         float *restrict d = dst + run[q].k;
