@@ -38,8 +38,9 @@ int lsim_optics_first_return_facing(const lsim_optics *o, float t, uint32_t obje
     return 1;
 }
 
-__attribute__((target_clones("avx2", "default"))) void
-lsim_facing_normals(const float *restrict ngx, const float *restrict ngy, const float *restrict ngz,
+/* Cloned for AVX2 (a static function: the clones' resolver of an extern one would be exported). */
+__attribute__((target_clones("avx2", "default"))) static void
+facing_normals(const float *restrict ngx, const float *restrict ngy, const float *restrict ngz,
                     const float *restrict dx, const float *restrict dy, const float *restrict dz, size_t count,
                     float *restrict nx, float *restrict ny, float *restrict nz, float *restrict cos_t)
 {
@@ -56,4 +57,10 @@ lsim_facing_normals(const float *restrict ngx, const float *restrict ngy, const 
         const float f = back ? -c : c;
         cos_t[i] = f < 1.0f ? f : 1.0f; /* fminf(f, 1): 1 for NaN too */
     }
+}
+
+void lsim_facing_normals(const float *ngx, const float *ngy, const float *ngz, const float *dx, const float *dy,
+                         const float *dz, size_t count, float *nx, float *ny, float *nz, float *cos_t)
+{
+    facing_normals(ngx, ngy, ngz, dx, dy, dz, count, nx, ny, nz, cos_t);
 }
