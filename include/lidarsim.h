@@ -1005,7 +1005,10 @@ typedef struct lsim_dataset_run_options {
     unsigned shard, shards;      /* write only shard `shard` of `shards`: blocks of consecutive frames of a
                                     sequence dealt out to the shards (default 0 of 1: every frame) */
     unsigned rank, ranks;        /* within the shard, rank `rank` of `ranks` (MPI; default 0 of 1) */
-    int threads;                 /* threads per frame, 0..1024; 0 (default): all cores */
+    int threads;                 /* threads, 0..1024; 0 (default): all cores. Frames run side by side, one
+                                    a thread, each on its own copy of its sequence's scene (a thread builds
+                                    a sequence's scene once for the frames of it it takes); with fewer runs
+                                    of frames to do than threads, each frame's scan takes the threads left */
     lsim_progress_mode progress; /* on stderr; default OFF */
     size_t stop_after;           /* return after writing this many frames (0, default: no limit); a later
                                     run resumes */
@@ -1043,7 +1046,11 @@ LSIM_API void lsim_dataset_run_options_init(lsim_dataset_run_options *options);
  * again). Temporary files killed runs left in out_dir's tree are removed first (only lidarsim's own
  * "NAME.tmp.XXXXXX" names; with other writers running in out_dir, only those of this writer's frames).
  * Every file is fsync'ed before its rename, its folder after it, and the manifest line after that.
- * options may be NULL (defaults); stats (may be NULL) is filled also on failure (the frames written until then are kept and recorded). Errors (in the
+ * Frames run side by side (options->threads) and the manifest lists them in frame order: the tree
+ * and the manifest are the same bytes for any thread count.
+ * options may be NULL (defaults); stats (may be NULL) is filled also on failure (the frames before the failed one
+ * are kept and recorded; later frames other threads finished may be on disk unrecorded, and a rerun writes
+ * them again). Errors (in the
  * dataset's context): LSIM_ERR_INVALID_ARGUMENT for shard >= shards, rank >= ranks, frames out of
  * range, threads outside 0..1024, or when out_dir holds a different dataset (its dataset.json names the seed, frames,
  * config or points format that differ: a resume must not mix datasets); LSIM_ERR_IO naming the file that cannot be

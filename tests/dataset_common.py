@@ -29,3 +29,14 @@ def tree(root):
                 with open(p, "rb") as fp:
                     out[rel] = fp.read()
     return out
+
+
+def manifests(root):
+    """{file name: bytes} of a tree's manifest/ folder: one list per writer, its lines in frame
+    order whatever the thread count."""
+    d = os.path.join(root, "manifest")
+    out = {}
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        with open(os.path.join(d, f), "rb") as fp:
+            out[f] = fp.read()
+    return out

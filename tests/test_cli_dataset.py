@@ -12,7 +12,9 @@ usage: test_cli_dataset.py LIDARSIM_BINARY WORK_DIR
      within 30 cm); per-point times within the frame; poses.txt's first line the identity
   b  --shard 0/2 and 1/2 into two folders: their union equals the 0/1 tree byte for byte (files
      both write are identical), each shard wrote exactly its frames (blocks of a sequence's frames)
-  c  --threads 1 gives the same bytes as 2 threads; --seed changes the noisy points
+  c  --threads 1 and --threads 3 (frames side by side: 3 workers) give the same bytes as 2 threads,
+     the manifest's lines included (appended in frame order whatever the threads); --seed changes
+     the noisy points
   d  a run killed with SIGKILL mid-way, then rerun: equals an uninterrupted run byte for byte, the
      frames finished before the kill are not rewritten (same inode and mtime), no temporary files
   e  mpirun -n 2 (an MPI build) equals the serial run; a build without MPI refuses to run under mpirun
@@ -32,7 +34,7 @@ import time
 import numpy as np
 
 from cli_check import Lidarsim, binary_and_work, build_flag, check, finish, on_terminal, run, source_dir, write
-from dataset_common import CONFIG, run_dataset, tree
+from dataset_common import CONFIG, manifests, run_dataset, tree
 from timeouts import limit
 
 BINARY, WORK = binary_and_work(fresh=True)
@@ -132,6 +134,13 @@ if T0 and all(parts):
 one = os.path.join(WORK, "threads1")
 r = dataset(one, "--threads", "1")
 check(r.returncode == 0 and tree(one) == T0, "c: --threads 1 writes the same bytes as 2 threads")
+M0 = manifests(full)
+check(len(M0) == 1 and len(next(iter(M0.values())).splitlines()) == FRAMES and manifests(one) == M0,
+      "c: --threads 1 writes the same manifest as 2 threads (%d lists)" % len(M0))
+three = os.path.join(WORK, "threads3")
+r = dataset(three, "--threads", "3")
+check(r.returncode == 0 and tree(three) == T0 and manifests(three) == M0,
+      "c: --threads 3 writes the same bytes and manifest as 2 threads")
 other = os.path.join(WORK, "seed")
 r = dataset(other, "--seed", "12345", "--frames", "1")
 if r.returncode == 0 and T0:

@@ -42,15 +42,16 @@ static void dataset_usage(FILE *out)
             "  --shard i/n          write only shard i's frames: blocks of consecutive frames of a sequence,\n"
             "                       dealt out to n shards (job arrays: Slurm, Kubernetes indexed jobs, GNU\n"
             "                       parallel); the shards' trees merge into one\n"
-            "  --threads N          threads per frame, 0 = all cores (default 0)\n"
+            "  --threads N          threads, 0 = all cores (default 0): frames run side by side, one a\n"
+            "                       thread, each on its own copy of its sequence's scene\n"
             "  --points-format FMT  also write each frame's noisy points as DIR/sequences/SS/points/NNNNNN.FMT\n"
             "                       with every field the format holds: pcd, ply, las or csv (instead of the\n"
             "                       config's `points_format`; default: none)\n"
             "  --progress MODE      auto (a bar on a terminal, lines otherwise; default), lines, off\n"
             "  --quiet              no progress and no summary\n\n"
             "Under mpirun (a build with MPI: cmake -DLSIM_MPI=ON) the shard's blocks are dealt out again to\n"
-            "the K ranks. Prefer ranks or shards with --threads 1 to threads: a frame's serial parts (the\n"
-            "sequence's scene, the files) do not share out.\n"
+            "the K ranks (give each --threads 1 and as many ranks or shards as cores, or threads: they\n"
+            "scale alike on one machine; docs/datasets.md \"Throughput\").\n"
             "  -h, --help  this help (on standard output);  --version  print the version\n");
 }
 

@@ -27,8 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LINE_MAX_BYTES 1024 /* a line of ours: 7 files of at most ~45 characters each, and the frame */
-
 size_t lsim_dataset_frame_files(size_t index, lsim_format points, char name[LSIM_DATASET_FRAME_FILES][LSIM_DATASET_NAME_BYTES])
 {
     static const char *const pattern[6] = {"velodyne/%06zu.bin", "labels/%06zu.label", "time/%06zu.bin",
@@ -76,7 +74,7 @@ static int line_matches(const lsim_dataset_manifest_scan *m, size_t k, char *res
  * is checked against the files. */
 static void read_list(FILE *fp, const lsim_dataset_manifest_scan *m, unsigned char *state)
 {
-    char line[LINE_MAX_BYTES];
+    char line[LSIM_MANIFEST_LINE_BYTES];
     while (fgets(line, sizeof line, fp)) {
         size_t n = strlen(line);
         if (n == 0 || line[n - 1] != '\n') {
@@ -155,33 +153,40 @@ lsim_status lsim_dataset_manifest_open(lsim_context *ctx, const char *out, const
     return LSIM_OK;
 }
 
-lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, const lsim_dataset_manifest_scan *m, size_t frame)
+lsim_status lsim_dataset_manifest_line(lsim_context *ctx, const lsim_dataset_manifest_scan *m, size_t frame,
+                                      unsigned char *buf, size_t buf_size, char *line, size_t *length)
 {
-    char seq[4000], name[LSIM_DATASET_FRAME_FILES][LSIM_DATASET_NAME_BYTES], path[4400], line[LINE_MAX_BYTES];
+    char seq[4000], name[LSIM_DATASET_FRAME_FILES][LSIM_DATASET_NAME_BYTES], path[4400];
     lsim_dataset_sequence_dir(seq, sizeof seq, m->out, frame / m->per);
     const size_t n = lsim_dataset_frame_files(frame % m->per, m->points, name);
-    int len = snprintf(line, sizeof line, "%zu", frame);
+    int len = snprintf(line, LSIM_MANIFEST_LINE_BYTES, "%zu", frame);
     for (size_t i = 0; i < n; ++i) {
         snprintf(path, sizeof path, "%s/%s", seq, name[i]);
         uint64_t size;
         uint32_t crc;
-        const int err = lsim_crc32_file(path, m->buf, m->buf_size, &size, &crc);
+        const int err = lsim_crc32_file(path, buf, buf_size, &size, &crc);
         if (err)
             return lsim_fail(ctx, LSIM_ERR_IO, "cannot read back '%s' for the manifest: %s; frame %zu is not "
                              "recorded and a rerun writes it again", path, strerror(err), frame);
         char tok[LSIM_DATASET_NAME_BYTES + 40];
         const int t = snprintf(tok, sizeof tok, " %s:%" PRIu64 ":%08" PRIx32, name[i], size, crc);
-        if (t > 0 && (size_t)len + (size_t)t + 1 < sizeof line) { /* always: 7 x 89 < 1024 */
+        if (t > 0 && (size_t)len + (size_t)t + 1 < LSIM_MANIFEST_LINE_BYTES) { /* always: 7 x 89 < 1024 */
             memcpy(line + len, tok, (size_t)t);
             len += t;
         }
     }
     line[len++] = '\n';
+    *length = (size_t)len;
+    return LSIM_OK;
+}
+
+lsim_status lsim_dataset_manifest_append(lsim_context *ctx, int fd, size_t frame, const char *line, size_t length)
+{
     /* one write(2) of the line with O_APPEND: whole or, killed before it, absent; then synced, so
      * that a frame the manifest lists after a power loss is one whose files were synced before */
     errno = 0;
-    const ssize_t w = write(fd, line, (size_t)len);
-    if (w != len)
+    const ssize_t w = write(fd, line, length);
+    if (w < 0 || (size_t)w != length)
         return lsim_fail(ctx, LSIM_ERR_IO, "cannot append frame %zu to the manifest (OUT/manifest/): %s", frame,
                          w < 0 ? strerror(errno) : "a short write (is the disk full?)");
     if (fsync(fd) != 0 && errno != EINVAL)

@@ -111,8 +111,14 @@ lsim_status lsim_dataset_manifest_read(lsim_context *ctx, const lsim_dataset_man
 /* This writer's list: opened for appending (created if missing). */
 lsim_status lsim_dataset_manifest_open(lsim_context *ctx, const char *out, const lsim_dataset_run_options *o,
                                        int *fd);
-/* Append frame's line (its files read back for their sizes and CRCs) and fsync the list. */
-lsim_status lsim_dataset_manifest_add(lsim_context *ctx, int fd, const lsim_dataset_manifest_scan *m, size_t frame);
+/* A frame's manifest line: its files read back (through buf) for their sizes and CRCs, the line
+ * (with its newline) into line[LSIM_MANIFEST_LINE_BYTES], its length in *length. Any thread, each
+ * with its own buf. */
+#define LSIM_MANIFEST_LINE_BYTES 1024 /* a line of ours: 7 files of at most ~45 characters each, and the frame */
+lsim_status lsim_dataset_manifest_line(lsim_context *ctx, const lsim_dataset_manifest_scan *m, size_t frame,
+                                      unsigned char *buf, size_t buf_size, char *line, size_t *length);
+/* Append a frame's line to this writer's list (one write) and fsync the list. */
+lsim_status lsim_dataset_manifest_append(lsim_context *ctx, int fd, size_t frame, const char *line, size_t length);
 
 /* Leftovers of killed writers (dataset_clean.c). lsim_dataset_lock takes a lock on OUT/manifest/
  * for the run (*fd, -1 where locks are not supported): exclusive first, and when that was granted
