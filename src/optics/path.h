@@ -44,5 +44,12 @@ typedef struct lsim_optics {
  * when lsim_optics_needs_paths says no (optics/wavefront.h follows the rest). */
 int lsim_optics_first_return(const lsim_optics *o, const float dir[3], float t, uint32_t object, const float ng[3],
                              float weight, lsim_contribution *out);
+/* The same with the facing unit normal n and cos_t already known (lsim_facing_normals). */
+int lsim_optics_first_return_facing(const lsim_optics *o, float t, uint32_t object, const float n[3], float cos_t,
+                                    float weight, lsim_contribution *out);
+/* lsim_facing_normal of rays [0, count) at once (the same arithmetic, in vectors): unit normals
+ * facing each ray and cos(theta) in [0, 1] from the hits' geometric normals. */
+void lsim_facing_normals(const float *ngx, const float *ngy, const float *ngz, const float *dx, const float *dy,
+                         const float *dz, size_t count, float *nx, float *ny, float *nz, float *cos_t);
 
 #endif

@@ -33,7 +33,7 @@ static inline float lsim_facing_normal(const float ng[3], const float dir[3], fl
         n[2] = -n[2];
         cos_t = -cos_t;
     }
-    return fminf(cos_t, 1.0f);
+    return cos_t < 1.0f ? cos_t : 1.0f; /* fminf(cos_t, 1), 1 for NaN too, without a call */
 }
 
 /* Range spread of a surface inside the beam footprint: footprint diameter L * divergence

@@ -38,14 +38,6 @@ void lsim_paths_free(lsim_paths *p)
     memset(p, 0, sizeof *p);
 }
 
-int lsim_optics_needs_paths(const lsim_optics *o, uint32_t object, int want_background)
-{
-    if (object == LSIM_NO_HIT)
-        return 0;
-    const lsim_brdf_kind kind = o->surfaces->brdf[object].kind;
-    return kind == LSIM_BRDF_MIRROR || kind == LSIM_BRDF_GLASS || o->baseline || (o->sun_level > 0.0f && want_background);
-}
-
 void lsim_paths_begin(lsim_paths *p, int want_background)
 {
     p->cur_count = p->next_count = p->shadow_count = 0;

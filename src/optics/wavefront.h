@@ -81,7 +81,13 @@ void lsim_paths_free(lsim_paths *p);
 /* Does a sub-ray whose first surface is `object` need the wavefront (a mirror or glass to follow,
  * a bistatic receiver, or sunlight to test)? Otherwise lsim_optics_first_return is its whole
  * answer. */
-int lsim_optics_needs_paths(const lsim_optics *o, uint32_t object, int want_background);
+static inline int lsim_optics_needs_paths(const lsim_optics *o, uint32_t object, int want_background)
+{
+    if (object == LSIM_NO_HIT)
+        return 0;
+    const lsim_brdf_kind kind = o->surfaces->brdf[object].kind;
+    return kind == LSIM_BRDF_MIRROR || kind == LSIM_BRDF_GLASS || o->baseline || (o->sun_level > 0.0f && want_background);
+}
 
 /* Start a group; want_background: the members' ambient light is wanted. */
 void lsim_paths_begin(lsim_paths *p, int want_background);

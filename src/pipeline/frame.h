@@ -6,6 +6,7 @@
 #ifndef LSIM_PIPELINE_FRAME_H
 #define LSIM_PIPELINE_FRAME_H
 
+#include "core/rng_block.h"
 #include "lidarsim.h"
 #include "geometry/engine.h"
 #include "optics/fog.h"
@@ -66,6 +67,8 @@ typedef struct lsim_frame_scratch {
     uint32_t *beam_start;             /* LSIM_FRAME_CHUNK: first contribution of a batch's beam */
     uint16_t *beam_count;
     float *beam_background;
+    float *facing[4];                 /* LSIM_FRAME_CHUNK: one-ray beams' facing normal x, y, z and cos(theta) */
+    lsim_rng_blocks rng;              /* LSIM_FRAME_CHUNK: the first Philox block of each batch beam's stream */
     lsim_paths paths;                 /* the path trees of the slice's mirror/glass/shadowed sub-rays */
     uint32_t path_ray[LSIM_PATH_GROUP]; /* slice ray of each group member */
     int path_at;                      /* next member to take */

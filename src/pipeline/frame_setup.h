@@ -45,8 +45,12 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws,
 /* Merge contributions of one surface closer in range than tol; keep the cap strongest. */
 int lsim_contributions_merge_close(lsim_contribution *c, int n, float tol);
 int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap);
-/* Receiver, noise and gating of one beam into the frame's echo buffer; returns echoes kept. */
+/* Receiver, noise and gating of one beam into the frame's echo buffer; returns echoes kept. `rng`: the
+ * first block of the beam's stream, word k in rng->w[k][at] (lsim_rng_first_blocks), or NULL to draw it. */
 size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c,
-                               int n, float background);
+                               int n, float background, const lsim_rng_blocks *rng, size_t at);
+/* The same for a beam with one contribution and no background light (the common case, leaner). */
+size_t lsim_frame_measure_single(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam,
+                                 lsim_contribution *c, const lsim_rng_blocks *blocks, size_t at);
 
 #endif

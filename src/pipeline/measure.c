@@ -55,9 +55,50 @@ int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap)
     return n;
 }
 
+/* The common beam: one contribution, no sunlight, a pulsed receiver, no measured statistics or ray
+ * drop for its surface. The same calls in the same order as lsim_frame_measure_beam (so the same
+ * bits), without the general case's bookkeeping. */
+size_t lsim_frame_measure_single(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam,
+                                 lsim_contribution *c, const lsim_rng_blocks *blocks, size_t at)
+{
+    if (f->cw || f->drop || (c->object != LSIM_NO_HIT && f->surfaces->calibration[c->object]))
+        return lsim_frame_measure_beam(f, out, beam, c, 1, 0.0f, blocks, at);
+    lsim_echo echo;
+    out->count[beam] = 0;
+    if (!lsim_receiver_single(&f->receiver, c, &echo))
+        return 0;
+    float r = echo.range, intensity = echo.power;
+    lsim_rng_stream rng = blocks ? lsim_rng_stream_resume(f->seed, f->frame, (uint64_t)beam, blocks->w[0][at],
+                                                          blocks->w[1][at], blocks->w[2][at], blocks->w[3][at])
+                                 : lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
+    if (!lsim_noise_measure(&f->noise_model, &rng, &r, &intensity))
+        return 0;
+    if (f->noise && f->range_resolution > 0.0f)
+        r = roundf(r / f->range_resolution) * f->range_resolution;
+    const size_t s = beam * (size_t)out->slots;
+    out->range[s] = r;
+    if (out->range_clean)
+        out->range_clean[s] = c->range;
+    if (out->intensity)
+        out->intensity[s] = intensity;
+    if (out->epw)
+        out->epw[s] = echo.epw;
+    if (out->cos_incidence)
+        out->cos_incidence[s] = c->cos_incidence;
+    if (out->nx) {
+        out->nx[s] = c->nx;
+        out->ny[s] = c->ny;
+        out->nz[s] = c->nz;
+    }
+    if (out->object)
+        out->object[s] = c->object;
+    out->count[beam] = 1;
+    return 1;
+}
+
 /* Receiver, noise and gating of one beam; writes its echoes to the frame's echo buffer. */
 size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out, size_t beam, lsim_contribution *c, int n,
-                           float background)
+                               float background, const lsim_rng_blocks *blocks, size_t at)
 {
     lsim_receiver rx = f->receiver;
     rx.background = background;
@@ -73,7 +114,9 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
         lifted.noise_floor *= g;
         noise = &lifted;
     }
-    lsim_rng_stream rng = lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
+    lsim_rng_stream rng = blocks ? lsim_rng_stream_resume(f->seed, f->frame, (uint64_t)beam, blocks->w[0][at],
+                                                          blocks->w[1][at], blocks->w[2][at], blocks->w[3][at])
+                                 : lsim_rng_stream_make(f->seed, f->frame, (uint64_t)beam);
     lsim_echo echoes[LSIM_MAX_RETURNS];
     int m = f->cw   ? lsim_cw_measure(&f->cw_receiver, c, n, f->noise ? &rng : NULL, echoes)
             : n == 1 ? lsim_receiver_single(&rx, c, echoes)

@@ -8,6 +8,37 @@
 
 #include <math.h>
 
+/* The common case: a static sensor, one ray a beam, beams from the sensor's origin. Every array is
+ * contiguous and the loop has no branch, so it runs in vectors (8 lanes where the CPU has AVX2;
+ * no FMA, so the same sums as the general loop below). */
+__attribute__((target_clones("avx2", "default"))) static void rays_static(const float m[3][3], const float org[3],
+                                                                        const lsim_beams *b, size_t begin,
+                                                                        size_t count, float range_max,
+                                                                        lsim_rays *rays)
+{
+    const float m00 = m[0][0], m01 = m[0][1], m02 = m[0][2], m10 = m[1][0], m11 = m[1][1], m12 = m[1][2];
+    const float m20 = m[2][0], m21 = m[2][1], m22 = m[2][2], o0 = org[0], o1 = org[1], o2 = org[2];
+    const float *restrict bx = b->dx + begin, *restrict by = b->dy + begin, *restrict bz = b->dz + begin;
+    const float *restrict bt = b->time + begin;
+    float *restrict ox = rays->ox, *restrict oy = rays->oy, *restrict oz = rays->oz;
+    float *restrict dx = rays->dx, *restrict dy = rays->dy, *restrict dz = rays->dz;
+    float *restrict time = rays->time, *restrict tnear = rays->tnear, *restrict tfar = rays->tfar;
+    uint32_t *restrict mask = rays->mask;
+    for (size_t i = 0; i < count; ++i) {
+        const float x = bx[i], y = by[i], z = bz[i];
+        ox[i] = o0;
+        oy[i] = o1;
+        oz[i] = o2;
+        dx[i] = m00 * x + m01 * y + m02 * z;
+        dy[i] = m10 * x + m11 * y + m12 * z;
+        dz[i] = m20 * x + m21 * y + m22 * z;
+        time[i] = bt[i];
+        tnear[i] = 0.0f;
+        tfar[i] = range_max;
+        mask[i] = LSIM_RAY_MASK_ALL;
+    }
+}
+
 void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, size_t begin, size_t count,
                         float range_max, lsim_rays *rays)
 {
@@ -18,6 +49,10 @@ void lsim_rays_generate(const lsim_sensor *sensor, const lsim_subrays *subrays, 
     const int s_count = subrays ? subrays->count : 1;
     rays->sensor = sensor;
     rays->pitch = 0.0;
+    if (!moves && s_count == 1 && !b->ox) {
+        rays_static(m, org, b, begin, count, range_max, rays);
+        return;
+    }
     float posed_at = NAN; /* the beam time of m and org (every channel of a column shares one) */
     for (size_t i = 0; i < count; ++i) {
         if (moves && !(b->time[begin + i] == posed_at)) {

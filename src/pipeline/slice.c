@@ -107,6 +107,18 @@ static int beam_contributions(const lsim_frame_setup *f, const lsim_engine *engi
     return n;
 }
 
+/* Slice ray r's first return (one ray a beam), with the receiver's overlap: beam_contributions for
+ * a beam whose surface needs no path tree. */
+static inline int first_return(const lsim_frame_setup *f, const lsim_frame_scratch *s, size_t r, lsim_contribution *c)
+{
+    const float n3[3] = {s->facing[0][r], s->facing[1][r], s->facing[2][r]};
+    const int n = lsim_optics_first_return_facing(&f->optics, s->hits.t[r], s->hits.object[r], n3, s->facing[3][r],
+                                                  f->subrays.weight[0], c);
+    if (n && f->overlap.kind != LSIM_OVERLAP_NONE)
+        c->amplitude *= lsim_overlap_at(&f->overlap, c->range);
+    return n;
+}
+
 /* The beams [lo, hi) of one slice: rays and trace for the whole slice, then optics and
  * receiver/noise in batches whose contributions fit the thread's contribution buffer. */
 size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws, lsim_frame_scratch *s,
@@ -123,6 +135,12 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws,
     *trace_ms += b - a;
     size_t points = 0;
     s->paths.members = s->path_at = 0; /* no path group yet */
+    /* One ray a beam, no kernel image or fog: a beam whose surface only scatters back is its first
+     * return alone (beam_contributions' answer for it, without the sub-ray loop). */
+    const int simple = !f->kernel && f->subrays.count == 1 && f->fog.count == 0;
+    if (simple) /* every ray's facing normal at once, in vectors */
+        lsim_facing_normals(s->hits.ngx, s->hits.ngy, s->hits.ngz, s->rays.dx, s->rays.dy, s->rays.dz, m,
+                            s->facing[0], s->facing[1], s->facing[2], s->facing[3]);
     const size_t rays = m * (size_t)f->subrays.count;
     for (size_t i = 0; i < m;) {
         double t0 = lsim_now_ms();
@@ -130,15 +148,27 @@ size_t lsim_frame_slice_run(const lsim_frame_setup *f, lsim_frame_workspace *ws,
         for (; j < m && used + LSIM_BEAM_CONTRIBUTIONS <= LSIM_SLICE_CONTRIBUTIONS; ++j) {
             s->beam_background[j - i] = 0.0f;
             s->beam_start[j - i] = (uint32_t)used;
-            int n = beam_contributions(f, f->engine, ws, s, lo, j, rays, s->contributions + used,
-                                       &s->beam_background[j - i]);
+            const uint32_t object = s->hits.object[j];
+            int n = simple && !lsim_optics_needs_paths(&f->optics, object, 1)
+                        ? first_return(f, s, j, s->contributions + used)
+                        : beam_contributions(f, f->engine, ws, s, lo, j, rays, s->contributions + used,
+                                             &s->beam_background[j - i]);
             s->beam_count[j - i] = (uint16_t)n;
             used += (size_t)n;
         }
         double t1 = lsim_now_ms();
-        for (size_t k = i; k < j; ++k)
-            points += lsim_frame_measure_beam(f, &ws->echoes, lo + k, s->contributions + s->beam_start[k - i],
-                                   s->beam_count[k - i], s->beam_background[k - i]);
+        /* every beam's first block of random words at once (core/rng_block.h) */
+        const lsim_rng_blocks *blocks = f->noise ? &s->rng : NULL;
+        if (blocks)
+            lsim_rng_first_blocks(f->seed, f->frame, (uint64_t)(lo + i), j - i, blocks, 1);
+        for (size_t k = i; k < j; ++k) {
+            lsim_contribution *c = s->contributions + s->beam_start[k - i];
+            const int n = s->beam_count[k - i];
+            const float background = s->beam_background[k - i];
+            points += n == 1 && background == 0.0f
+                          ? lsim_frame_measure_single(f, &ws->echoes, lo + k, c, blocks, k - i)
+                          : lsim_frame_measure_beam(f, &ws->echoes, lo + k, c, n, background, blocks, k - i);
+        }
         double t2 = lsim_now_ms();
         *shade_ms += t1 - t0;
         *noise_ms += t2 - t1;

@@ -24,6 +24,10 @@ static int scratch_alloc(lsim_frame_scratch *s)
     const size_t n = LSIM_FRAME_CHUNK;
     GROW(s->contributions, LSIM_SLICE_CONTRIBUTIONS);
     GROW(s->beam_start, n); GROW(s->beam_count, n); GROW(s->beam_background, n);
+    for (int k = 0; k < 4; ++k) {
+        GROW(s->rng.w[k], n);
+        GROW(s->facing[k], n);
+    }
     ok = lsim_paths_alloc(&s->paths) == 0 && ok;
     return ok ? 0 : -1;
 }
@@ -129,6 +133,10 @@ void lsim_frame_workspace_free(lsim_frame_workspace *ws)
         free(ws->scratch[t].beam_start);
         free(ws->scratch[t].beam_count);
         free(ws->scratch[t].beam_background);
+        for (int k = 0; k < 4; ++k) {
+            free(ws->scratch[t].rng.w[k]);
+            free(ws->scratch[t].facing[k]);
+        }
         lsim_paths_free(&ws->scratch[t].paths);
     }
     free(ws->scratch);
