@@ -87,6 +87,14 @@ typedef struct raster_state {
     size_t staged;
 } raster_state;
 
+/* Ray k is valid and may hit triangles (the views hold triangles only): it is looked up. */
+static inline int ray_for_triangles(const lsim_rays *rays, size_t k)
+{
+    return lsim_ray_valid(rays->ox[k], rays->oy[k], rays->oz[k], rays->dx[k], rays->dy[k], rays->dz[k], rays->tnear[k],
+                          rays->tfar[k]) &&
+           (rays->mask[k] & LSIM_GEOMETRY_MASK_TRIANGLES) != 0;
+}
+
 static void raster_destroy(void *state)
 {
     raster_state *s = state;
@@ -445,9 +453,7 @@ static int look_up_on_gl(raster_state *s, const raster_view *v, const lsim_rays 
     size_t n = 0;
     for (size_t k = i; k < j; ++k) {
         raster_set_miss(hits, k);
-        if (!lsim_ray_valid(rays->ox[k], rays->oy[k], rays->oz[k], rays->dx[k], rays->dy[k], rays->dz[k],
-                            rays->tnear[k], rays->tfar[k]) ||
-            (rays->mask[k] & LSIM_GEOMETRY_MASK_TRIANGLES) == 0)
+        if (!ray_for_triangles(rays, k))
             continue;
         float *p = s->pack + LSIM_RASTER_LOOKUP_RAY * n;
         p[0] = rays->ox[k], p[1] = rays->oy[k], p[2] = rays->oz[k];
@@ -553,9 +559,7 @@ static void raster_intersect(const void *state, const lsim_rays *rays, size_t be
         } else {
             for (size_t k = i; k < j; ++k) {
                 raster_set_miss(hits, k);
-                if (!lsim_ray_valid(rays->ox[k], rays->oy[k], rays->oz[k], rays->dx[k], rays->dy[k], rays->dz[k],
-                                    rays->tnear[k], rays->tfar[k]) ||
-                    (rays->mask[k] & LSIM_GEOMETRY_MASK_TRIANGLES) == 0)
+                if (!ray_for_triangles(rays, k))
                     continue;
                 if (raster_hit(s, v, rays, k, hits) < 0) {
                     if (nf == F) {

@@ -55,6 +55,29 @@ int lsim_contributions_keep_strongest(lsim_contribution *c, int n, int cap)
     return n;
 }
 
+/* Echo slot s: its measured range, and the other arrays only where the frame's point fields need
+ * them (the surface d's noise-free range, incidence, normal and object). */
+static inline void echo_record(lsim_echo_buffer *out, size_t s, float range, float clean, float intensity, float epw,
+                               const lsim_contribution *d)
+{
+    out->range[s] = range;
+    if (out->range_clean)
+        out->range_clean[s] = clean;
+    if (out->intensity)
+        out->intensity[s] = intensity;
+    if (out->epw)
+        out->epw[s] = epw;
+    if (out->cos_incidence)
+        out->cos_incidence[s] = d->cos_incidence;
+    if (out->nx) {
+        out->nx[s] = d->nx;
+        out->ny[s] = d->ny;
+        out->nz[s] = d->nz;
+    }
+    if (out->object)
+        out->object[s] = d->object;
+}
+
 /* The common beam: one contribution, no sunlight, a pulsed receiver, no measured statistics or ray
  * drop for its surface. The same calls in the same order as lsim_frame_measure_beam (so the same
  * bits), without the general case's bookkeeping. */
@@ -75,23 +98,7 @@ size_t lsim_frame_measure_single(const lsim_frame_setup *f, lsim_echo_buffer *ou
         return 0;
     if (f->noise && f->range_resolution > 0.0f)
         r = roundf(r / f->range_resolution) * f->range_resolution;
-    const size_t s = beam * (size_t)out->slots;
-    out->range[s] = r;
-    if (out->range_clean)
-        out->range_clean[s] = c->range;
-    if (out->intensity)
-        out->intensity[s] = intensity;
-    if (out->epw)
-        out->epw[s] = echo.epw;
-    if (out->cos_incidence)
-        out->cos_incidence[s] = c->cos_incidence;
-    if (out->nx) {
-        out->nx[s] = c->nx;
-        out->ny[s] = c->ny;
-        out->nz[s] = c->nz;
-    }
-    if (out->object)
-        out->object[s] = c->object;
+    echo_record(out, beam * (size_t)out->slots, r, c->range, intensity, echo.epw, c);
     out->count[beam] = 1;
     return 1;
 }
@@ -155,23 +162,9 @@ size_t lsim_frame_measure_beam(const lsim_frame_setup *f, lsim_echo_buffer *out,
                                       lsim_drop_table_reflectance(&f->surfaces->brdf[d->object])))
                 continue;
         }
-        size_t s = slot + kept++;
-        out->range[s] = r; /* the other arrays only where the frame's point fields need them */
-        if (out->range_clean)
-            out->range_clean[s] = dom >= 0 && dom < n ? d->range : echoes[k].range; /* the surface, noise-free */
-        if (out->intensity)
-            out->intensity[s] = intensity;
-        if (out->epw)
-            out->epw[s] = echoes[k].epw;
-        if (out->cos_incidence)
-            out->cos_incidence[s] = d->cos_incidence;
-        if (out->nx) {
-            out->nx[s] = d->nx;
-            out->ny[s] = d->ny;
-            out->nz[s] = d->nz;
-        }
-        if (out->object)
-            out->object[s] = d->object;
+        /* the surface's noise-free range in range_clean */
+        echo_record(out, slot + kept++, r, dom >= 0 && dom < n ? d->range : echoes[k].range, intensity,
+                    echoes[k].epw, d);
     }
     out->count[beam] = (uint8_t)kept;
     return kept;
