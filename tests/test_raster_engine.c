@@ -16,6 +16,7 @@
  * against one view per frame (the ablation). Then whole frames through lsim_scene_scan with each
  * engine (times printed). EGL must be there, as for test_raster_gl. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "geometry/engine.h"
 #include "optics/subrays.h"
@@ -289,12 +290,10 @@ static void check_preset(lsim_context *ctx, lsim_scene *scene, const char *prese
  * engine draws a view per group_ms of firing at the group's mean time: beams on moving objects
  * may be off by up to speed x group_ms; with one view for the whole 100 ms frame (the ablation)
  * the motion distortion is lost and those beams are off by decimetres. */
-static void check_motion(lsim_context *ctx, const char *path)
+static void check_motion(lsim_context *ctx, const char *example)
 {
-    lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
-    REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, &sensor));
-    REQUIRE_OK(ctx, lsim_scene_commit(scene));
+    lsim_scene *scene = test_example_scene(ctx, example, &sensor);
     lsim_engine *embree = NULL, *grouped = NULL, *whole = NULL;
     REQUIRE_OK(ctx, lsim_engine_build(scene, &lsim_engine_embree, &embree));
     lsim_raster_options ro;
@@ -369,8 +368,10 @@ static void check_motion(lsim_context *ctx, const char *path)
 }
 
 /* Frames of the file's sensor through lsim_scene_scan with one engine: hits and per-frame times. */
-static void scan_frames(lsim_context *ctx, const char *path, lsim_engine_kind kind, uint64_t *hits)
+static void scan_frames(lsim_context *ctx, const char *example, lsim_engine_kind kind, uint64_t *hits)
 {
+    char path[4096];
+    test_example_path(path, sizeof path, example);
     lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
     REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, &sensor));
@@ -399,12 +400,7 @@ int main(void)
 {
     lsim_context *ctx = NULL;
     REQUIRE_OK(ctx, lsim_context_create(&ctx));
-    const char *src = getenv("LSIM_SOURCE_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/examples/street/street.yaml", src ? src : "..");
-    lsim_scene *scene = NULL;
-    REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, NULL));
-    REQUIRE_OK(ctx, lsim_scene_commit(scene));
+    lsim_scene *scene = test_example_scene(ctx, "examples/street/street.yaml", NULL);
     lsim_engine *embree = NULL, *raster = NULL, *plain = NULL;
     REQUIRE_OK(ctx, lsim_engine_build(scene, &lsim_engine_embree, &embree));
     lsim_status st = lsim_engine_build(scene, &lsim_engine_raster, &raster);
@@ -433,13 +429,11 @@ int main(void)
         lsim_engine_destroy(engines[k]);
     lsim_scene_destroy(scene);
 
-    snprintf(path, sizeof path, "%s/examples/motion/motion.yaml", src ? src : "..");
-    check_motion(ctx, path);
-    snprintf(path, sizeof path, "%s/examples/street/street.yaml", src ? src : "..");
+    check_motion(ctx, "examples/motion/motion.yaml");
 
     uint64_t hits_raycast = 0, hits_raster = 0;
-    scan_frames(ctx, path, LSIM_ENGINE_EMBREE, &hits_raycast);
-    scan_frames(ctx, path, LSIM_ENGINE_RASTER, &hits_raster);
+    scan_frames(ctx, "examples/street/street.yaml", LSIM_ENGINE_EMBREE, &hits_raycast);
+    scan_frames(ctx, "examples/street/street.yaml", LSIM_ENGINE_RASTER, &hits_raster);
     CHECK(fabs((double)hits_raster - (double)hits_raycast) <= 0.005 * (double)hits_raycast);
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_raster_engine");

@@ -20,6 +20,7 @@
  * message; no target, a mismatched view) and one ray looked up by hand. EGL must be there, as for
  * test_raster_gl. */
 #include "harness.h"
+#include "test_scenes.h"
 
 #include "geometry/engine.h"
 #include "geometry/raster_gl.h"
@@ -172,12 +173,10 @@ static void check_preset(lsim_context *ctx, lsim_scene *scene, const char *prese
     lsim_engine_destroy(on_gl);
 }
 
-static void check_motion(lsim_context *ctx, const char *path)
+static void check_motion(lsim_context *ctx, const char *example)
 {
-    lsim_scene *scene = NULL;
     lsim_sensor *sensor = NULL;
-    REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, &sensor));
-    REQUIRE_OK(ctx, lsim_scene_commit(scene));
+    lsim_scene *scene = test_example_scene(ctx, example, &sensor);
     lsim_engine *cpu = NULL, *on_gl = NULL;
     build_pair(ctx, scene, &cpu, &on_gl);
     const double start = 0.3;
@@ -271,12 +270,7 @@ int main(void)
 {
     lsim_context *ctx = NULL;
     REQUIRE_OK(ctx, lsim_context_create(&ctx));
-    const char *src = getenv("LSIM_SOURCE_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/examples/street/street.yaml", src ? src : "..");
-    lsim_scene *scene = NULL;
-    REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, NULL));
-    REQUIRE_OK(ctx, lsim_scene_commit(scene));
+    lsim_scene *scene = test_example_scene(ctx, "examples/street/street.yaml", NULL);
     check_errors(ctx, scene);
     const char *presets[] = {"vlp16", "os1-64", "livox-mid40", "kinect-v2"};
     const double at[4][3] = {{0, 0, 1.8}, {0, 0, 1.8}, {0, 0, 1.8}, {-4, 0, 1.0}};
@@ -285,8 +279,7 @@ int main(void)
             check_preset(ctx, scene, presets[p], at[p], correction, 0.0);
     check_preset(ctx, scene, "vlp16", at[0], 1, 0.05 * 3.14159265358979323846 / 180.0); /* a kernel image's pitch */
     lsim_scene_destroy(scene);
-    snprintf(path, sizeof path, "%s/examples/motion/motion.yaml", src ? src : "..");
-    check_motion(ctx, path);
+    check_motion(ctx, "examples/motion/motion.yaml");
     lsim_context_destroy(ctx);
     return lsim_test_summary("test_raster_lookup");
 }

@@ -9,6 +9,28 @@
 
 #include "lidarsim.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The path of an example of the source tree (e.g. "examples/street/street.yaml"), under
+ * LSIM_SOURCE_DIR (or .. when unset). */
+static inline void test_example_path(char *path, size_t size, const char *example)
+{
+    const char *src = getenv("LSIM_SOURCE_DIR");
+    snprintf(path, size, "%s/%s", src ? src : "..", example);
+}
+
+/* That example loaded and committed; its sensor into *sensor unless sensor is NULL. */
+static inline lsim_scene *test_example_scene(lsim_context *ctx, const char *example, lsim_sensor **sensor)
+{
+    char path[4096];
+    test_example_path(path, sizeof path, example);
+    lsim_scene *scene = NULL;
+    REQUIRE_OK(ctx, lsim_scene_load(ctx, path, &scene, sensor));
+    REQUIRE_OK(ctx, lsim_scene_commit(scene));
+    return scene;
+}
+
 /* A new scene; with `material`, that name as a Lambertian material of `reflectance`. */
 static inline lsim_scene *test_scene_new(lsim_context *ctx, const char *material, double reflectance)
 {

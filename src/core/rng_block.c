@@ -89,7 +89,7 @@ void lsim_rng_first_blocks(uint64_t seed, uint32_t frame, uint64_t first, size_t
 {
     size_t done = 0;
 #ifdef LSIM_HAVE_AVX2_PATH
-    if (vector && __builtin_cpu_supports("avx2"))
+    if (vector && lsim_rng_blocks_vectorized())
         done = blocks_avx2(seed, frame, first, count, out);
 #else
     (void)vector;
